@@ -1,0 +1,238 @@
+//! Slot layouts: the merged layout of one shared uniform slot.
+//!
+//! Several shaders may declare a block at the same binding point, each with a
+//! prefix or a subset of the members. The slot's layout is the union of the
+//! members. A member must keep its offset, type and count in every shader, and
+//! two different members must not share bytes.
+
+use crate::error::{LayoutErrorKind, Location, MemberSite, ParamErrorKind};
+use crate::name::Segment;
+use crate::plan::{BindingPoint, Frequency};
+use crate::reflect::{BlockLayout, Member, MemberType};
+use crate::registry::ShaderId;
+
+/// The merged layout of one slot: every member any registered shader declares.
+#[derive(Clone, Debug)]
+pub struct SlotLayout {
+    binding: BindingPoint,
+    frequency: Frequency,
+    size: u32,
+    members: Vec<SlotMember>,
+    users: Vec<ShaderId>,
+}
+
+/// A member of a slot, with the first shader that declared it.
+#[derive(Clone, Debug)]
+pub struct SlotMember {
+    /// The member.
+    pub member: Member,
+    /// The shader that first declared it.
+    pub shader: String,
+    /// Where that shader declares the block.
+    pub location: Option<Location>,
+}
+
+/// A resolved path inside a slot: where a value lives and what it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Resolved<'a> {
+    /// Byte offset inside the slot.
+    pub offset: u32,
+    /// The type of one element.
+    pub ty: &'a MemberType,
+    /// Elements addressed: the array length for a whole array, else 1.
+    pub count: u32,
+    /// Distance between elements; 0 when `count` is 1 and no array is addressed.
+    pub stride: u32,
+}
+
+impl Resolved<'_> {
+    /// Bytes covered, from the first element's start to the last element's end.
+    #[inline]
+    pub fn span(&self) -> u32 {
+        if self.count > 1 {
+            (self.count - 1) * self.stride + self.ty.size()
+        } else {
+            self.ty.size()
+        }
+    }
+}
+
+impl SlotLayout {
+    pub(crate) fn new(binding: BindingPoint, frequency: Frequency) -> Self {
+        Self {
+            binding,
+            frequency,
+            size: 0,
+            members: Vec::new(),
+            users: Vec::new(),
+        }
+    }
+
+    /// The slot's binding point.
+    #[inline]
+    pub fn binding(&self) -> BindingPoint {
+        self.binding
+    }
+
+    /// The slot's update frequency.
+    #[inline]
+    pub fn frequency(&self) -> Frequency {
+        self.frequency
+    }
+
+    /// The largest block size any user declares, in bytes.
+    #[inline]
+    pub fn size(&self) -> u32 {
+        self.size
+    }
+
+    /// The merged members, by offset.
+    #[inline]
+    pub fn members(&self) -> &[SlotMember] {
+        &self.members
+    }
+
+    /// The shaders that use this slot, in registration order.
+    #[inline]
+    pub fn users(&self) -> &[ShaderId] {
+        &self.users
+    }
+
+    /// The top-level member called `name` (already normalized).
+    pub fn member(&self, name: &str) -> Option<&Member> {
+        self.members.iter().map(|m| &m.member).find(|m| m.name == name)
+    }
+
+    /// Merges one shader's declaration of the block into this layout.
+    ///
+    /// On error the layout is unchanged.
+    pub(crate) fn merge(
+        &mut self,
+        shader: ShaderId,
+        shader_name: &str,
+        location: Option<Location>,
+        block: &BlockLayout,
+    ) -> Result<(), LayoutErrorKind> {
+        let site = |m: &Member, shader: &str, location| MemberSite {
+            shader: shader.to_owned(),
+            location,
+            member: m.name.clone(),
+            offset: m.offset,
+            size: m.size,
+            ty: m.ty.name().to_owned(),
+            count: m.count,
+        };
+        let mut added = Vec::new();
+        for new in &block.members {
+            let mut same = None;
+            for old in &self.members {
+                let o = &old.member;
+                if o.name == new.name {
+                    same = Some(old);
+                } else if o.offset < new.offset + new.size && new.offset < o.offset + o.size {
+                    return Err(LayoutErrorKind::Overlap {
+                        first: site(o, &old.shader, old.location),
+                        second: site(new, shader_name, location),
+                    });
+                }
+            }
+            match same {
+                Some(old) => {
+                    let o = &old.member;
+                    if o.offset != new.offset || o.ty != new.ty || o.count != new.count || o.stride != new.stride {
+                        return Err(LayoutErrorKind::MemberMismatch {
+                            first: site(o, &old.shader, old.location),
+                            second: site(new, shader_name, location),
+                        });
+                    }
+                }
+                None => added.push(SlotMember {
+                    member: new.clone(),
+                    shader: shader_name.to_owned(),
+                    location,
+                }),
+            }
+        }
+        self.members.extend(added);
+        self.members.sort_by_key(|m| m.member.offset);
+        self.size = self.size.max(block.size);
+        if !self.users.contains(&shader) {
+            self.users.push(shader);
+        }
+        Ok(())
+    }
+
+    /// Resolves a parsed path (`lights[3].color`) to an offset and type.
+    ///
+    /// `name[N]` where N is the array's length is the D3D reflection spelling of
+    /// the whole array (`GMRTs[4]`), and resolves to the whole array.
+    pub fn resolve<'a>(&'a self, path: &[Segment<'_>]) -> Result<Resolved<'a>, ParamErrorKind> {
+        let (first, rest) = path.split_first().ok_or(ParamErrorKind::Malformed)?;
+        let member = self.member(first.name).ok_or(ParamErrorKind::Unknown {
+            suggestions: Vec::new(),
+        })?;
+        resolve_in(member, first, rest, 0)
+    }
+
+    /// Every addressable top-level member name, for suggestions.
+    pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
+        self.members.iter().map(|m| m.member.name.as_str())
+    }
+}
+
+fn resolve_in<'a>(
+    member: &'a Member,
+    seg: &Segment<'_>,
+    rest: &[Segment<'_>],
+    base: u32,
+) -> Result<Resolved<'a>, ParamErrorKind> {
+    let mut offset = base + member.offset;
+    let whole = match seg.index {
+        None => true,
+        Some(_) if !member.is_array() => {
+            return Err(ParamErrorKind::NotAnArray {
+                member: member.name.clone(),
+            });
+        }
+        Some(i) if i == member.count && rest.is_empty() => true,
+        Some(i) if i >= member.count => {
+            return Err(ParamErrorKind::IndexOutOfRange {
+                member: member.name.clone(),
+                index: i,
+                count: member.count,
+            });
+        }
+        Some(i) => {
+            offset += i * member.stride;
+            false
+        }
+    };
+    match rest.split_first() {
+        None if whole => Ok(Resolved {
+            offset,
+            ty: &member.ty,
+            count: member.count,
+            stride: member.stride,
+        }),
+        None => Ok(Resolved {
+            offset,
+            ty: &member.ty,
+            count: 1,
+            stride: 0,
+        }),
+        Some(_) if whole && member.is_array() => Err(ParamErrorKind::NeedsIndex {
+            member: member.name.clone(),
+        }),
+        Some((next, rest)) => match &member.ty {
+            MemberType::Struct { fields, .. } => {
+                let field = fields.iter().find(|f| f.name == next.name).ok_or_else(|| ParamErrorKind::Unknown {
+                    suggestions: crate::registry::closest(next.name, fields.iter().map(|f| f.name.as_str())),
+                })?;
+                resolve_in(field, next, rest, offset)
+            }
+            MemberType::Plain { .. } => Err(ParamErrorKind::NotAStruct {
+                member: member.name.clone(),
+            }),
+        },
+    }
+}

@@ -1,0 +1,106 @@
+//! Parameter names: normalization of reflected names and parsing of paths.
+//!
+//! Reflection APIs in the D3D tradition report an array `Texture2D GMRTs[4]` under
+//! the name `GMRTs[4]`. freqbuf stores every name bare (`GMRTs`), and reads a
+//! user's path such as `lights[3].color` or `GMRTs[2]` as a list of segments,
+//! each a name with an optional element index.
+
+use smallvec::SmallVec;
+
+use crate::error::ParamErrorKind;
+
+/// Strips every trailing `[N]` suffix: `GMRTs[4]` → `GMRTs`, `m[2][3]` → `m`.
+///
+/// Names without such a suffix come back unchanged.
+#[inline]
+pub fn normalize(name: &str) -> &str {
+    let mut rest = name;
+    while let Some(stripped) = rest.strip_suffix(']') {
+        match stripped.rfind('[') {
+            Some(open)
+                if open > 0
+                    && stripped[open + 1..].bytes().all(|b| b.is_ascii_digit())
+                    && open + 1 < stripped.len() =>
+            {
+                rest = &stripped[..open];
+            }
+            _ => break,
+        }
+    }
+    rest
+}
+
+/// One step of a parameter path: a member name and an optional element index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Segment<'a> {
+    /// The member name, without brackets.
+    pub name: &'a str,
+    /// The index in brackets, if any.
+    pub index: Option<u32>,
+}
+
+/// A parsed parameter path such as `lights[3].color`.
+pub type Path<'a> = SmallVec<[Segment<'a>; 2]>;
+
+/// Parses `a`, `a[3]`, `a[3].b`, `a.b.c` into segments.
+///
+/// Whitespace is not allowed; every segment needs a non-empty name and at most one index.
+pub fn parse_path(path: &str) -> Result<Path<'_>, ParamErrorKind> {
+    let malformed = || ParamErrorKind::Malformed;
+    let mut out = Path::new();
+    if path.is_empty() {
+        return Err(malformed());
+    }
+    for part in path.split('.') {
+        let (name, index) = match part.find('[') {
+            None => (part, None),
+            Some(open) => {
+                let inner = part[open + 1..].strip_suffix(']').ok_or_else(malformed)?;
+                if inner.is_empty() || !inner.bytes().all(|b| b.is_ascii_digit()) {
+                    return Err(malformed());
+                }
+                let index = inner.parse::<u32>().map_err(|_| malformed())?;
+                (&part[..open], Some(index))
+            }
+        };
+        let valid_ident = name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_')
+            && !name.is_empty();
+        if !valid_ident {
+            return Err(malformed());
+        }
+        out.push(Segment { name, index });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalize_strips_array_suffixes() {
+        assert_eq!(normalize("GMRTs[4]"), "GMRTs");
+        assert_eq!(normalize("m[2][3]"), "m");
+        assert_eq!(normalize("plain"), "plain");
+        assert_eq!(normalize("odd[x]"), "odd[x]");
+        assert_eq!(normalize("[4]"), "[4]");
+        assert_eq!(normalize("a[]"), "a[]");
+    }
+
+    #[test]
+    fn parse_paths() {
+        let p = parse_path("lights[3].color").unwrap();
+        assert_eq!(p.len(), 2);
+        assert_eq!(p[0], Segment { name: "lights", index: Some(3) });
+        assert_eq!(p[1], Segment { name: "color", index: None });
+        assert!(parse_path("").is_err());
+        assert!(parse_path("a..b").is_err());
+        assert!(parse_path("a[").is_err());
+        assert!(parse_path("a[-1]").is_err());
+        assert!(parse_path("a[1]x").is_err());
+        assert!(parse_path("a b").is_err());
+        assert!(parse_path("a[99999999999]").is_err());
+    }
+}

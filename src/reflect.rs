@@ -1,0 +1,547 @@
+//! Shader reflection: what one shader declares, read through naga.
+//!
+//! A [`ShaderReflection`] is built from WGSL, Vulkan GLSL 450, SPIR-V or an
+//! already-built `naga::Module` (for users of shader composers). Every source
+//! goes through naga's validator, whose `ModuleInfo` tells which entry points
+//! use which binding. Uniform block layouts (offsets, sizes, strides) come from
+//! the IR and naga's `Layouter`, so they follow WGSL's rules for WGSL and std140
+//! for GLSL without freqbuf redoing either.
+
+use std::path::Path;
+
+use naga::common::wgsl::TypeContext;
+use naga::proc::Layouter;
+use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
+use naga::{AddressSpace, ArraySize, Handle, ImageClass, Module, ShaderStage, TypeInner};
+
+use crate::error::{Location, ReflectError, ReflectErrorKind};
+use crate::name::normalize;
+use crate::plan::BindingPoint;
+
+/// Where a shader comes from.
+#[derive(Debug)]
+pub enum ShaderSource<'a> {
+    /// WGSL source text.
+    Wgsl(&'a str),
+    /// Vulkan GLSL 450 source text, and the stage it is written for.
+    Glsl {
+        /// The source text.
+        source: &'a str,
+        /// The pipeline stage.
+        stage: ShaderStage,
+    },
+    /// A SPIR-V binary (little-endian words).
+    SpirV(&'a [u8]),
+    /// A module that another tool (a shader composer) already built.
+    Naga(Module),
+}
+
+/// What one shader declares: its entry points and resources by binding point.
+#[derive(Debug, Clone)]
+pub struct ShaderReflection {
+    name: String,
+    module: Module,
+    info: ModuleInfo,
+    entry_points: Vec<EntryPoint>,
+    resources: Vec<Resource>,
+}
+
+impl ShaderReflection {
+    /// Reflects a shader. `name` is used in every error and report (a file path, say).
+    ///
+    /// Cost: one parse and one validation of the module.
+    pub fn new(name: impl Into<String>, source: ShaderSource<'_>) -> Result<Self, ReflectError> {
+        let name = name.into();
+        let fail = |location, kind| ReflectError {
+            shader: name.clone(),
+            location,
+            kind,
+        };
+        let (module, text) = match source {
+            ShaderSource::Wgsl(src) => {
+                let module = naga::front::wgsl::parse_str(src).map_err(|e| {
+                    fail(
+                        e.location(src).map(Location::from_naga),
+                        ReflectErrorKind::Wgsl(e.message().to_owned()),
+                    )
+                })?;
+                (module, Some(src))
+            }
+            ShaderSource::Glsl { source, stage } => {
+                let module = naga::front::glsl::Frontend::default()
+                    .parse(&naga::front::glsl::Options::from(stage), source)
+                    .map_err(|e| {
+                        let first = e.errors.first();
+                        let message = e
+                            .errors
+                            .iter()
+                            .map(|e| e.kind.to_string())
+                            .collect::<Vec<_>>()
+                            .join("; ");
+                        fail(
+                            first.and_then(|f| f.location(source)).map(Location::from_naga),
+                            ReflectErrorKind::Glsl(message),
+                        )
+                    })?;
+                (module, Some(source))
+            }
+            ShaderSource::SpirV(bytes) => {
+                let module = naga::front::spv::parse_u8_slice(bytes, &Default::default())
+                    .map_err(|e| fail(None, ReflectErrorKind::Spirv(e.to_string())))?;
+                (module, None)
+            }
+            ShaderSource::Naga(module) => (module, None),
+        };
+        Self::from_module_with_source(name, module, text)
+    }
+
+    /// Reflects an already-built module (from naga_oil or another composer).
+    pub fn from_module(name: impl Into<String>, module: Module) -> Result<Self, ReflectError> {
+        Self::from_module_with_source(name.into(), module, None)
+    }
+
+    /// Reads and reflects a file, choosing the front end by extension:
+    /// `.wgsl`, `.spv`, or GLSL by stage (`.vert`, `.frag`, `.comp`).
+    ///
+    /// `stage` overrides the extension for GLSL files named otherwise (`.glsl`).
+    pub fn from_path(path: impl AsRef<Path>, stage: Option<ShaderStage>) -> Result<Self, ReflectError> {
+        let path = path.as_ref();
+        let name = path.display().to_string();
+        let io = |e: std::io::Error| ReflectError {
+            shader: name.clone(),
+            location: None,
+            kind: ReflectErrorKind::Io(e.to_string()),
+        };
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        let glsl_stage = stage.or(match ext {
+            "vert" => Some(ShaderStage::Vertex),
+            "frag" => Some(ShaderStage::Fragment),
+            "comp" => Some(ShaderStage::Compute),
+            _ => None,
+        });
+        match ext {
+            "spv" => {
+                let bytes = std::fs::read(path).map_err(io)?;
+                Self::new(name, ShaderSource::SpirV(&bytes))
+            }
+            "wgsl" if stage.is_none() => {
+                let text = std::fs::read_to_string(path).map_err(io)?;
+                Self::new(name, ShaderSource::Wgsl(&text))
+            }
+            _ => match glsl_stage {
+                Some(stage) => {
+                    let text = std::fs::read_to_string(path).map_err(io)?;
+                    Self::new(name, ShaderSource::Glsl { source: &text, stage })
+                }
+                None => Err(ReflectError {
+                    shader: name,
+                    location: None,
+                    kind: ReflectErrorKind::UnknownFormat,
+                }),
+            },
+        }
+    }
+
+    fn from_module_with_source(name: String, module: Module, source: Option<&str>) -> Result<Self, ReflectError> {
+        let locate = |span: naga::Span| {
+            source
+                .filter(|_| span.is_defined())
+                .map(|s| Location::from_naga(span.location(s)))
+        };
+        let info = Validator::new(ValidationFlags::all(), Capabilities::all())
+            .validate(&module)
+            .map_err(|e| ReflectError {
+                shader: name.clone(),
+                location: source.and_then(|s| e.location(s)).map(Location::from_naga),
+                kind: ReflectErrorKind::Validation(error_chain(e.as_inner())),
+            })?;
+        let mut layouter = Layouter::default();
+        // The validator has already laid out every type; this cannot fail after it.
+        layouter.update(module.to_ctx()).map_err(|e| ReflectError {
+            shader: name.clone(),
+            location: None,
+            kind: ReflectErrorKind::Validation(e.to_string()),
+        })?;
+
+        let entry_points = module
+            .entry_points
+            .iter()
+            .map(|ep| EntryPoint {
+                name: ep.name.clone(),
+                stage: ep.stage,
+            })
+            .collect::<Vec<_>>();
+
+        let mut resources = Vec::new();
+        for (handle, var) in module.global_variables.iter() {
+            let kind = match var.space {
+                AddressSpace::Uniform => ResourceKind::Uniform,
+                AddressSpace::Storage { access } => ResourceKind::Storage {
+                    read_only: !access.contains(naga::StorageAccess::STORE),
+                },
+                AddressSpace::Handle => match resource_kind(&module, var.ty) {
+                    Some(kind) => kind,
+                    None => continue,
+                },
+                _ => continue,
+            };
+            let raw_name = var
+                .name
+                .clone()
+                .or_else(|| module.types[var.ty].name.clone())
+                .unwrap_or_else(|| format!("global{}", handle.index()));
+            let res_name = normalize(&raw_name).to_owned();
+            let location = locate(module.global_variables.get_span(handle));
+            let Some(binding) = var.binding.clone() else {
+                return Err(ReflectError {
+                    shader: name,
+                    location,
+                    kind: ReflectErrorKind::NoBinding { name: res_name },
+                });
+            };
+            let count = match module.types[var.ty].inner {
+                TypeInner::BindingArray { size: ArraySize::Constant(n), .. } => n.get(),
+                _ => 1,
+            };
+            let users = (0..entry_points.len())
+                .filter(|&i| !info.get_entry_point(i)[handle].is_empty())
+                .collect();
+            let block = if kind == ResourceKind::Uniform {
+                let unsized_err = || ReflectError {
+                    shader: name.clone(),
+                    location,
+                    kind: ReflectErrorKind::UnsizedUniform { name: res_name.clone() },
+                };
+                Some(block_layout(&module, &layouter, var.ty, &res_name).ok_or_else(unsized_err)?)
+            } else {
+                None
+            };
+            resources.push(Resource {
+                binding: binding.into(),
+                name: res_name,
+                kind,
+                count,
+                users,
+                location,
+                block,
+            });
+        }
+        resources.sort_by_key(|r| r.binding);
+        Ok(Self {
+            name,
+            module,
+            info,
+            entry_points,
+            resources,
+        })
+    }
+
+    /// The name given at construction (a path, for files).
+    #[inline]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The module's entry points, in declaration order.
+    #[inline]
+    pub fn entry_points(&self) -> &[EntryPoint] {
+        &self.entry_points
+    }
+
+    /// Every resource binding, sorted by binding point.
+    #[inline]
+    pub fn resources(&self) -> &[Resource] {
+        &self.resources
+    }
+
+    /// The resource at `point`, if the shader declares one.
+    pub fn resource(&self, point: BindingPoint) -> Option<&Resource> {
+        self.resources
+            .binary_search_by_key(&point, |r| r.binding)
+            .ok()
+            .map(|i| &self.resources[i])
+    }
+
+    /// Resources that at least one entry point uses.
+    pub fn used_resources(&self) -> impl Iterator<Item = &Resource> {
+        self.resources.iter().filter(|r| r.is_used())
+    }
+
+    /// Uniform blocks that no entry point uses. They neither create nor change a slot.
+    pub fn unused_blocks(&self) -> impl Iterator<Item = &Resource> {
+        self.resources
+            .iter()
+            .filter(|r| r.kind == ResourceKind::Uniform && !r.is_used())
+    }
+
+    /// The validated naga module, for building a `wgpu::ShaderModule` without reparsing.
+    #[inline]
+    pub fn module(&self) -> &Module {
+        &self.module
+    }
+
+    /// naga's analysis of the module.
+    #[inline]
+    pub fn module_info(&self) -> &ModuleInfo {
+        &self.info
+    }
+}
+
+/// An entry point of a shader module.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryPoint {
+    /// The function name.
+    pub name: String,
+    /// The pipeline stage.
+    pub stage: ShaderStage,
+}
+
+/// One resource binding a shader declares.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resource {
+    /// Its `(group, binding)`.
+    pub binding: BindingPoint,
+    /// Its name, normalized (`GMRTs[4]` is stored as `GMRTs`).
+    pub name: String,
+    /// What kind of binding it is.
+    pub kind: ResourceKind,
+    /// The binding-array length; 1 for a plain binding.
+    pub count: u32,
+    /// Indices into [`ShaderReflection::entry_points`] of the entry points that use it.
+    pub users: Vec<usize>,
+    /// Where it is declared, when the source is text.
+    pub location: Option<Location>,
+    /// The layout of a uniform block; `None` for other kinds.
+    pub block: Option<BlockLayout>,
+}
+
+impl Resource {
+    /// Whether any entry point uses it.
+    #[inline]
+    pub fn is_used(&self) -> bool {
+        !self.users.is_empty()
+    }
+}
+
+/// The kind of a resource binding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResourceKind {
+    /// A uniform buffer (`var<uniform>`, GLSL `uniform` block).
+    Uniform,
+    /// A sampled or depth texture.
+    Texture {
+        /// Its dimension.
+        dim: naga::ImageDimension,
+        /// Whether it is a texture array.
+        arrayed: bool,
+        /// Sampled (with its scalar kind) or depth, and multisampling.
+        class: ImageClass,
+    },
+    /// A sampler.
+    Sampler {
+        /// Whether it is a comparison sampler.
+        comparison: bool,
+    },
+    /// A storage buffer.
+    Storage {
+        /// Whether the shader only reads it.
+        read_only: bool,
+    },
+    /// A storage texture.
+    StorageTexture {
+        /// Its dimension.
+        dim: naga::ImageDimension,
+        /// Whether it is a texture array.
+        arrayed: bool,
+        /// Format and access.
+        class: ImageClass,
+    },
+    /// An acceleration structure.
+    AccelerationStructure,
+}
+
+impl ResourceKind {
+    /// `uniform`, `texture`, `sampler`, `storage`, `storage_texture` or `acceleration_structure`.
+    pub const fn as_str(&self) -> &'static str {
+        match self {
+            ResourceKind::Uniform => "uniform",
+            ResourceKind::Texture { .. } => "texture",
+            ResourceKind::Sampler { .. } => "sampler",
+            ResourceKind::Storage { .. } => "storage",
+            ResourceKind::StorageTexture { .. } => "storage_texture",
+            ResourceKind::AccelerationStructure => "acceleration_structure",
+        }
+    }
+}
+
+/// The layout of one uniform block, as one shader declares it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockLayout {
+    /// The struct's type name, if the block is a struct.
+    pub type_name: Option<String>,
+    /// Size in bytes, padding included.
+    pub size: u32,
+    /// Top-level members, by offset.
+    pub members: Vec<Member>,
+}
+
+/// One member of a block or struct.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Member {
+    /// Normalized name.
+    pub name: String,
+    /// Byte offset inside its parent.
+    pub offset: u32,
+    /// Size in bytes: `count * stride` for arrays.
+    pub size: u32,
+    /// The type, or the element type for arrays.
+    pub ty: MemberType,
+    /// Array length; 1 when not an array.
+    pub count: u32,
+    /// Array stride; 0 when not an array.
+    pub stride: u32,
+}
+
+impl Member {
+    /// Whether the member is an array.
+    #[inline]
+    pub fn is_array(&self) -> bool {
+        self.stride != 0
+    }
+}
+
+/// The type of a member (the element type, for arrays).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MemberType {
+    /// A scalar, vector, matrix or atomic.
+    Plain {
+        /// WGSL spelling: `f32`, `vec3<f32>`, `mat4x4<f32>`.
+        wgsl: String,
+        /// Size in bytes of one value.
+        size: u32,
+    },
+    /// A struct, with its fields.
+    Struct {
+        /// The struct's type name.
+        name: String,
+        /// Size in bytes, padding included.
+        size: u32,
+        /// The fields, by offset.
+        fields: Vec<Member>,
+    },
+}
+
+impl MemberType {
+    /// The WGSL spelling, or the struct name.
+    #[inline]
+    pub fn name(&self) -> &str {
+        match self {
+            MemberType::Plain { wgsl, .. } => wgsl,
+            MemberType::Struct { name, .. } => name,
+        }
+    }
+
+    /// Size in bytes of one value of this type.
+    #[inline]
+    pub fn size(&self) -> u32 {
+        match *self {
+            MemberType::Plain { size, .. } | MemberType::Struct { size, .. } => size,
+        }
+    }
+}
+
+fn resource_kind(module: &Module, ty: Handle<naga::Type>) -> Option<ResourceKind> {
+    let inner = match module.types[ty].inner {
+        TypeInner::BindingArray { base, .. } => &module.types[base].inner,
+        ref other => other,
+    };
+    Some(match *inner {
+        TypeInner::Image { dim, arrayed, class } => match class {
+            ImageClass::Storage { .. } => ResourceKind::StorageTexture { dim, arrayed, class },
+            _ => ResourceKind::Texture { dim, arrayed, class },
+        },
+        TypeInner::Sampler { comparison } => ResourceKind::Sampler { comparison },
+        TypeInner::AccelerationStructure { .. } => ResourceKind::AccelerationStructure,
+        _ => return None,
+    })
+}
+
+/// The layout of a uniform variable of type `ty`; `None` if it has no fixed size.
+fn block_layout(module: &Module, layouter: &Layouter, ty: Handle<naga::Type>, var_name: &str) -> Option<BlockLayout> {
+    let size = layouter[ty].size;
+    match module.types[ty].inner {
+        TypeInner::Struct { ref members, span } => Some(BlockLayout {
+            type_name: module.types[ty].name.clone(),
+            size: span.max(size),
+            members: struct_members(module, layouter, members)?,
+        }),
+        _ => Some(BlockLayout {
+            type_name: None,
+            size,
+            members: vec![member(module, layouter, var_name, 0, ty)?],
+        }),
+    }
+}
+
+fn struct_members(module: &Module, layouter: &Layouter, members: &[naga::StructMember]) -> Option<Vec<Member>> {
+    members
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let name = m.name.clone().unwrap_or_else(|| format!("member{i}"));
+            member(module, layouter, normalize(&name), m.offset, m.ty)
+        })
+        .collect()
+}
+
+fn member(module: &Module, layouter: &Layouter, name: &str, offset: u32, ty: Handle<naga::Type>) -> Option<Member> {
+    let (elem, count, stride) = match module.types[ty].inner {
+        TypeInner::Array { base, size, stride } => match size {
+            ArraySize::Constant(n) => (base, n.get(), stride),
+            _ => return None,
+        },
+        _ => (ty, 1, 0),
+    };
+    let ty = member_type(module, layouter, elem)?;
+    let size = if stride == 0 { ty.size() } else { count * stride };
+    Some(Member {
+        name: name.to_owned(),
+        offset,
+        size,
+        ty,
+        count,
+        stride,
+    })
+}
+
+fn member_type(module: &Module, layouter: &Layouter, ty: Handle<naga::Type>) -> Option<MemberType> {
+    let size = layouter[ty].size;
+    Some(match module.types[ty].inner {
+        TypeInner::Struct { ref members, span } => MemberType::Struct {
+            name: module.types[ty].name.clone().unwrap_or_else(|| "{anonymous struct}".into()),
+            size: span.max(size),
+            fields: struct_members(module, layouter, members)?,
+        },
+        TypeInner::Array { .. } => return None,
+        ref inner => {
+            let mut wgsl = String::new();
+            module
+                .to_ctx()
+                .write_type_inner(inner, &mut wgsl)
+                .ok()?;
+            MemberType::Plain { wgsl, size }
+        }
+    })
+}
+
+/// naga's nested errors, outermost first, joined into one line.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut cur = e.source();
+    while let Some(inner) = cur {
+        out.push_str(": ");
+        out.push_str(&inner.to_string());
+        cur = inner.source();
+    }
+    out
+}

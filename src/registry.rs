@@ -1,0 +1,261 @@
+//! The registry: every registered shader, and the merged slot layouts they share.
+//!
+//! Shaders and slots live in arenas addressed by [`ShaderId`] and [`SlotId`];
+//! index the registry with either. Registration is all-or-nothing: a shader
+//! that conflicts with what is registered changes nothing.
+
+use std::collections::BTreeMap;
+use std::ops::Index;
+
+use crate::error::{Error, LayoutError, LayoutErrorKind, ParamError, ParamErrorKind};
+use crate::layout::{Resolved, SlotLayout};
+use crate::name::parse_path;
+use crate::plan::{BindingPoint, Frequency, SlotPlan};
+use crate::reflect::{Resource, ResourceKind, ShaderReflection};
+
+/// WebGPU's default `max_uniform_buffer_binding_size`, used when there is no device.
+pub const DEFAULT_MAX_UNIFORM_BINDING_SIZE: u32 = 65536;
+
+/// A registered shader.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ShaderId(u32);
+
+/// A shared uniform slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SlotId(u32);
+
+impl ShaderId {
+    /// The arena index.
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl SlotId {
+    /// The arena index.
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A binding that is not a uniform block, as first registered at its binding point.
+#[derive(Clone, Debug)]
+pub struct SharedBinding {
+    /// The resource as the first shader that used it declared it.
+    pub resource: Resource,
+    /// The frequency the plan gives it.
+    pub frequency: Frequency,
+    /// The shader that first declared it.
+    pub shader: ShaderId,
+}
+
+/// All registered shaders and the merged layouts of their slots.
+#[derive(Debug)]
+pub struct Registry {
+    plan: SlotPlan,
+    max_uniform_binding_size: u32,
+    shaders: Vec<ShaderReflection>,
+    slots: Vec<SlotLayout>,
+    slot_by_point: BTreeMap<BindingPoint, SlotId>,
+    bindings: BTreeMap<BindingPoint, SharedBinding>,
+}
+
+impl Registry {
+    /// An empty registry with WebGPU's default uniform binding size limit (65536 bytes).
+    pub fn new(plan: SlotPlan) -> Self {
+        Self::with_limit(plan, DEFAULT_MAX_UNIFORM_BINDING_SIZE)
+    }
+
+    /// An empty registry that rejects blocks over `max_uniform_binding_size` bytes
+    /// (pass `device.limits().max_uniform_buffer_binding_size`).
+    pub fn with_limit(plan: SlotPlan, max_uniform_binding_size: u32) -> Self {
+        Self {
+            plan,
+            max_uniform_binding_size,
+            shaders: Vec::new(),
+            slots: Vec::new(),
+            slot_by_point: BTreeMap::new(),
+            bindings: BTreeMap::new(),
+        }
+    }
+
+    /// The slot plan.
+    #[inline]
+    pub fn plan(&self) -> &SlotPlan {
+        &self.plan
+    }
+
+    /// Registers a shader and merges its used uniform blocks into the slots.
+    ///
+    /// Unused blocks are ignored. On any error nothing changes.
+    /// Cost: proportional to the shader's members times the slot's members.
+    pub fn add(&mut self, shader: ShaderReflection) -> Result<ShaderId, Error> {
+        let id = ShaderId(self.shaders.len() as u32);
+        let name = shader.name();
+        let fail = |binding, kind| Error::Layout {
+            shader: name.to_owned(),
+            source: LayoutError { binding, kind },
+        };
+        // Merge into copies first so that a conflict leaves the registry as it was.
+        let mut staged: BTreeMap<BindingPoint, SlotLayout> = BTreeMap::new();
+        let mut new_bindings: Vec<SharedBinding> = Vec::new();
+        for res in shader.used_resources() {
+            let point = res.binding;
+            let frequency = self.plan.frequency(point).ok_or_else(|| {
+                fail(point, LayoutErrorKind::Unplanned { shader: name.to_owned(), name: res.name.clone() })
+            })?;
+            let other = self
+                .bindings
+                .get(&point)
+                .map(|b| (&self.shaders[b.shader.index()], &b.resource))
+                .or_else(|| {
+                    let slot = &self.slots[self.slot_by_point.get(&point)?.index()];
+                    let user = &self.shaders[slot.users().first()?.index()];
+                    Some((user, user.resource(point)?))
+                });
+            if let Some((other_shader, other_res)) = other {
+                if other_res.kind != res.kind || other_res.count != res.count {
+                    return Err(fail(
+                        point,
+                        LayoutErrorKind::KindMismatch {
+                            first_shader: other_shader.name().to_owned(),
+                            first_name: other_res.name.clone(),
+                            first_kind: describe(other_res),
+                            second_shader: name.to_owned(),
+                            second_name: res.name.clone(),
+                            second_kind: describe(res),
+                        },
+                    ));
+                }
+            }
+            match &res.block {
+                Some(block) => {
+                    if block.size > self.max_uniform_binding_size {
+                        return Err(fail(
+                            point,
+                            LayoutErrorKind::TooLarge {
+                                shader: name.to_owned(),
+                                block: res.name.clone(),
+                                size: block.size,
+                                limit: self.max_uniform_binding_size,
+                            },
+                        ));
+                    }
+                    let slot = staged.entry(point).or_insert_with(|| match self.slot_by_point.get(&point) {
+                        Some(s) => self.slots[s.index()].clone(),
+                        None => SlotLayout::new(point, frequency),
+                    });
+                    slot.merge(id, name, res.location, block).map_err(|k| fail(point, k))?;
+                }
+                None if other.is_none() => new_bindings.push(SharedBinding {
+                    resource: res.clone(),
+                    frequency,
+                    shader: id,
+                }),
+                None => {}
+            }
+        }
+        for (point, layout) in staged {
+            match self.slot_by_point.get(&point) {
+                Some(s) => self.slots[s.index()] = layout,
+                None => {
+                    self.slot_by_point.insert(point, SlotId(self.slots.len() as u32));
+                    self.slots.push(layout);
+                }
+            }
+        }
+        for b in new_bindings {
+            self.bindings.insert(b.resource.binding, b);
+        }
+        self.shaders.push(shader);
+        Ok(id)
+    }
+
+    /// Every registered shader, with its id.
+    pub fn shaders(&self) -> impl ExactSizeIterator<Item = (ShaderId, &ShaderReflection)> {
+        self.shaders.iter().enumerate().map(|(i, s)| (ShaderId(i as u32), s))
+    }
+
+    /// Every slot, with its id, in creation order.
+    pub fn slots(&self) -> impl ExactSizeIterator<Item = (SlotId, &SlotLayout)> {
+        self.slots.iter().enumerate().map(|(i, s)| (SlotId(i as u32), s))
+    }
+
+    /// The slot at a binding point, if a used uniform block is there.
+    #[inline]
+    pub fn slot_at(&self, point: BindingPoint) -> Option<SlotId> {
+        self.slot_by_point.get(&point).copied()
+    }
+
+    /// Bindings that are not uniform blocks (textures, samplers, storage), by binding point.
+    pub fn bindings(&self) -> impl Iterator<Item = &SharedBinding> {
+        self.bindings.values()
+    }
+
+    /// Resolves a name or path (`view_proj`, `lights[3].color`, `GMRTs[2]`) among the
+    /// slots of `frequency`, or of every frequency when `None`.
+    ///
+    /// Unknown names get the closest known names as suggestions.
+    pub fn resolve(&self, path: &str, frequency: Option<Frequency>) -> Result<(SlotId, Resolved<'_>), ParamError> {
+        let err = |kind| ParamError { name: path.to_owned(), kind };
+        let parsed = parse_path(path).map_err(err)?;
+        let first = parsed[0].name;
+        let candidates = || self.slots().filter(|(_, s)| frequency.is_none_or(|f| s.frequency() == f));
+        if let Some((id, slot)) = candidates().find(|(_, s)| s.member(first).is_some()) {
+            return slot.resolve(&parsed).map(|r| (id, r)).map_err(err);
+        }
+        if let Some((id, slot)) = self.slots().find(|(_, s)| s.member(first).is_some()) {
+            if let Some(wanted) = frequency {
+                return Err(err(ParamErrorKind::WrongFrequency { wanted, actual: slot.frequency() }))
+                    .map(|r: Resolved<'_>| (id, r));
+            }
+        }
+        if let Some(b) = self.bindings.values().find(|b| b.resource.name == first) {
+            return Err(err(ParamErrorKind::NotUniform { kind: b.resource.kind.as_str() }));
+        }
+        let names = candidates().flat_map(|(_, s)| s.names()).collect::<Vec<_>>();
+        Err(err(ParamErrorKind::Unknown { suggestions: closest(first, names) }))
+    }
+}
+
+impl Index<ShaderId> for Registry {
+    type Output = ShaderReflection;
+    #[inline]
+    fn index(&self, id: ShaderId) -> &ShaderReflection {
+        &self.shaders[id.index()]
+    }
+}
+
+impl Index<SlotId> for Registry {
+    type Output = SlotLayout;
+    #[inline]
+    fn index(&self, id: SlotId) -> &SlotLayout {
+        &self.slots[id.index()]
+    }
+}
+
+/// Up to three known names closest to `name`, best first.
+pub(crate) fn closest<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut scored = known
+        .into_iter()
+        .map(|k| (strsim::jaro_winkler(name, k), k))
+        .filter(|(score, _)| *score > 0.7)
+        .collect::<Vec<_>>();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    scored.dedup_by(|a, b| a.1 == b.1);
+    scored.into_iter().take(3).map(|(_, k)| k.to_owned()).collect()
+}
+
+fn describe(r: &Resource) -> String {
+    let base = match r.kind {
+        ResourceKind::Texture { dim, arrayed, class } => format!("texture {dim:?}{} {class:?}", if arrayed { " array" } else { "" }),
+        ResourceKind::StorageTexture { dim, arrayed, class } => {
+            format!("storage texture {dim:?}{} {class:?}", if arrayed { " array" } else { "" })
+        }
+        ResourceKind::Sampler { comparison: true } => "comparison sampler".into(),
+        ref k => k.as_str().replace('_', " "),
+    };
+    if r.count > 1 { format!("{base} x{}", r.count) } else { base }
+}
