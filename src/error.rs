@@ -74,13 +74,17 @@ pub enum ReflectErrorKind {
     #[error("validation error: {0}")]
     Validation(String),
     /// The file's extension says neither the language nor the stage.
-    #[error("cannot tell the shader language or stage from the name; use .wgsl, .spv, .vert, .frag or .comp, or give the stage")]
+    #[error(
+        "cannot tell the shader language or stage from the name; use .wgsl, .spv, .vert, .frag or .comp, or give the stage"
+    )]
     UnknownFormat,
     /// The file could not be read.
     #[error("cannot read the file: {0}")]
     Io(String),
     /// A uniform block's size is not fixed at reflection time.
-    #[error("uniform `{name}` has a runtime- or override-sized array; uniform blocks must have a fixed size")]
+    #[error(
+        "uniform `{name}` has a runtime- or override-sized array; uniform blocks must have a fixed size"
+    )]
     UnsizedUniform {
         /// The block's name.
         name: String,
@@ -159,7 +163,9 @@ pub enum LayoutErrorKind {
         second: MemberSite,
     },
     /// Two shaders put different kinds of resource at one binding point.
-    #[error("`{first_name}` in {first_shader} is {first_kind}, but `{second_name}` in {second_shader} is {second_kind}")]
+    #[error(
+        "`{first_name}` in {first_shader} is {first_kind}, but `{second_name}` in {second_shader} is {second_kind}"
+    )]
     KindMismatch {
         /// The shader already registered.
         first_shader: String,
@@ -175,7 +181,9 @@ pub enum LayoutErrorKind {
         second_kind: String,
     },
     /// A uniform block is larger than the device allows for one binding.
-    #[error("uniform block `{block}` in {shader} is {size} bytes, over the limit of {limit} bytes (max_uniform_buffer_binding_size)")]
+    #[error(
+        "uniform block `{block}` in {shader} is {size} bytes, over the limit of {limit} bytes (max_uniform_buffer_binding_size)"
+    )]
     TooLarge {
         /// The shader.
         shader: String,
@@ -195,7 +203,9 @@ pub enum LayoutErrorKind {
         name: String,
     },
     /// The group mixes frequencies in a way bind groups cannot express.
-    #[error("group {group} holds both {first} and {second} resources that are not uniform blocks; a bind group has one owner")]
+    #[error(
+        "group {group} holds both {first} and {second} resources that are not uniform blocks; a bind group has one owner"
+    )]
     MixedGroup {
         /// The group index.
         group: u32,
@@ -293,7 +303,13 @@ fn suggest(list: &[String]) -> String {
     if list.is_empty() {
         String::new()
     } else {
-        format!("; did you mean {}?", list.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", "))
+        format!(
+            "; did you mean {}?",
+            list.iter()
+                .map(|s| format!("`{s}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
     }
 }
 

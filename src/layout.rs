@@ -100,7 +100,10 @@ impl SlotLayout {
 
     /// The top-level member called `name` (already normalized).
     pub fn member(&self, name: &str) -> Option<&Member> {
-        self.members.iter().map(|m| &m.member).find(|m| m.name == name)
+        self.members
+            .iter()
+            .map(|m| &m.member)
+            .find(|m| m.name == name)
     }
 
     /// Merges one shader's declaration of the block into this layout.
@@ -123,34 +126,38 @@ impl SlotLayout {
             count: m.count,
         };
         let mut added = Vec::new();
-        for new in &block.members {
-            let mut same = None;
-            for old in &self.members {
-                let o = &old.member;
-                if o.name == new.name {
-                    same = Some(old);
-                } else if o.offset < new.offset + new.size && new.offset < o.offset + o.size {
-                    return Err(LayoutErrorKind::Overlap {
-                        first: site(o, &old.shader, old.location),
-                        second: site(new, shader_name, location),
-                    });
-                }
-            }
-            match same {
+        for new in block.members.iter().filter(|m| !is_padding(&m.name)) {
+            match self.members.iter().find(|old| old.member.name == new.name) {
                 Some(old) => {
                     let o = &old.member;
-                    if o.offset != new.offset || o.ty != new.ty || o.count != new.count || o.stride != new.stride {
+                    if o.offset != new.offset
+                        || o.ty != new.ty
+                        || o.count != new.count
+                        || o.stride != new.stride
+                    {
                         return Err(LayoutErrorKind::MemberMismatch {
                             first: site(o, &old.shader, old.location),
                             second: site(new, shader_name, location),
                         });
                     }
                 }
-                None => added.push(SlotMember {
-                    member: new.clone(),
-                    shader: shader_name.to_owned(),
-                    location,
-                }),
+                None => {
+                    let overlap = self.members.iter().find(|old| {
+                        let o = &old.member;
+                        o.offset < new.offset + new.size && new.offset < o.offset + o.size
+                    });
+                    if let Some(old) = overlap {
+                        return Err(LayoutErrorKind::Overlap {
+                            first: site(&old.member, &old.shader, old.location),
+                            second: site(new, shader_name, location),
+                        });
+                    }
+                    added.push(SlotMember {
+                        member: new.clone(),
+                        shader: shader_name.to_owned(),
+                        location,
+                    });
+                }
             }
         }
         self.members.extend(added);
@@ -178,6 +185,15 @@ impl SlotLayout {
     pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
         self.members.iter().map(|m| m.member.name.as_str())
     }
+}
+
+/// Whether a member only pads the block so that a shader can declare a subset.
+///
+/// Names starting with `_pad` (`_pad0`, `_padding`) are padding: they create no
+/// member and overlap nothing.
+#[inline]
+pub fn is_padding(name: &str) -> bool {
+    name.starts_with("_pad")
 }
 
 fn resolve_in<'a>(
@@ -225,8 +241,13 @@ fn resolve_in<'a>(
         }),
         Some((next, rest)) => match &member.ty {
             MemberType::Struct { fields, .. } => {
-                let field = fields.iter().find(|f| f.name == next.name).ok_or_else(|| ParamErrorKind::Unknown {
-                    suggestions: crate::registry::closest(next.name, fields.iter().map(|f| f.name.as_str())),
+                let field = fields.iter().find(|f| f.name == next.name).ok_or_else(|| {
+                    ParamErrorKind::Unknown {
+                        suggestions: crate::registry::closest(
+                            next.name,
+                            fields.iter().map(|f| f.name.as_str()),
+                        ),
+                    }
                 })?;
                 resolve_in(field, next, rest, offset)
             }

@@ -18,10 +18,16 @@ pub mod plan;
 pub mod reflect;
 pub mod registry;
 
-pub use error::{Error, LayoutError, LayoutErrorKind, Location, ParamError, ParamErrorKind, ReflectError, ReflectErrorKind};
+pub use error::{
+    Error, LayoutError, LayoutErrorKind, Location, ParamError, ParamErrorKind, ReflectError,
+    ReflectErrorKind,
+};
 pub use layout::SlotLayout;
 pub use plan::{BindingPoint, Frequency, SlotPlan};
-pub use reflect::{BlockLayout, EntryPoint, Member, MemberType, Resource, ResourceKind, ShaderReflection, ShaderSource};
+pub use reflect::{
+    BlockLayout, EntryPoint, Member, MemberType, Resource, ResourceKind, ShaderReflection,
+    ShaderSource,
+};
 pub use registry::{Registry, ShaderId, SlotId};
 
 pub use naga;

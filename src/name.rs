@@ -63,10 +63,7 @@ pub fn parse_path(path: &str) -> Result<Path<'_>, ParamErrorKind> {
                 (&part[..open], Some(index))
             }
         };
-        let valid_ident = name
-            .chars()
-            .all(|c| c.is_alphanumeric() || c == '_')
-            && !name.is_empty();
+        let valid_ident = name.chars().all(|c| c.is_alphanumeric() || c == '_') && !name.is_empty();
         if !valid_ident {
             return Err(malformed());
         }
@@ -93,8 +90,20 @@ mod tests {
     fn parse_paths() {
         let p = parse_path("lights[3].color").unwrap();
         assert_eq!(p.len(), 2);
-        assert_eq!(p[0], Segment { name: "lights", index: Some(3) });
-        assert_eq!(p[1], Segment { name: "color", index: None });
+        assert_eq!(
+            p[0],
+            Segment {
+                name: "lights",
+                index: Some(3)
+            }
+        );
+        assert_eq!(
+            p[1],
+            Segment {
+                name: "color",
+                index: None
+            }
+        );
         assert!(parse_path("").is_err());
         assert!(parse_path("a..b").is_err());
         assert!(parse_path("a[").is_err());

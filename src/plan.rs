@@ -144,15 +144,27 @@ mod tests {
     #[test]
     fn default_plan_sorts_groups() {
         let plan = SlotPlan::default();
-        assert_eq!(plan.frequency(BindingPoint::new(0, 13)), Some(Frequency::Frame));
-        assert_eq!(plan.frequency(BindingPoint::new(3, 0)), Some(Frequency::Object));
+        assert_eq!(
+            plan.frequency(BindingPoint::new(0, 13)),
+            Some(Frequency::Frame)
+        );
+        assert_eq!(
+            plan.frequency(BindingPoint::new(3, 0)),
+            Some(Frequency::Object)
+        );
         assert_eq!(plan.frequency(BindingPoint::new(4, 0)), None);
     }
 
     #[test]
     fn point_overrides_group() {
         let plan = SlotPlan::default().with_point(BindingPoint::new(2, 5), Frequency::Object);
-        assert_eq!(plan.frequency(BindingPoint::new(2, 5)), Some(Frequency::Object));
-        assert_eq!(plan.frequency(BindingPoint::new(2, 4)), Some(Frequency::Material));
+        assert_eq!(
+            plan.frequency(BindingPoint::new(2, 5)),
+            Some(Frequency::Object)
+        );
+        assert_eq!(
+            plan.frequency(BindingPoint::new(2, 4)),
+            Some(Frequency::Material)
+        );
     }
 }

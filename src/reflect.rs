@@ -79,7 +79,9 @@ impl ShaderReflection {
                             .collect::<Vec<_>>()
                             .join("; ");
                         fail(
-                            first.and_then(|f| f.location(source)).map(Location::from_naga),
+                            first
+                                .and_then(|f| f.location(source))
+                                .map(Location::from_naga),
                             ReflectErrorKind::Glsl(message),
                         )
                     })?;
@@ -104,7 +106,10 @@ impl ShaderReflection {
     /// `.wgsl`, `.spv`, or GLSL by stage (`.vert`, `.frag`, `.comp`).
     ///
     /// `stage` overrides the extension for GLSL files named otherwise (`.glsl`).
-    pub fn from_path(path: impl AsRef<Path>, stage: Option<ShaderStage>) -> Result<Self, ReflectError> {
+    pub fn from_path(
+        path: impl AsRef<Path>,
+        stage: Option<ShaderStage>,
+    ) -> Result<Self, ReflectError> {
         let path = path.as_ref();
         let name = path.display().to_string();
         let io = |e: std::io::Error| ReflectError {
@@ -131,7 +136,13 @@ impl ShaderReflection {
             _ => match glsl_stage {
                 Some(stage) => {
                     let text = std::fs::read_to_string(path).map_err(io)?;
-                    Self::new(name, ShaderSource::Glsl { source: &text, stage })
+                    Self::new(
+                        name,
+                        ShaderSource::Glsl {
+                            source: &text,
+                            stage,
+                        },
+                    )
                 }
                 None => Err(ReflectError {
                     shader: name,
@@ -142,7 +153,11 @@ impl ShaderReflection {
         }
     }
 
-    fn from_module_with_source(name: String, module: Module, source: Option<&str>) -> Result<Self, ReflectError> {
+    fn from_module_with_source(
+        name: String,
+        module: Module,
+        source: Option<&str>,
+    ) -> Result<Self, ReflectError> {
         let locate = |span: naga::Span| {
             source
                 .filter(|_| span.is_defined())
@@ -200,7 +215,10 @@ impl ShaderReflection {
                 });
             };
             let count = match module.types[var.ty].inner {
-                TypeInner::BindingArray { size: ArraySize::Constant(n), .. } => n.get(),
+                TypeInner::BindingArray {
+                    size: ArraySize::Constant(n),
+                    ..
+                } => n.get(),
                 _ => 1,
             };
             let users = (0..entry_points.len())
@@ -210,7 +228,9 @@ impl ShaderReflection {
                 let unsized_err = || ReflectError {
                     shader: name.clone(),
                     location,
-                    kind: ReflectErrorKind::UnsizedUniform { name: res_name.clone() },
+                    kind: ReflectErrorKind::UnsizedUniform {
+                        name: res_name.clone(),
+                    },
                 };
                 Some(block_layout(&module, &layouter, var.ty, &res_name).ok_or_else(unsized_err)?)
             } else {
@@ -456,9 +476,21 @@ fn resource_kind(module: &Module, ty: Handle<naga::Type>) -> Option<ResourceKind
         ref other => other,
     };
     Some(match *inner {
-        TypeInner::Image { dim, arrayed, class } => match class {
-            ImageClass::Storage { .. } => ResourceKind::StorageTexture { dim, arrayed, class },
-            _ => ResourceKind::Texture { dim, arrayed, class },
+        TypeInner::Image {
+            dim,
+            arrayed,
+            class,
+        } => match class {
+            ImageClass::Storage { .. } => ResourceKind::StorageTexture {
+                dim,
+                arrayed,
+                class,
+            },
+            _ => ResourceKind::Texture {
+                dim,
+                arrayed,
+                class,
+            },
         },
         TypeInner::Sampler { comparison } => ResourceKind::Sampler { comparison },
         TypeInner::AccelerationStructure { .. } => ResourceKind::AccelerationStructure,
@@ -467,7 +499,12 @@ fn resource_kind(module: &Module, ty: Handle<naga::Type>) -> Option<ResourceKind
 }
 
 /// The layout of a uniform variable of type `ty`; `None` if it has no fixed size.
-fn block_layout(module: &Module, layouter: &Layouter, ty: Handle<naga::Type>, var_name: &str) -> Option<BlockLayout> {
+fn block_layout(
+    module: &Module,
+    layouter: &Layouter,
+    ty: Handle<naga::Type>,
+    var_name: &str,
+) -> Option<BlockLayout> {
     let size = layouter[ty].size;
     match module.types[ty].inner {
         TypeInner::Struct { ref members, span } => Some(BlockLayout {
@@ -483,7 +520,11 @@ fn block_layout(module: &Module, layouter: &Layouter, ty: Handle<naga::Type>, va
     }
 }
 
-fn struct_members(module: &Module, layouter: &Layouter, members: &[naga::StructMember]) -> Option<Vec<Member>> {
+fn struct_members(
+    module: &Module,
+    layouter: &Layouter,
+    members: &[naga::StructMember],
+) -> Option<Vec<Member>> {
     members
         .iter()
         .enumerate()
@@ -494,7 +535,13 @@ fn struct_members(module: &Module, layouter: &Layouter, members: &[naga::StructM
         .collect()
 }
 
-fn member(module: &Module, layouter: &Layouter, name: &str, offset: u32, ty: Handle<naga::Type>) -> Option<Member> {
+fn member(
+    module: &Module,
+    layouter: &Layouter,
+    name: &str,
+    offset: u32,
+    ty: Handle<naga::Type>,
+) -> Option<Member> {
     let (elem, count, stride) = match module.types[ty].inner {
         TypeInner::Array { base, size, stride } => match size {
             ArraySize::Constant(n) => (base, n.get(), stride),
@@ -503,7 +550,11 @@ fn member(module: &Module, layouter: &Layouter, name: &str, offset: u32, ty: Han
         _ => (ty, 1, 0),
     };
     let ty = member_type(module, layouter, elem)?;
-    let size = if stride == 0 { ty.size() } else { count * stride };
+    let size = if stride == 0 {
+        ty.size()
+    } else {
+        count * stride
+    };
     Some(Member {
         name: name.to_owned(),
         offset,
@@ -518,17 +569,17 @@ fn member_type(module: &Module, layouter: &Layouter, ty: Handle<naga::Type>) -> 
     let size = layouter[ty].size;
     Some(match module.types[ty].inner {
         TypeInner::Struct { ref members, span } => MemberType::Struct {
-            name: module.types[ty].name.clone().unwrap_or_else(|| "{anonymous struct}".into()),
+            name: module.types[ty]
+                .name
+                .clone()
+                .unwrap_or_else(|| "{anonymous struct}".into()),
             size: span.max(size),
             fields: struct_members(module, layouter, members)?,
         },
         TypeInner::Array { .. } => return None,
         ref inner => {
             let mut wgsl = String::new();
-            module
-                .to_ctx()
-                .write_type_inner(inner, &mut wgsl)
-                .ok()?;
+            module.to_ctx().write_type_inner(inner, &mut wgsl).ok()?;
             MemberType::Plain { wgsl, size }
         }
     })

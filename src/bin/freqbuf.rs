@@ -1,1 +1,174 @@
-fn main(){}
+//! `freqbuf reflect`: print the slot plan that a set of shaders produces.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use freqbuf::{Registry, ShaderReflection, SlotPlan};
+use serde_json::{Value, json};
+
+#[derive(Parser)]
+#[command(
+    name = "freqbuf",
+    version,
+    about = "Reflect shaders into shared, frequency-sorted uniform slots"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Reflect all FILES together and print their merged slots.
+    Reflect {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// Stage of GLSL files whose extension does not say (.glsl).
+        #[arg(long, value_enum)]
+        stage: Option<Stage>,
+        /// max_uniform_buffer_binding_size to check blocks against.
+        #[arg(long, default_value_t = freqbuf::registry::DEFAULT_MAX_UNIFORM_BINDING_SIZE)]
+        max_uniform_size: u32,
+        /// Shader files: .wgsl, .spv, .vert, .frag, .comp.
+        #[arg(required = true)]
+        files: Vec<std::path::PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Stage {
+    Vertex,
+    Fragment,
+    Compute,
+}
+
+fn main() -> ExitCode {
+    let Command::Reflect {
+        json,
+        stage,
+        max_uniform_size,
+        files,
+    } = Cli::parse().command;
+    let stage = stage.map(|s| match s {
+        Stage::Vertex => freqbuf::naga::ShaderStage::Vertex,
+        Stage::Fragment => freqbuf::naga::ShaderStage::Fragment,
+        Stage::Compute => freqbuf::naga::ShaderStage::Compute,
+    });
+    let mut registry = Registry::with_limit(SlotPlan::default(), max_uniform_size);
+    let mut errors = Vec::new();
+    for file in &files {
+        let shader = ShaderReflection::from_path(file, stage)
+            .map_err(freqbuf::Error::from)
+            .and_then(|s| registry.add(s));
+        if let Err(e) = shader {
+            errors.push(e);
+        }
+    }
+    if !errors.is_empty() {
+        for e in &errors {
+            eprintln!("error: {e}");
+        }
+        return ExitCode::FAILURE;
+    }
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&to_json(&registry)).expect("JSON of plain values")
+        );
+    } else {
+        print_table(&registry);
+    }
+    ExitCode::SUCCESS
+}
+
+fn to_json(registry: &Registry) -> Value {
+    let mut slots = registry.slots().map(|(_, s)| s).collect::<Vec<_>>();
+    slots.sort_by_key(|s| s.binding());
+    let slots = slots
+        .iter()
+        .map(|s| {
+            json!({
+                "group": s.binding().group,
+                "binding": s.binding().binding,
+                "frequency": s.frequency().as_str(),
+                "size": s.size(),
+                "members": s.members().iter().map(|m| {
+                    let m = &m.member;
+                    json!({"name": m.name, "offset": m.offset, "size": m.size,
+                           "type": m.ty.name(), "count": m.count, "stride": m.stride})
+                }).collect::<Vec<_>>(),
+                "shaders": s.users().iter().map(|&u| registry[u].name()).collect::<Vec<_>>(),
+            })
+        })
+        .collect::<Vec<_>>();
+    let shaders = registry
+        .shaders()
+        .map(|(_, s)| {
+            json!({
+                "name": s.name(),
+                "entry_points": s.entry_points().iter().map(|e| format!("{:?}:{}", e.stage, e.name)).collect::<Vec<_>>(),
+                "resources": s.resources().iter().map(|r| json!({
+                    "group": r.binding.group, "binding": r.binding.binding, "name": r.name,
+                    "kind": r.kind.as_str(), "count": r.count, "used": r.is_used(),
+                })).collect::<Vec<_>>(),
+                "unused": s.unused_blocks().map(|r| r.name.as_str()).collect::<Vec<_>>(),
+            })
+        })
+        .collect::<Vec<_>>();
+    json!({ "slots": slots, "shaders": shaders })
+}
+
+fn print_table(registry: &Registry) {
+    let mut slots = registry.slots().map(|(_, s)| s).collect::<Vec<_>>();
+    slots.sort_by_key(|s| s.binding());
+    for s in slots {
+        let users = s
+            .users()
+            .iter()
+            .map(|&u| registry[u].name())
+            .collect::<Vec<_>>();
+        println!(
+            "slot {} {} ({} bytes) used by {}",
+            s.binding(),
+            s.frequency(),
+            s.size(),
+            users.join(", ")
+        );
+        println!(
+            "  {:>6} {:>6}  {:<16} {:>5} {:>6}  name",
+            "offset", "size", "type", "count", "stride"
+        );
+        for m in s.members() {
+            let m = &m.member;
+            println!(
+                "  {:>6} {:>6}  {:<16} {:>5} {:>6}  {}",
+                m.offset,
+                m.size,
+                m.ty.name(),
+                m.count,
+                m.stride,
+                m.name
+            );
+        }
+    }
+    for (_, sh) in registry.shaders() {
+        println!("shader {}", sh.name());
+        for r in sh.resources() {
+            let count = if r.count > 1 {
+                format!("[{}]", r.count)
+            } else {
+                String::new()
+            };
+            let used = if r.is_used() { "" } else { "  (unused)" };
+            println!(
+                "  {:<22} {:<16} {}{}{}",
+                r.binding.to_string(),
+                r.kind.as_str(),
+                r.name,
+                count,
+                used
+            );
+        }
+    }
+}

@@ -1,0 +1,144 @@
+//! The `freqbuf reflect` command line, run as a user would.
+#![cfg(feature = "cli")]
+
+use std::process::Command;
+
+use serde_json::Value;
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_freqbuf"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn json_has_the_documented_shape() {
+    let (code, stdout, stderr) = run(&[
+        "reflect",
+        "--json",
+        "tests/shaders/frame.wgsl",
+        "tests/shaders/frame.vert",
+        "tests/shaders/padding.wgsl",
+        "tests/shaders/texture_array.wgsl",
+        "tests/shaders/unused.wgsl",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    let slots = v["slots"].as_array().unwrap();
+    let frame = slots
+        .iter()
+        .find(|s| s["group"] == 0 && s["binding"] == 0)
+        .unwrap();
+    assert_eq!(frame["frequency"], "frame");
+    assert_eq!(frame["size"], 80);
+    assert_eq!(
+        frame["members"][0],
+        serde_json::json!({"name":"time","offset":0,"size":4,"type":"f32","count":1,"stride":0})
+    );
+    let users = frame["shaders"].as_array().unwrap();
+    assert_eq!(users.len(), 3, "{users:?}");
+    assert!(users.contains(&Value::from("tests/shaders/frame.vert")));
+
+    let cascade = slots
+        .iter()
+        .find(|s| s["group"] == 0 && s["binding"] == 3)
+        .unwrap();
+    let m = &cascade["members"][0];
+    assert_eq!(
+        (
+            m["type"].as_str(),
+            m["count"].as_u64(),
+            m["stride"].as_u64(),
+            m["size"].as_u64()
+        ),
+        (Some("vec4<f32>"), Some(4), Some(16), Some(64))
+    );
+
+    let shaders = v["shaders"].as_array().unwrap();
+    let tex = shaders
+        .iter()
+        .find(|s| s["name"] == "tests/shaders/texture_array.wgsl")
+        .unwrap();
+    let gmrts = tex["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "GMRTs")
+        .unwrap();
+    assert_eq!(
+        (
+            gmrts["group"].as_u64(),
+            gmrts["binding"].as_u64(),
+            gmrts["kind"].as_str(),
+            gmrts["count"].as_u64()
+        ),
+        (Some(2), Some(3), Some("texture"), Some(4))
+    );
+    let unused = shaders
+        .iter()
+        .find(|s| s["name"] == "tests/shaders/unused.wgsl")
+        .unwrap();
+    assert_eq!(unused["unused"], serde_json::json!(["debug_view"]));
+    let kinds = unused["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect::<Vec<_>>();
+    assert_eq!(kinds, ["uniform", "uniform"]);
+    // The unused view block made no slot.
+    assert!(!slots.iter().any(|s| s["group"] == 1 && s["binding"] == 0));
+}
+
+#[test]
+fn table_output_is_readable() {
+    let (code, stdout, _) = run(&["reflect", "tests/shaders/frame.wgsl"]);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains("frame") && stdout.contains("view_proj") && stdout.contains("mat4x4<f32>"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn errors_exit_1_and_name_every_file() {
+    let (code, stdout, stderr) = run(&[
+        "reflect",
+        "--json",
+        "tests/shaders/frame.wgsl",
+        "tests/shaders/bad/syntax.wgsl",
+        "tests/shaders/bad/conflict_type.wgsl",
+    ]);
+    assert_eq!(code, 1);
+    assert!(stdout.is_empty());
+    assert!(
+        stderr.contains("tests/shaders/bad/syntax.wgsl:6:"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("conflict_type.wgsl") && stderr.contains("tests/shaders/frame.wgsl"),
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr.lines().filter(|l| l.starts_with("error")).count(),
+        2,
+        "{stderr}"
+    );
+}
+
+#[test]
+fn missing_files_and_arguments_do_not_panic() {
+    let (code, _, stderr) = run(&["reflect", "nope.wgsl"]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("nope.wgsl") && !stderr.contains("panicked"));
+    let (code, _, stderr) = run(&["reflect"]);
+    assert_ne!(code, 0);
+    assert!(!stderr.contains("panicked"));
+}

@@ -1,0 +1,7 @@
+struct Frame {
+    time: vec2<f32>,
+}
+@group(0) @binding(0) var<uniform> frame: Frame;
+@vertex fn vs() -> @builtin(position) vec4<f32> {
+    return vec4<f32>(frame.time, 0.0, 1.0);
+}
