@@ -332,6 +332,39 @@ pub enum Error {
     /// A parameter could not be resolved or set.
     #[error(transparent)]
     Param(#[from] ParamError),
+    /// The shader needs something the device or freqbuf does not support.
+    #[error("{shader}: {what}")]
+    Unsupported {
+        /// The shader.
+        shader: String,
+        /// What is missing.
+        what: String,
+    },
+    /// A handle was used after it was freed.
+    #[error("the {0} handle was freed")]
+    StaleHandle(Frequency),
+    /// A draw did not say which instance of a frequency its shader needs.
+    #[error("{shader} needs a {frequency} instance, and the draw gives none")]
+    MissingInstance {
+        /// The shader.
+        shader: String,
+        /// The frequency it needs.
+        frequency: Frequency,
+    },
+    /// An instance or slot was created after the last flush and is not on the GPU yet.
+    #[error("a {0} instance or slot is newer than the last flush; call flush before drawing with it")]
+    NotFlushed(Frequency),
+    /// A storage buffer binding has no buffer set and no placeholder can stand in.
+    #[error("`{name}` at {binding} has not been set")]
+    Unset {
+        /// The binding's name.
+        name: String,
+        /// Its binding point.
+        binding: BindingPoint,
+    },
+    /// The shader id does not belong to this manager.
+    #[error("unknown shader id {0}")]
+    UnknownShader(usize),
 }
 
 impl From<ReflectError> for Error {

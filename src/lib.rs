@@ -8,21 +8,37 @@
 //! shaders declare for one slot are merged, and conflicts are typed errors.
 //!
 //! Data flows one way through the modules:
-//! [`reflect`] (one shader) → [`registry`] (all shaders, merged slot layouts).
+//! [`reflect`] (one shader) → [`registry`] (all shaders, merged [`layout`]s) →
+//! [`manager`] (slot shadows and GPU buffers, instances) → [`upload`] (flush) →
+//! [`bind`] (bind groups and the draw binder).
 #![warn(missing_docs)]
 
+pub mod bind;
 pub mod error;
+pub mod instance;
 pub mod layout;
+pub mod manager;
 pub mod name;
+pub mod param;
 pub mod plan;
 pub mod reflect;
 pub mod registry;
+mod resources;
+mod slot;
+pub mod stats;
+pub mod upload;
 
 pub use error::{
     Error, LayoutError, LayoutErrorKind, Location, ParamError, ParamErrorKind, ReflectError,
     ReflectErrorKind,
 };
+pub use bind::{BindTarget, Binder, Draw};
+pub use instance::{InstanceId, MaterialId, ObjectId, ViewId};
 pub use layout::SlotLayout;
+pub use manager::{InstanceMut, Manager, ManagerOptions};
+pub use param::{Param, Uniform};
+pub use stats::{FrameStats, Stats};
+pub use upload::FlushStrategy;
 pub use plan::{BindingPoint, Frequency, SlotPlan};
 pub use reflect::{
     BlockLayout, EntryPoint, Member, MemberType, Resource, ResourceKind, ShaderReflection,

@@ -439,6 +439,8 @@ pub enum MemberType {
         wgsl: String,
         /// Size in bytes of one value.
         size: u32,
+        /// The shape, for checking values set from Rust.
+        value: ValueType,
     },
     /// A struct, with its fields.
     Struct {
@@ -467,6 +469,47 @@ impl MemberType {
         match *self {
             MemberType::Plain { size, .. } | MemberType::Struct { size, .. } => size,
         }
+    }
+}
+
+/// The shape of a scalar, vector or matrix: what a Rust value must match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ValueType {
+    /// Float, signed, unsigned or bool.
+    pub kind: naga::ScalarKind,
+    /// Bytes per scalar.
+    pub width: u8,
+    /// Matrix columns; 1 for scalars and vectors.
+    pub columns: u8,
+    /// Vector or column length; 1 for scalars.
+    pub rows: u8,
+}
+
+impl ValueType {
+    /// A scalar of `kind` and `width` bytes.
+    pub const fn scalar(kind: naga::ScalarKind, width: u8) -> Self {
+        Self { kind, width, columns: 1, rows: 1 }
+    }
+
+    /// A vector of `rows` scalars.
+    pub const fn vector(kind: naga::ScalarKind, width: u8, rows: u8) -> Self {
+        Self { kind, width, columns: 1, rows }
+    }
+
+    /// A matrix of `columns` columns of `rows` scalars.
+    pub const fn matrix(kind: naga::ScalarKind, width: u8, columns: u8, rows: u8) -> Self {
+        Self { kind, width, columns, rows }
+    }
+
+    fn of(inner: &TypeInner) -> Option<Self> {
+        Some(match *inner {
+            TypeInner::Scalar(s) | TypeInner::Atomic(s) => Self::scalar(s.kind, s.width),
+            TypeInner::Vector { size, scalar } => Self::vector(scalar.kind, scalar.width, size as u8),
+            TypeInner::Matrix { columns, rows, scalar } => {
+                Self::matrix(scalar.kind, scalar.width, columns as u8, rows as u8)
+            }
+            _ => return None,
+        })
     }
 }
 
@@ -580,7 +623,7 @@ fn member_type(module: &Module, layouter: &Layouter, ty: Handle<naga::Type>) -> 
         ref inner => {
             let mut wgsl = String::new();
             module.to_ctx().write_type_inner(inner, &mut wgsl).ok()?;
-            MemberType::Plain { wgsl, size }
+            MemberType::Plain { wgsl, size, value: ValueType::of(inner)? }
         }
     })
 }

@@ -38,6 +38,10 @@ impl SlotId {
     pub fn index(self) -> usize {
         self.0 as usize
     }
+
+    pub(crate) fn from_index(i: usize) -> Self {
+        Self(i as u32)
+    }
 }
 
 /// A binding that is not a uniform block, as first registered at its binding point.

@@ -1,0 +1,795 @@
+//! `Manager`: the runtime. It owns the registry, one [`crate::slot`] per shared
+//! uniform slot, the instances, the bind group layouts and bind groups, and the
+//! uploader. Data flows one way: values are set into slot shadows, `flush`
+//! uploads the dirty bytes, and the [`Binder`] binds what each draw needs.
+
+use std::collections::HashMap;
+
+use smallvec::SmallVec;
+
+use crate::bind::{
+    BindTarget, Binder, Bound, CachedGroup, Draw, ShaderBinding, Variant, VariantEntry, VariantId, all_stages,
+    uniform_entry,
+};
+use crate::error::{Error, ParamError, ParamErrorKind};
+use crate::instance::{InstanceId, Instances, MaterialId, ObjectId, ViewId};
+use crate::name::parse_path;
+use crate::param::{Param, Uniform, type_name};
+use crate::plan::{BindingPoint, Frequency, SlotPlan};
+use crate::reflect::{ResourceKind, ShaderReflection, ShaderSource};
+use crate::registry::{Registry, ShaderId, SlotId, closest};
+use crate::resources::{self, InstanceResources, Placeholders};
+use crate::slot::Slot;
+use crate::stats::FrameStats;
+use crate::upload::{FlushStrategy, Uploader};
+
+/// Options for [`Manager::with_options`].
+#[derive(Clone, Debug, Default)]
+pub struct ManagerOptions {
+    /// How packed dirty ranges reach the slot buffers.
+    pub strategy: FlushStrategy,
+}
+
+/// Shared, frequency-sorted uniform slots for every registered shader.
+///
+/// Per frame: set values through [`Manager::frame`], [`Manager::view`],
+/// [`Manager::material`] and [`Manager::object`]; call [`Manager::flush`] once;
+/// then encode draws with a [`Binder`]. A draw sees the values as they were at
+/// the last flush before its submission.
+#[derive(Debug)]
+pub struct Manager {
+    device: wgpu::Device,
+    registry: Registry,
+    align: u32,
+    slots: Vec<Slot>,
+    variants: Vec<Variant>,
+    variant_index: HashMap<(u32, Vec<wgpu::BindGroupLayoutEntry>), VariantId>,
+    shaders: Vec<ShaderBinding>,
+    views: Instances<ViewId>,
+    materials: Instances<MaterialId>,
+    objects: Instances<ObjectId>,
+    resources: [Vec<InstanceResources>; 4],
+    placeholders: Placeholders,
+    uploader: Uploader,
+    stats: FrameStats,
+    /// Change counter: slot buffer replacements and resource changes take the next value.
+    epoch: u64,
+    serial: u64,
+}
+
+impl Manager {
+    /// A manager for `device` with the given plan and default options.
+    ///
+    /// Limits (offset alignment, uniform binding size) are read from `device.limits()`.
+    pub fn new(device: &wgpu::Device, plan: SlotPlan) -> Self {
+        Self::with_options(device, plan, ManagerOptions::default())
+    }
+
+    /// A manager with explicit options.
+    pub fn with_options(device: &wgpu::Device, plan: SlotPlan, options: ManagerOptions) -> Self {
+        let limits = device.limits();
+        Self {
+            device: device.clone(),
+            registry: Registry::with_limit(plan, limits.max_uniform_buffer_binding_size.min(u32::MAX as u64) as u32),
+            align: limits.min_uniform_buffer_offset_alignment,
+            slots: Vec::new(),
+            variants: Vec::new(),
+            variant_index: HashMap::new(),
+            shaders: Vec::new(),
+            views: Instances::new(),
+            materials: Instances::new(),
+            objects: Instances::new(),
+            resources: Default::default(),
+            placeholders: Placeholders::default(),
+            uploader: Uploader::new(options.strategy),
+            stats: FrameStats::default(),
+            epoch: 0,
+            serial: 0,
+        }
+    }
+
+    /// The reflection registry: shaders, merged slot layouts, bindings.
+    #[inline]
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// The byte distance between instances in a slot's buffer.
+    pub fn slot_stride(&self, slot: SlotId) -> u32 {
+        self.slots[slot.index()].stride
+    }
+
+    /// The flush strategy in use.
+    pub fn flush_strategy(&self) -> FlushStrategy {
+        self.uploader.strategy
+    }
+
+    /// Changes the flush strategy (for comparing strategies on one scene).
+    pub fn set_flush_strategy(&mut self, strategy: FlushStrategy) {
+        self.uploader.strategy = strategy;
+    }
+
+    /// Registers a shader: merges its uniform blocks into the slots and builds its
+    /// bind group and pipeline layouts. Values already set are kept, also when
+    /// the shader grows a slot. On error nothing changes.
+    pub fn register(&mut self, shader: ShaderReflection) -> Result<ShaderId, Error> {
+        let name = shader.name().to_owned();
+        let unsupported = |what: String| Error::Unsupported { shader: name.clone(), what };
+        // Checks the registry cannot make: device features, binding types, group owners.
+        let features = self.device.features();
+        let mut owners: HashMap<u32, Frequency> = HashMap::new();
+        for r in shader.used_resources().filter(|r| r.kind != ResourceKind::Uniform) {
+            resources::binding_type(&r.kind).map_err(|e| unsupported(format!("`{}`: {e}", r.name)))?;
+            if r.count > 1 && !features.contains(wgpu::Features::TEXTURE_BINDING_ARRAY) {
+                return Err(unsupported(format!(
+                    "`{}` is a binding array of {}, and the device lacks Features::TEXTURE_BINDING_ARRAY",
+                    r.name, r.count
+                )));
+            }
+            if let Some(freq) = self.registry.plan().frequency(r.binding) {
+                let existing = self
+                    .variants
+                    .iter()
+                    .filter(|v| v.group == r.binding.group)
+                    .find_map(|v| v.owner)
+                    .or_else(|| owners.get(&r.binding.group).copied());
+                if let Some(other) = existing.filter(|&o| o != freq) {
+                    return Err(Error::Layout {
+                        shader: name.clone(),
+                        source: crate::LayoutError {
+                            binding: r.binding,
+                            kind: crate::LayoutErrorKind::MixedGroup { group: r.binding.group, first: other, second: freq },
+                        },
+                    });
+                }
+                owners.insert(r.binding.group, freq);
+            }
+        }
+        let id = self.registry.add(shader)?;
+        self.sync_slots();
+        let binding = self.shader_binding(id);
+        self.shaders.push(binding);
+        Ok(id)
+    }
+
+    /// Reflects and registers WGSL source in one step.
+    pub fn register_wgsl(&mut self, name: &str, source: &str) -> Result<ShaderId, Error> {
+        let shader = ShaderReflection::new(name, ShaderSource::Wgsl(source))?;
+        self.register(shader)
+    }
+
+    /// Creates a `wgpu::ShaderModule` from the shader's validated module (no reparse).
+    pub fn create_shader_module(&self, shader: ShaderId) -> wgpu::ShaderModule {
+        let reflection = &self.registry[shader];
+        self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(reflection.name()),
+            source: wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(reflection.module().clone())),
+        })
+    }
+
+    /// The pipeline layout to build the shader's pipelines with.
+    pub fn pipeline_layout(&self, shader: ShaderId) -> &wgpu::PipelineLayout {
+        &self.shaders[shader.index()].pipeline_layout
+    }
+
+    /// The bind group layouts of the shader, by group index.
+    pub fn bind_group_layouts(&self, shader: ShaderId) -> impl Iterator<Item = (u32, &wgpu::BindGroupLayout)> {
+        self.shaders[shader.index()].groups.iter().map(|&(g, v)| (g, &self.variants[v.0 as usize].layout))
+    }
+
+    /// Resolves a name or path (`view_proj`, `lights[3].color`, `GMRTs[2]`) to a
+    /// [`Param`], once. Unknown names get suggestions.
+    pub fn param(&self, name: &str) -> Result<Param, ParamError> {
+        let (slot, resolved) = self.registry.resolve(name, None)?;
+        Ok(Param::new(slot, self.registry[slot].frequency(), &resolved))
+    }
+
+    /// Creates a view instance; its values start at zero.
+    pub fn create_view(&mut self) -> ViewId {
+        let (k, i) = self.views.insert();
+        self.init_instance(Frequency::View, i);
+        k
+    }
+
+    /// Creates a material instance; its values start at zero and its textures are placeholders.
+    pub fn create_material(&mut self) -> MaterialId {
+        let (k, i) = self.materials.insert();
+        self.init_instance(Frequency::Material, i);
+        k
+    }
+
+    /// Creates an object instance; its values start at zero.
+    pub fn create_object(&mut self) -> ObjectId {
+        let (k, i) = self.objects.insert();
+        self.init_instance(Frequency::Object, i);
+        k
+    }
+
+    /// Frees a view; its slot space is reused by the next view created.
+    pub fn free_view(&mut self, v: ViewId) -> Result<(), Error> {
+        let i = self.views.remove(v).ok_or(Error::StaleHandle(Frequency::View))?;
+        self.release(Frequency::View, i);
+        Ok(())
+    }
+
+    /// Frees a material.
+    pub fn free_material(&mut self, m: MaterialId) -> Result<(), Error> {
+        let i = self.materials.remove(m).ok_or(Error::StaleHandle(Frequency::Material))?;
+        self.release(Frequency::Material, i);
+        Ok(())
+    }
+
+    /// Frees an object.
+    pub fn free_object(&mut self, o: ObjectId) -> Result<(), Error> {
+        let i = self.objects.remove(o).ok_or(Error::StaleHandle(Frequency::Object))?;
+        self.release(Frequency::Object, i);
+        Ok(())
+    }
+
+    /// Live instances of a frequency (the frame counts as one).
+    pub fn instance_count(&self, frequency: Frequency) -> usize {
+        match frequency {
+            Frequency::Frame => 1,
+            Frequency::View => self.views.len(),
+            Frequency::Material => self.materials.len(),
+            Frequency::Object => self.objects.len(),
+        }
+    }
+
+    /// The frame instance, to set values on.
+    #[inline]
+    pub fn frame(&mut self) -> InstanceMut<'_> {
+        InstanceMut { manager: self, id: InstanceId::Frame }
+    }
+
+    /// A view instance, to set values on.
+    #[inline]
+    pub fn view(&mut self, v: ViewId) -> InstanceMut<'_> {
+        InstanceMut { manager: self, id: InstanceId::View(v) }
+    }
+
+    /// A material instance, to set values, textures and samplers on.
+    #[inline]
+    pub fn material(&mut self, m: MaterialId) -> InstanceMut<'_> {
+        InstanceMut { manager: self, id: InstanceId::Material(m) }
+    }
+
+    /// An object instance, to set values on.
+    #[inline]
+    pub fn object(&mut self, o: ObjectId) -> InstanceMut<'_> {
+        InstanceMut { manager: self, id: InstanceId::Object(o) }
+    }
+
+    /// Any instance, to set values on.
+    #[inline]
+    pub fn instance(&mut self, id: impl Into<InstanceId>) -> InstanceMut<'_> {
+        InstanceMut { manager: self, id: id.into() }
+    }
+
+    /// Uploads the dirty bytes of every slot: at most one upload call per slot,
+    /// and work proportional to the dirty bytes, not to the instance count.
+    /// Also makes slots and instances created since the last flush usable.
+    ///
+    /// Draws submitted after this call see the values set before it.
+    pub fn flush(&mut self, queue: &wgpu::Queue) {
+        self.uploader.flush(&self.device, queue, &mut self.slots, &mut self.stats, &mut self.epoch);
+    }
+
+    /// Statistics since the last call of `take_stats`.
+    #[inline]
+    pub fn stats(&self) -> &FrameStats {
+        &self.stats
+    }
+
+    /// Returns the statistics gathered since the last call and starts new ones.
+    pub fn take_stats(&mut self) -> FrameStats {
+        let fresh = FrameStats { slots: vec![Default::default(); self.slots.len()], ..Default::default() };
+        std::mem::replace(&mut self.stats, fresh)
+    }
+
+    fn index_of(&self, id: InstanceId) -> Result<u32, Error> {
+        match id {
+            InstanceId::Frame => Some(0),
+            InstanceId::View(k) => self.views.get(k),
+            InstanceId::Material(k) => self.materials.get(k),
+            InstanceId::Object(k) => self.objects.get(k),
+        }
+        .ok_or(Error::StaleHandle(id.frequency()))
+    }
+
+    fn high(&self, f: Frequency) -> u32 {
+        match f {
+            Frequency::Frame => 1,
+            Frequency::View => self.views.high(),
+            Frequency::Material => self.materials.high(),
+            Frequency::Object => self.objects.high(),
+        }
+    }
+
+    fn init_instance(&mut self, f: Frequency, index: u32) {
+        let high = self.high(f);
+        for slot in self.slots.iter_mut().filter(|s| s.frequency == f) {
+            slot.reserve(high);
+            slot.clear_instance(index);
+        }
+    }
+
+    fn release(&mut self, f: Frequency, index: u32) {
+        if let Some(r) = self.resources[f as usize].get_mut(index as usize) {
+            if !r.items.is_empty() {
+                r.items.clear();
+                self.epoch += 1;
+                r.epoch = self.epoch;
+            }
+        }
+    }
+
+    /// Creates runtime slots for new registry slots and grows changed ones.
+    fn sync_slots(&mut self) {
+        for (id, layout) in self.registry.slots() {
+            let high = match layout.frequency() {
+                Frequency::Frame => 1,
+                Frequency::View => self.views.high(),
+                Frequency::Material => self.materials.high(),
+                Frequency::Object => self.objects.high(),
+            };
+            match self.slots.get_mut(id.index()) {
+                Some(slot) => slot.grow_block(layout.size()),
+                None => {
+                    let mut slot = Slot::new(id, layout.binding(), layout.frequency(), layout.size(), self.align);
+                    slot.reserve(high);
+                    self.slots.push(slot);
+                }
+            }
+        }
+        self.stats.slot_mut(SlotId::from_index(self.slots.len().saturating_sub(1)));
+    }
+
+    /// Variants and pipeline layout for a newly registered shader.
+    fn shader_binding(&mut self, id: ShaderId) -> ShaderBinding {
+        let mut by_group: Vec<(u32, Vec<wgpu::BindGroupLayoutEntry>, Vec<VariantEntry>)> = Vec::new();
+        for r in self.registry[id].used_resources() {
+            let BindingPoint { group, binding } = r.binding;
+            if by_group.last().is_none_or(|g| g.0 != group) {
+                by_group.push((group, Vec::new(), Vec::new()));
+            }
+            let g = by_group.last_mut().expect("pushed above");
+            if r.kind == ResourceKind::Uniform {
+                let slot = self.registry.slot_at(r.binding).expect("registry made a slot for each used block");
+                g.1.push(uniform_entry(binding));
+                g.2.push(VariantEntry::Uniform(slot));
+            } else {
+                let ty = resources::binding_type(&r.kind).expect("checked in register");
+                let count = std::num::NonZeroU32::new(r.count).filter(|_| r.count > 1);
+                g.1.push(wgpu::BindGroupLayoutEntry { binding, visibility: visibility(&ty), ty, count });
+                g.2.push(VariantEntry::Resource { binding, ty, count: r.count });
+            }
+        }
+        let mut groups: SmallVec<[(u32, VariantId); 4]> = SmallVec::new();
+        for (group, layout_entries, entries) in by_group {
+            let key = (group, layout_entries);
+            let vid = match self.variant_index.get(&key) {
+                Some(&v) => v,
+                None => {
+                    let layout = self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                        label: Some("freqbuf group"),
+                        entries: &key.1,
+                    });
+                    let uniforms = entries
+                        .iter()
+                        .filter_map(|e| match e {
+                            VariantEntry::Uniform(s) => Some(*s),
+                            _ => None,
+                        })
+                        .collect();
+                    let owner = entries.iter().find_map(|e| match e {
+                        VariantEntry::Resource { binding, .. } => {
+                            self.registry.plan().frequency(BindingPoint::new(group, *binding))
+                        }
+                        _ => None,
+                    });
+                    let v = VariantId(self.variants.len() as u32);
+                    self.variants.push(Variant { group, layout, entries, uniforms, owner, cache: Vec::new() });
+                    self.variant_index.insert(key, v);
+                    v
+                }
+            };
+            groups.push((group, vid));
+        }
+        let max = groups.iter().map(|&(g, _)| g + 1).max().unwrap_or(0) as usize;
+        let mut layouts: Vec<Option<&wgpu::BindGroupLayout>> = vec![None; max];
+        for &(g, v) in &groups {
+            layouts[g as usize] = Some(&self.variants[v.0 as usize].layout);
+        }
+        let pipeline_layout = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(self.registry[id].name()),
+            bind_group_layouts: &layouts,
+            immediate_size: 0,
+        });
+        ShaderBinding { groups, pipeline_layout }
+    }
+
+    /// Binds what `draw` needs on `pass` (see [`Binder::bind`]).
+    pub(crate) fn bind_draw<P: BindTarget>(
+        &mut self,
+        binder: &mut Binder,
+        pass: &mut P,
+        draw: &Draw,
+    ) -> Result<(), Error> {
+        let groups = self.shaders.get(draw.shader.index()).ok_or(Error::UnknownShader(draw.shader.index()))?.groups.clone();
+        let mut indices: [Option<Result<u32, Error>>; 4] = [None, None, None, None];
+        for (group, vid) in groups {
+            let v = &self.variants[vid.0 as usize];
+            let mut offsets = SmallVec::<[u32; 4]>::new();
+            let mut index = |f: Frequency, this: &Self| -> Result<u32, Error> {
+                indices[f as usize]
+                    .get_or_insert_with(|| {
+                        let id = match f {
+                            Frequency::Frame => Some(InstanceId::Frame),
+                            Frequency::View => draw.view.map(InstanceId::View),
+                            Frequency::Material => draw.material.map(InstanceId::Material),
+                            Frequency::Object => draw.object.map(InstanceId::Object),
+                        };
+                        match id {
+                            Some(id) => this.index_of(id),
+                            None => Err(Error::MissingInstance {
+                                shader: this.registry[draw.shader].name().to_owned(),
+                                frequency: f,
+                            }),
+                        }
+                    })
+                    .clone()
+            };
+            for &s in &v.uniforms {
+                let slot = &self.slots[s.index()];
+                let i = index(slot.frequency, self)?;
+                if i >= slot.gpu_capacity {
+                    return Err(Error::NotFlushed(slot.frequency));
+                }
+                offsets.push(i * slot.stride);
+            }
+            let owner = match v.owner {
+                Some(f) => index(f, self)?,
+                None => 0,
+            };
+            let cached = self.bind_group(vid, owner)?;
+            let bound = &mut binder.bound[group as usize];
+            if bound.as_ref().is_some_and(|b| b.serial == cached.serial && b.offsets == offsets) {
+                continue;
+            }
+            pass.set_bind_group(group, &cached.group, &offsets);
+            *bound = Some(Bound { serial: cached.serial, offsets });
+            self.stats.shared.set_bind_group_calls += 1;
+        }
+        Ok(())
+    }
+
+    /// The bind group of a variant for one owner, built or rebuilt as needed.
+    fn bind_group(&mut self, vid: VariantId, owner: u32) -> Result<&CachedGroup, Error> {
+        let v = &self.variants[vid.0 as usize];
+        let res_epoch = v
+            .owner
+            .and_then(|f| self.resources[f as usize].get(owner as usize))
+            .map_or(0, |r| r.epoch);
+        let stamp = v.uniforms.iter().map(|s| self.slots[s.index()].epoch).fold(res_epoch, u64::max);
+        let fresh = v.cache.get(owner as usize).and_then(|c| c.as_ref()).is_some_and(|c| c.stamp == stamp);
+        if !fresh {
+            let group = self.build_group(vid, owner)?;
+            self.serial += 1;
+            self.stats.shared.bind_groups_created += 1;
+            let cache = &mut self.variants[vid.0 as usize].cache;
+            if cache.len() <= owner as usize {
+                cache.resize_with(owner as usize + 1, || None);
+            }
+            cache[owner as usize] = Some(CachedGroup { group, stamp, serial: self.serial });
+        }
+        Ok(self.variants[vid.0 as usize].cache[owner as usize].as_ref().expect("filled above"))
+    }
+
+    fn build_group(&mut self, vid: VariantId, owner: u32) -> Result<wgpu::BindGroup, Error> {
+        let v = &self.variants[vid.0 as usize];
+        let group = v.group;
+        // Resolve every resource first (placeholders need &mut), then borrow for the entries.
+        let mut views: Vec<(u32, Vec<wgpu::TextureView>)> = Vec::new();
+        let mut samplers: Vec<(u32, Vec<wgpu::Sampler>)> = Vec::new();
+        let mut buffers: Vec<(u32, wgpu::Buffer)> = Vec::new();
+        let owned = v.owner.and_then(|f| self.resources[f as usize].get(owner as usize));
+        for e in &v.entries {
+            let VariantEntry::Resource { binding, ty, count } = *e else { continue };
+            let point = BindingPoint::new(group, binding);
+            match ty {
+                wgpu::BindingType::Texture { .. } => {
+                    let mut list = Vec::new();
+                    for el in 0..count {
+                        match owned.and_then(|r| r.get(point, el)) {
+                            Some(resources::Bound::Texture(t)) => list.push(t.clone()),
+                            _ => list.push(self.placeholders.view(&self.device, ty).expect("texture type").clone()),
+                        }
+                    }
+                    views.push((binding, list));
+                }
+                wgpu::BindingType::Sampler(kind) => {
+                    let mut list = Vec::new();
+                    for el in 0..count {
+                        match owned.and_then(|r| r.get(point, el)) {
+                            Some(resources::Bound::Sampler(s)) => list.push(s.clone()),
+                            _ => list.push(
+                                self.placeholders
+                                    .sampler(&self.device, kind == wgpu::SamplerBindingType::Comparison)
+                                    .clone(),
+                            ),
+                        }
+                    }
+                    samplers.push((binding, list));
+                }
+                _ => match owned.and_then(|r| r.get(point, 0)) {
+                    Some(resources::Bound::Buffer(b)) => buffers.push((binding, b.clone())),
+                    _ => {
+                        let name = self
+                            .registry
+                            .bindings()
+                            .find(|b| b.resource.binding == point)
+                            .map_or_else(String::new, |b| b.resource.name.clone());
+                        return Err(Error::Unset { name, binding: point });
+                    }
+                },
+            }
+        }
+        let view_refs: Vec<(u32, Vec<&wgpu::TextureView>)> =
+            views.iter().map(|(b, l)| (*b, l.iter().collect())).collect();
+        let sampler_refs: Vec<(u32, Vec<&wgpu::Sampler>)> =
+            samplers.iter().map(|(b, l)| (*b, l.iter().collect())).collect();
+        let mut entries = Vec::with_capacity(v.entries.len());
+        for e in &v.entries {
+            match *e {
+                VariantEntry::Uniform(s) => {
+                    let slot = &self.slots[s.index()];
+                    let buffer = slot.buffer.as_ref().ok_or(Error::NotFlushed(slot.frequency))?;
+                    entries.push(wgpu::BindGroupEntry {
+                        binding: slot.binding.binding,
+                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                            buffer,
+                            offset: 0,
+                            size: wgpu::BufferSize::new(slot.size.next_multiple_of(16) as u64),
+                        }),
+                    });
+                }
+                VariantEntry::Resource { binding, ty, count } => {
+                    let resource = match ty {
+                        wgpu::BindingType::Texture { .. } => {
+                            let list = &view_refs.iter().find(|(b, _)| *b == binding).expect("resolved above").1;
+                            if count > 1 {
+                                wgpu::BindingResource::TextureViewArray(list)
+                            } else {
+                                wgpu::BindingResource::TextureView(list[0])
+                            }
+                        }
+                        wgpu::BindingType::Sampler(_) => {
+                            let list = &sampler_refs.iter().find(|(b, _)| *b == binding).expect("resolved above").1;
+                            if count > 1 {
+                                wgpu::BindingResource::SamplerArray(list)
+                            } else {
+                                wgpu::BindingResource::Sampler(list[0])
+                            }
+                        }
+                        _ => buffers.iter().find(|(b, _)| *b == binding).expect("resolved above").1.as_entire_binding(),
+                    };
+                    entries.push(wgpu::BindGroupEntry { binding, resource });
+                }
+            }
+        }
+        Ok(self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("freqbuf group"),
+            layout: &v.layout,
+            entries: &entries,
+        }))
+    }
+}
+
+/// Visibility of a non-uniform binding: every stage, except that writable
+/// storage stays out of the vertex stage (which would need an extra feature).
+fn visibility(ty: &wgpu::BindingType) -> wgpu::ShaderStages {
+    match ty {
+        wgpu::BindingType::Buffer { ty: wgpu::BufferBindingType::Storage { read_only: false }, .. } => {
+            wgpu::ShaderStages::FRAGMENT | wgpu::ShaderStages::COMPUTE
+        }
+        _ => all_stages(),
+    }
+}
+
+/// One instance of a manager, borrowed to set values and resources on.
+///
+/// Every setter checks everything before it writes: on error the instance
+/// holds exactly what it held before.
+#[derive(Debug)]
+pub struct InstanceMut<'a> {
+    manager: &'a mut Manager,
+    id: InstanceId,
+}
+
+impl InstanceMut<'_> {
+    /// Sets a scalar, vector or matrix. Writing the value it already holds makes nothing dirty.
+    ///
+    /// Cost: a compare and copy of `size_of::<T>()` bytes.
+    #[inline]
+    pub fn set<T: Uniform>(&mut self, param: Param, value: &T) -> Result<(), Error> {
+        if param.count > 1 {
+            return Err(self.param_error(param, ParamErrorKind::NeedsIndex { member: String::new() }));
+        }
+        self.check_type::<T>(param)?;
+        self.write(param, &[bytemuck::bytes_of(value)])
+    }
+
+    /// Sets the first `values.len()` elements of a whole-array param.
+    pub fn set_array<T: Uniform>(&mut self, param: Param, values: &[T]) -> Result<(), Error> {
+        if values.len() > param.count as usize {
+            return Err(self.param_error(
+                param,
+                ParamErrorKind::IndexOutOfRange { member: String::new(), index: values.len() as u32 - 1, count: param.count },
+            ));
+        }
+        self.check_type::<T>(param)?;
+        let chunks: SmallVec<[&[u8]; 8]> = values.iter().map(bytemuck::bytes_of).collect();
+        self.write(param, &chunks)
+    }
+
+    /// Sets raw bytes: one element (structs, padded matrices), or a whole array
+    /// as laid out in the buffer (`count * stride` bytes).
+    pub fn set_bytes(&mut self, param: Param, bytes: &[u8]) -> Result<(), Error> {
+        if param.count > 1 {
+            let expected = (param.count * param.stride) as usize;
+            if bytes.len() != expected {
+                return Err(self.param_error(param, ParamErrorKind::SizeMismatch { expected, found: bytes.len() }));
+            }
+            let chunks: SmallVec<[&[u8]; 8]> =
+                bytes.chunks(param.stride as usize).map(|c| &c[..param.elem_size as usize]).collect();
+            return self.write(param, &chunks);
+        }
+        if bytes.len() != param.elem_size as usize {
+            return Err(self.param_error(
+                param,
+                ParamErrorKind::SizeMismatch { expected: param.elem_size as usize, found: bytes.len() },
+            ));
+        }
+        self.write(param, &[bytes])
+    }
+
+    /// Resolves `name` and sets it (a lookup per call; keep the [`Param`] for hot paths).
+    pub fn set_by_name<T: Uniform>(&mut self, name: &str, value: &T) -> Result<(), Error> {
+        let param = self.resolve(name)?;
+        self.set(param, value)
+    }
+
+    /// The bytes of a param as the shadow holds them (what the next flush uploads).
+    pub fn get_bytes(&self, param: Param) -> Result<Vec<u8>, Error> {
+        self.check_param(param)?;
+        let index = self.manager.index_of(self.id)?;
+        let slot = &self.manager.slots[param.slot.index()];
+        let bytes = slot.instance_bytes(index);
+        let span = if param.count > 1 { param.count * param.stride } else { param.elem_size };
+        Ok(bytes[param.offset as usize..(param.offset + span) as usize].to_vec())
+    }
+
+    /// Sets a texture by name (`albedo_tex`, or `GMRTs[2]` for an element of a binding array).
+    pub fn set_texture(&mut self, name: &str, view: &wgpu::TextureView) -> Result<(), Error> {
+        self.set_resource(name, "texture", resources::Bound::Texture(view.clone()))
+    }
+
+    /// Sets a sampler by name.
+    pub fn set_sampler(&mut self, name: &str, sampler: &wgpu::Sampler) -> Result<(), Error> {
+        self.set_resource(name, "sampler", resources::Bound::Sampler(sampler.clone()))
+    }
+
+    /// Sets a storage buffer by name.
+    pub fn set_buffer(&mut self, name: &str, buffer: &wgpu::Buffer) -> Result<(), Error> {
+        self.set_resource(name, "storage", resources::Bound::Buffer(buffer.clone()))
+    }
+
+    fn resolve(&self, name: &str) -> Result<Param, Error> {
+        let f = self.id.frequency();
+        let (slot, r) = self.manager.registry.resolve(name, Some(f))?;
+        Ok(Param::new(slot, f, &r))
+    }
+
+    fn param_error(&self, param: Param, kind: ParamErrorKind) -> Error {
+        let layout = self.manager.registry.slots().nth(param.slot.index()).map(|(_, l)| l);
+        let member = layout
+            .and_then(|l| l.members().iter().find(|m| m.member.offset <= param.offset && param.offset < m.member.offset + m.member.size))
+            .map_or_else(|| format!("offset {}", param.offset), |m| m.member.name.clone());
+        let kind = match kind {
+            ParamErrorKind::NeedsIndex { .. } => ParamErrorKind::NeedsIndex { member: member.clone() },
+            ParamErrorKind::IndexOutOfRange { index, count, .. } => {
+                ParamErrorKind::IndexOutOfRange { member: member.clone(), index, count }
+            }
+            k => k,
+        };
+        Error::Param(ParamError { name: member, kind })
+    }
+
+    fn check_param(&self, param: Param) -> Result<(), Error> {
+        if param.slot.index() >= self.manager.slots.len() {
+            return Err(Error::Param(ParamError {
+                name: format!("slot {}", param.slot.index()),
+                kind: ParamErrorKind::Unknown { suggestions: Vec::new() },
+            }));
+        }
+        let wanted = self.id.frequency();
+        if param.frequency != wanted {
+            return Err(self.param_error(param, ParamErrorKind::WrongFrequency { wanted, actual: param.frequency }));
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn check_type<T: Uniform>(&self, param: Param) -> Result<(), Error> {
+        if param.value != Some(T::TYPE) || std::mem::size_of::<T>() != param.elem_size as usize {
+            let expected = param.value.map_or_else(|| "a struct".to_owned(), |v| type_name(&v));
+            return Err(self.param_error(param, ParamErrorKind::TypeMismatch { expected, found: type_name(&T::TYPE) }));
+        }
+        Ok(())
+    }
+
+    /// Writes elements at the param's offset and stride, after every check passed.
+    #[inline]
+    fn write(&mut self, param: Param, elements: &[&[u8]]) -> Result<(), Error> {
+        self.check_param(param)?;
+        let index = self.manager.index_of(self.id)?;
+        let slot = &mut self.manager.slots[param.slot.index()];
+        for (i, bytes) in elements.iter().enumerate() {
+            slot.write(index, param.offset + i as u32 * param.stride, bytes);
+        }
+        Ok(())
+    }
+
+    fn set_resource(&mut self, name: &str, want: &'static str, bound: resources::Bound) -> Result<(), Error> {
+        let err = |kind| Error::Param(ParamError { name: name.to_owned(), kind });
+        let path = parse_path(name).map_err(err)?;
+        if path.len() != 1 {
+            return Err(err(ParamErrorKind::Malformed));
+        }
+        let seg = &path[0];
+        let registry = &self.manager.registry;
+        let Some(shared) = registry.bindings().find(|b| b.resource.name == seg.name) else {
+            if registry.resolve(seg.name, None).is_ok() {
+                return Err(err(ParamErrorKind::TypeMismatch { expected: "a uniform value".into(), found: want.into() }));
+            }
+            let names = registry.bindings().map(|b| b.resource.name.as_str());
+            return Err(err(ParamErrorKind::Unknown { suggestions: closest(seg.name, names) }));
+        };
+        let kind = match shared.resource.kind {
+            ResourceKind::Texture { .. } => "texture",
+            ResourceKind::Sampler { .. } => "sampler",
+            ResourceKind::Storage { .. } => "storage",
+            ref k => k.as_str(),
+        };
+        if kind != want {
+            return Err(err(ParamErrorKind::TypeMismatch { expected: kind.into(), found: want.into() }));
+        }
+        let wanted = self.id.frequency();
+        if shared.frequency != wanted {
+            return Err(err(ParamErrorKind::WrongFrequency { wanted, actual: shared.frequency }));
+        }
+        let count = shared.resource.count;
+        let element = match seg.index {
+            None if count > 1 => return Err(err(ParamErrorKind::NeedsIndex { member: seg.name.to_owned() })),
+            None => 0,
+            Some(i) if count == 1 => {
+                let _ = i;
+                return Err(err(ParamErrorKind::NotAnArray { member: seg.name.to_owned() }));
+            }
+            Some(i) if i >= count => {
+                return Err(err(ParamErrorKind::IndexOutOfRange { member: seg.name.to_owned(), index: i, count }));
+            }
+            Some(i) => i,
+        };
+        let point = shared.resource.binding;
+        let index = self.manager.index_of(self.id)? as usize;
+        let table = &mut self.manager.resources[wanted as usize];
+        if table.len() <= index {
+            table.resize_with(index + 1, InstanceResources::default);
+        }
+        self.manager.epoch += 1;
+        table[index].set(point, element, bound, self.manager.epoch);
+        Ok(())
+    }
+}

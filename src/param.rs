@@ -1,0 +1,144 @@
+//! `Param`: a resolved handle to a value in a slot, and the `Uniform` trait for
+//! Rust values that may be written through one.
+
+use naga::ScalarKind;
+
+use crate::layout::Resolved;
+use crate::plan::Frequency;
+use crate::reflect::{MemberType, ValueType};
+use crate::registry::SlotId;
+
+/// A member (or array element, or struct field) resolved once by name.
+///
+/// Cheap to copy and to use per draw: setting through a `Param` does no lookup.
+/// A `Param` stays valid when later shaders grow its slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Param {
+    pub(crate) slot: SlotId,
+    pub(crate) frequency: Frequency,
+    pub(crate) offset: u32,
+    /// Size of one element (the value size for non-arrays).
+    pub(crate) elem_size: u32,
+    /// Elements addressed; 1 unless a whole array is addressed.
+    pub(crate) count: u32,
+    pub(crate) stride: u32,
+    /// `None` for structs, which are set as bytes.
+    pub(crate) value: Option<ValueType>,
+}
+
+impl Param {
+    pub(crate) fn new(slot: SlotId, frequency: Frequency, r: &Resolved<'_>) -> Self {
+        Self {
+            slot,
+            frequency,
+            offset: r.offset,
+            elem_size: r.ty.size(),
+            count: r.count,
+            stride: r.stride,
+            value: match r.ty {
+                MemberType::Plain { value, .. } => Some(*value),
+                MemberType::Struct { .. } => None,
+            },
+        }
+    }
+
+    /// The slot the value lives in.
+    #[inline]
+    pub fn slot(&self) -> SlotId {
+        self.slot
+    }
+
+    /// The frequency of that slot.
+    #[inline]
+    pub fn frequency(&self) -> Frequency {
+        self.frequency
+    }
+
+    /// Byte offset inside one instance of the slot.
+    #[inline]
+    pub fn offset(&self) -> u32 {
+        self.offset
+    }
+
+    /// Bytes of one element.
+    #[inline]
+    pub fn size(&self) -> u32 {
+        self.elem_size
+    }
+
+    /// Elements: the array length for a whole array, else 1.
+    #[inline]
+    pub fn count(&self) -> u32 {
+        self.count
+    }
+
+    /// Distance between elements of a whole array; 0 otherwise.
+    #[inline]
+    pub fn stride(&self) -> u32 {
+        self.stride
+    }
+
+    /// The shape a value must have, or `None` for a struct.
+    #[inline]
+    pub fn value_type(&self) -> Option<ValueType> {
+        self.value
+    }
+}
+
+/// A Rust value that matches a WGSL scalar, vector or matrix in a uniform buffer.
+///
+/// Implemented for `f32`, `i32`, `u32`, `[T; 2..=4]` of those (vectors), and
+/// `[[f32; 4]; 4]`, `[[f32; 4]; 2]` and `[[f32; 2]; 2]` (matrices whose columns
+/// need no padding). Implement it for your math library's types; set padded
+/// types (`mat3x3<f32>` is three 16-byte columns) and structs as bytes.
+pub trait Uniform: bytemuck::Pod {
+    /// The WGSL shape this type stands for.
+    const TYPE: ValueType;
+}
+
+macro_rules! uniform_scalar {
+    ($($t:ty => $kind:expr),*) => {$(
+        impl Uniform for $t {
+            const TYPE: ValueType = ValueType::scalar($kind, 4);
+        }
+        impl Uniform for [$t; 2] {
+            const TYPE: ValueType = ValueType::vector($kind, 4, 2);
+        }
+        impl Uniform for [$t; 3] {
+            const TYPE: ValueType = ValueType::vector($kind, 4, 3);
+        }
+        impl Uniform for [$t; 4] {
+            const TYPE: ValueType = ValueType::vector($kind, 4, 4);
+        }
+    )*};
+}
+
+uniform_scalar!(f32 => ScalarKind::Float, i32 => ScalarKind::Sint, u32 => ScalarKind::Uint);
+
+impl Uniform for [[f32; 4]; 4] {
+    const TYPE: ValueType = ValueType::matrix(ScalarKind::Float, 4, 4, 4);
+}
+impl Uniform for [[f32; 4]; 2] {
+    const TYPE: ValueType = ValueType::matrix(ScalarKind::Float, 4, 2, 4);
+}
+impl Uniform for [[f32; 2]; 2] {
+    const TYPE: ValueType = ValueType::matrix(ScalarKind::Float, 4, 2, 2);
+}
+
+/// WGSL spelling of a value type, for error messages.
+pub(crate) fn type_name(t: &ValueType) -> String {
+    let scalar = match (t.kind, t.width) {
+        (ScalarKind::Float, 2) => "f16",
+        (ScalarKind::Float, 8) => "f64",
+        (ScalarKind::Float, _) => "f32",
+        (ScalarKind::Sint, _) => "i32",
+        (ScalarKind::Uint, _) => "u32",
+        (ScalarKind::Bool, _) => "bool",
+        _ => "abstract",
+    };
+    match (t.columns, t.rows) {
+        (1, 1) => scalar.to_owned(),
+        (1, r) => format!("vec{r}<{scalar}>"),
+        (c, r) => format!("mat{c}x{r}<{scalar}>"),
+    }
+}

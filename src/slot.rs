@@ -1,0 +1,200 @@
+//! `Slot`: one shared uniform buffer for one binding point.
+//!
+//! A slot holds every instance of its frequency at `index * stride` in one GPU
+//! buffer, bound with dynamic offsets, and keeps a CPU shadow of the same bytes.
+//! Writes go to the shadow and mark a byte range of the instance dirty; only
+//! [`crate::Manager::flush`] touches the GPU. Use a slot (through the manager)
+//! for data shared by many shaders; bind a plain buffer yourself for data that
+//! one shader owns.
+
+use crate::plan::{BindingPoint, Frequency};
+use crate::registry::SlotId;
+
+/// Buffer usages of a slot buffer: bound as uniform, written by copies or the scatter pass.
+pub(crate) const SLOT_USAGE: wgpu::BufferUsages = wgpu::BufferUsages::UNIFORM
+    .union(wgpu::BufferUsages::COPY_DST)
+    .union(wgpu::BufferUsages::COPY_SRC)
+    .union(wgpu::BufferUsages::STORAGE);
+
+/// Instances a new slot buffer holds before it first grows.
+const MIN_CAPACITY: u32 = 16;
+
+/// A dirty byte range inside one instance; `lo == hi` means clean.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Dirty {
+    lo: u32,
+    hi: u32,
+}
+
+/// Runtime state of one shared uniform slot.
+#[derive(Debug)]
+pub(crate) struct Slot {
+    pub(crate) id: SlotId,
+    pub(crate) binding: BindingPoint,
+    pub(crate) frequency: Frequency,
+    /// Bytes of one instance that shaders read (the merged block size).
+    pub(crate) size: u32,
+    /// Distance between instances: `size` rounded up to the offset alignment.
+    pub(crate) stride: u32,
+    align: u32,
+    /// CPU copy of every instance; its length is `instances * stride`.
+    pub(crate) shadow: Vec<u8>,
+    dirty_ranges: Vec<Dirty>,
+    /// Dirty instance indices, unsorted, each once.
+    dirty: Vec<u32>,
+    /// The GPU buffer; replaced (never resized) on growth.
+    pub(crate) buffer: Option<wgpu::Buffer>,
+    /// Instances the GPU buffer holds.
+    pub(crate) gpu_capacity: u32,
+    /// Stride the GPU buffer was laid out with.
+    pub(crate) gpu_stride: u32,
+    /// Bumped whenever `buffer` is replaced, so bind groups know to rebuild.
+    pub(crate) epoch: u64,
+}
+
+impl Slot {
+    pub(crate) fn new(id: SlotId, binding: BindingPoint, frequency: Frequency, size: u32, align: u32) -> Self {
+        Self {
+            id,
+            binding,
+            frequency,
+            size,
+            stride: round_up(size.max(4), align),
+            align,
+            shadow: Vec::new(),
+            dirty_ranges: Vec::new(),
+            dirty: Vec::new(),
+            buffer: None,
+            gpu_capacity: 0,
+            gpu_stride: 0,
+            epoch: 0,
+        }
+    }
+
+    /// Instances the shadow holds.
+    #[inline]
+    pub(crate) fn instances(&self) -> u32 {
+        (self.shadow.len() / self.stride as usize) as u32
+    }
+
+    /// Makes room for `count` instances in the shadow; new bytes are zero.
+    pub(crate) fn reserve(&mut self, count: u32) {
+        if count > self.instances() {
+            self.shadow.resize(count as usize * self.stride as usize, 0);
+            self.dirty_ranges.resize(count as usize, Dirty::default());
+        }
+    }
+
+    /// Re-lays the shadow for a larger block size, keeping every value.
+    pub(crate) fn grow_block(&mut self, size: u32) {
+        if size <= self.size {
+            return;
+        }
+        self.size = size;
+        let stride = round_up(size, self.align);
+        if stride != self.stride {
+            let n = self.instances() as usize;
+            let mut shadow = vec![0u8; n * stride as usize];
+            for i in 0..n {
+                let old = &self.shadow[i * self.stride as usize..(i + 1) * self.stride as usize];
+                shadow[i * stride as usize..i * stride as usize + old.len()].copy_from_slice(old);
+            }
+            self.shadow = shadow;
+            self.stride = stride;
+        }
+    }
+
+    /// The bytes of one instance.
+    #[inline]
+    pub(crate) fn instance_bytes(&self, index: u32) -> &[u8] {
+        let start = index as usize * self.stride as usize;
+        &self.shadow[start..start + self.size as usize]
+    }
+
+    /// Writes `bytes` at `offset` in instance `index`, marking only the bytes
+    /// that change as dirty. Returns whether anything changed.
+    ///
+    /// The caller has checked that the range lies inside the block.
+    #[inline]
+    pub(crate) fn write(&mut self, index: u32, offset: u32, bytes: &[u8]) -> bool {
+        let start = index as usize * self.stride as usize + offset as usize;
+        let dst = &mut self.shadow[start..start + bytes.len()];
+        let Some(first) = dst.iter().zip(bytes).position(|(a, b)| a != b) else {
+            return false;
+        };
+        let last = dst.iter().zip(bytes).rposition(|(a, b)| a != b).unwrap_or(first);
+        dst[first..=last].copy_from_slice(&bytes[first..=last]);
+        // Copies move whole 4-byte words.
+        let lo = (offset + first as u32) & !3;
+        let hi = round_up(offset + last as u32 + 1, 4);
+        self.mark(index, lo, hi);
+        true
+    }
+
+    /// Zeroes instance `index` (a reused index must not show its old values).
+    pub(crate) fn clear_instance(&mut self, index: u32) {
+        let zeros = [0u8; 256];
+        let mut offset = 0;
+        while offset < self.size {
+            let n = (self.size - offset).min(zeros.len() as u32);
+            self.write(index, offset, &zeros[..n as usize]);
+            offset += n;
+        }
+    }
+
+    #[inline]
+    fn mark(&mut self, index: u32, lo: u32, hi: u32) {
+        let d = &mut self.dirty_ranges[index as usize];
+        if d.lo == d.hi {
+            self.dirty.push(index);
+            *d = Dirty { lo, hi };
+        } else {
+            d.lo = d.lo.min(lo);
+            d.hi = d.hi.max(hi);
+        }
+    }
+
+    /// Number of dirty instances.
+    #[inline]
+    pub(crate) fn dirty_count(&self) -> usize {
+        self.dirty.len()
+    }
+
+    /// Takes the dirty ranges as absolute byte ranges in the buffer, sorted and
+    /// coalesced where they touch or are at most `gap` bytes apart.
+    ///
+    /// Cost: O(d log d) in the dirty instances d, independent of the instance count.
+    pub(crate) fn take_ranges(&mut self, gap: u32, out: &mut Vec<(u64, u64)>) {
+        self.dirty.sort_unstable();
+        let stride = self.stride as u64;
+        for &i in &self.dirty {
+            let d = std::mem::take(&mut self.dirty_ranges[i as usize]);
+            let (lo, hi) = (i as u64 * stride + d.lo as u64, i as u64 * stride + d.hi as u64);
+            match out.last_mut() {
+                Some(last) if lo <= last.1 + gap as u64 => last.1 = last.1.max(hi),
+                _ => out.push((lo, hi)),
+            }
+        }
+        self.dirty.clear();
+    }
+
+    /// Forgets all dirty state (after a full upload).
+    pub(crate) fn clear_dirty(&mut self) {
+        for &i in &self.dirty {
+            self.dirty_ranges[i as usize] = Dirty::default();
+        }
+        self.dirty.clear();
+    }
+}
+
+/// Rounds `n` up to a multiple of `align` (a power of two).
+#[inline]
+pub(crate) const fn round_up(n: u32, align: u32) -> u32 {
+    (n + align - 1) & !(align - 1)
+}
+
+/// The GPU capacity to grow to for `count` instances: the next power of two.
+#[inline]
+pub(crate) fn grown_capacity(count: u32) -> u32 {
+    count.max(MIN_CAPACITY).next_power_of_two()
+}

@@ -1,0 +1,69 @@
+//! Per-frame statistics: what the manager uploaded and bound.
+
+use crate::registry::SlotId;
+
+/// Counters for one frame (or one slot in one frame).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Bytes written from the CPU to the GPU.
+    pub bytes_uploaded: u64,
+    /// CPU→GPU upload calls (`queue.write_buffer`).
+    pub upload_calls: u64,
+    /// `copy_buffer_to_buffer` commands recorded.
+    pub copy_commands: u64,
+    /// Compute dispatches recorded by the scatter upload.
+    pub dispatches: u64,
+    /// `set_bind_group` calls made by binders.
+    pub set_bind_group_calls: u64,
+    /// Instances that had dirty bytes at flush.
+    pub dirty_instances: u64,
+    /// Slot buffers replaced by larger ones.
+    pub buffer_growths: u64,
+    /// Bind groups created.
+    pub bind_groups_created: u64,
+}
+
+impl Stats {
+    fn add(&mut self, o: &Stats) {
+        self.bytes_uploaded += o.bytes_uploaded;
+        self.upload_calls += o.upload_calls;
+        self.copy_commands += o.copy_commands;
+        self.dispatches += o.dispatches;
+        self.set_bind_group_calls += o.set_bind_group_calls;
+        self.dirty_instances += o.dirty_instances;
+        self.buffer_growths += o.buffer_growths;
+        self.bind_groups_created += o.bind_groups_created;
+    }
+}
+
+/// Statistics since the last [`crate::Manager::take_stats`], in total and per slot.
+#[derive(Clone, Debug, Default)]
+pub struct FrameStats {
+    /// Counters that belong to no one slot (bind calls, the shared staging upload).
+    pub shared: Stats,
+    /// Counters per slot, indexed by [`SlotId::index`].
+    pub slots: Vec<Stats>,
+}
+
+impl FrameStats {
+    /// Everything added up.
+    pub fn total(&self) -> Stats {
+        let mut t = self.shared;
+        for s in &self.slots {
+            t.add(s);
+        }
+        t
+    }
+
+    /// One slot's counters.
+    pub fn slot(&self, id: SlotId) -> Stats {
+        self.slots.get(id.index()).copied().unwrap_or_default()
+    }
+
+    pub(crate) fn slot_mut(&mut self, id: SlotId) -> &mut Stats {
+        if self.slots.len() <= id.index() {
+            self.slots.resize(id.index() + 1, Stats::default());
+        }
+        &mut self.slots[id.index()]
+    }
+}
