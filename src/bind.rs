@@ -81,7 +81,12 @@ impl Draw {
     /// A draw of `shader` with no instances yet.
     #[inline]
     pub fn new(shader: ShaderId) -> Self {
-        Self { shader, view: None, material: None, object: None }
+        Self {
+            shader,
+            view: None,
+            material: None,
+            object: None,
+        }
     }
 
     /// With a view.

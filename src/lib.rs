@@ -15,6 +15,7 @@
 
 pub mod bind;
 pub mod error;
+pub mod headless;
 pub mod instance;
 pub mod layout;
 pub mod manager;
@@ -28,23 +29,23 @@ mod slot;
 pub mod stats;
 pub mod upload;
 
+pub use bind::{BindTarget, Binder, Draw};
 pub use error::{
     Error, LayoutError, LayoutErrorKind, Location, ParamError, ParamErrorKind, ReflectError,
     ReflectErrorKind,
 };
-pub use bind::{BindTarget, Binder, Draw};
 pub use instance::{InstanceId, MaterialId, ObjectId, ViewId};
 pub use layout::SlotLayout;
 pub use manager::{InstanceMut, Manager, ManagerOptions};
 pub use param::{Param, Uniform};
-pub use stats::{FrameStats, Stats};
-pub use upload::FlushStrategy;
 pub use plan::{BindingPoint, Frequency, SlotPlan};
 pub use reflect::{
     BlockLayout, EntryPoint, Member, MemberType, Resource, ResourceKind, ShaderReflection,
     ShaderSource,
 };
 pub use registry::{Registry, ShaderId, SlotId};
+pub use stats::{FrameStats, Stats};
+pub use upload::FlushStrategy;
 
 pub use naga;
 pub use wgpu;

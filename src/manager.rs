@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use smallvec::SmallVec;
 
 use crate::bind::{
-    BindTarget, Binder, Bound, CachedGroup, Draw, ShaderBinding, Variant, VariantEntry, VariantId, all_stages,
-    uniform_entry,
+    BindTarget, Binder, Bound, CachedGroup, Draw, ShaderBinding, Variant, VariantEntry, VariantId,
+    all_stages, uniform_entry,
 };
 use crate::error::{Error, ParamError, ParamErrorKind};
 use crate::instance::{InstanceId, Instances, MaterialId, ObjectId, ViewId};
@@ -70,7 +70,10 @@ impl Manager {
         let limits = device.limits();
         Self {
             device: device.clone(),
-            registry: Registry::with_limit(plan, limits.max_uniform_buffer_binding_size.min(u32::MAX as u64) as u32),
+            registry: Registry::with_limit(
+                plan,
+                limits.max_uniform_buffer_binding_size.min(u32::MAX as u64) as u32,
+            ),
             align: limits.min_uniform_buffer_offset_alignment,
             slots: Vec::new(),
             variants: Vec::new(),
@@ -114,12 +117,19 @@ impl Manager {
     /// the shader grows a slot. On error nothing changes.
     pub fn register(&mut self, shader: ShaderReflection) -> Result<ShaderId, Error> {
         let name = shader.name().to_owned();
-        let unsupported = |what: String| Error::Unsupported { shader: name.clone(), what };
+        let unsupported = |what: String| Error::Unsupported {
+            shader: name.clone(),
+            what,
+        };
         // Checks the registry cannot make: device features, binding types, group owners.
         let features = self.device.features();
         let mut owners: HashMap<u32, Frequency> = HashMap::new();
-        for r in shader.used_resources().filter(|r| r.kind != ResourceKind::Uniform) {
-            resources::binding_type(&r.kind).map_err(|e| unsupported(format!("`{}`: {e}", r.name)))?;
+        for r in shader
+            .used_resources()
+            .filter(|r| r.kind != ResourceKind::Uniform)
+        {
+            resources::binding_type(&r.kind)
+                .map_err(|e| unsupported(format!("`{}`: {e}", r.name)))?;
             if r.count > 1 && !features.contains(wgpu::Features::TEXTURE_BINDING_ARRAY) {
                 return Err(unsupported(format!(
                     "`{}` is a binding array of {}, and the device lacks Features::TEXTURE_BINDING_ARRAY",
@@ -138,7 +148,11 @@ impl Manager {
                         shader: name.clone(),
                         source: crate::LayoutError {
                             binding: r.binding,
-                            kind: crate::LayoutErrorKind::MixedGroup { group: r.binding.group, first: other, second: freq },
+                            kind: crate::LayoutErrorKind::MixedGroup {
+                                group: r.binding.group,
+                                first: other,
+                                second: freq,
+                            },
                         },
                     });
                 }
@@ -161,10 +175,13 @@ impl Manager {
     /// Creates a `wgpu::ShaderModule` from the shader's validated module (no reparse).
     pub fn create_shader_module(&self, shader: ShaderId) -> wgpu::ShaderModule {
         let reflection = &self.registry[shader];
-        self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(reflection.name()),
-            source: wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(reflection.module().clone())),
-        })
+        self.device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(reflection.name()),
+                source: wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(
+                    reflection.module().clone(),
+                )),
+            })
     }
 
     /// The pipeline layout to build the shader's pipelines with.
@@ -173,8 +190,14 @@ impl Manager {
     }
 
     /// The bind group layouts of the shader, by group index.
-    pub fn bind_group_layouts(&self, shader: ShaderId) -> impl Iterator<Item = (u32, &wgpu::BindGroupLayout)> {
-        self.shaders[shader.index()].groups.iter().map(|&(g, v)| (g, &self.variants[v.0 as usize].layout))
+    pub fn bind_group_layouts(
+        &self,
+        shader: ShaderId,
+    ) -> impl Iterator<Item = (u32, &wgpu::BindGroupLayout)> {
+        self.shaders[shader.index()]
+            .groups
+            .iter()
+            .map(|&(g, v)| (g, &self.variants[v.0 as usize].layout))
     }
 
     /// Resolves a name or path (`view_proj`, `lights[3].color`, `GMRTs[2]`) to a
@@ -207,21 +230,30 @@ impl Manager {
 
     /// Frees a view; its slot space is reused by the next view created.
     pub fn free_view(&mut self, v: ViewId) -> Result<(), Error> {
-        let i = self.views.remove(v).ok_or(Error::StaleHandle(Frequency::View))?;
+        let i = self
+            .views
+            .remove(v)
+            .ok_or(Error::StaleHandle(Frequency::View))?;
         self.release(Frequency::View, i);
         Ok(())
     }
 
     /// Frees a material.
     pub fn free_material(&mut self, m: MaterialId) -> Result<(), Error> {
-        let i = self.materials.remove(m).ok_or(Error::StaleHandle(Frequency::Material))?;
+        let i = self
+            .materials
+            .remove(m)
+            .ok_or(Error::StaleHandle(Frequency::Material))?;
         self.release(Frequency::Material, i);
         Ok(())
     }
 
     /// Frees an object.
     pub fn free_object(&mut self, o: ObjectId) -> Result<(), Error> {
-        let i = self.objects.remove(o).ok_or(Error::StaleHandle(Frequency::Object))?;
+        let i = self
+            .objects
+            .remove(o)
+            .ok_or(Error::StaleHandle(Frequency::Object))?;
         self.release(Frequency::Object, i);
         Ok(())
     }
@@ -239,31 +271,46 @@ impl Manager {
     /// The frame instance, to set values on.
     #[inline]
     pub fn frame(&mut self) -> InstanceMut<'_> {
-        InstanceMut { manager: self, id: InstanceId::Frame }
+        InstanceMut {
+            manager: self,
+            id: InstanceId::Frame,
+        }
     }
 
     /// A view instance, to set values on.
     #[inline]
     pub fn view(&mut self, v: ViewId) -> InstanceMut<'_> {
-        InstanceMut { manager: self, id: InstanceId::View(v) }
+        InstanceMut {
+            manager: self,
+            id: InstanceId::View(v),
+        }
     }
 
     /// A material instance, to set values, textures and samplers on.
     #[inline]
     pub fn material(&mut self, m: MaterialId) -> InstanceMut<'_> {
-        InstanceMut { manager: self, id: InstanceId::Material(m) }
+        InstanceMut {
+            manager: self,
+            id: InstanceId::Material(m),
+        }
     }
 
     /// An object instance, to set values on.
     #[inline]
     pub fn object(&mut self, o: ObjectId) -> InstanceMut<'_> {
-        InstanceMut { manager: self, id: InstanceId::Object(o) }
+        InstanceMut {
+            manager: self,
+            id: InstanceId::Object(o),
+        }
     }
 
     /// Any instance, to set values on.
     #[inline]
     pub fn instance(&mut self, id: impl Into<InstanceId>) -> InstanceMut<'_> {
-        InstanceMut { manager: self, id: id.into() }
+        InstanceMut {
+            manager: self,
+            id: id.into(),
+        }
     }
 
     /// Uploads the dirty bytes of every slot: at most one upload call per slot,
@@ -272,7 +319,13 @@ impl Manager {
     ///
     /// Draws submitted after this call see the values set before it.
     pub fn flush(&mut self, queue: &wgpu::Queue) {
-        self.uploader.flush(&self.device, queue, &mut self.slots, &mut self.stats, &mut self.epoch);
+        self.uploader.flush(
+            &self.device,
+            queue,
+            &mut self.slots,
+            &mut self.stats,
+            &mut self.epoch,
+        );
     }
 
     /// Statistics since the last call of `take_stats`.
@@ -283,7 +336,10 @@ impl Manager {
 
     /// Returns the statistics gathered since the last call and starts new ones.
     pub fn take_stats(&mut self) -> FrameStats {
-        let fresh = FrameStats { slots: vec![Default::default(); self.slots.len()], ..Default::default() };
+        let fresh = FrameStats {
+            slots: vec![Default::default(); self.slots.len()],
+            ..Default::default()
+        };
         std::mem::replace(&mut self.stats, fresh)
     }
 
@@ -334,20 +390,33 @@ impl Manager {
                 Frequency::Object => self.objects.high(),
             };
             match self.slots.get_mut(id.index()) {
-                Some(slot) => slot.grow_block(layout.size()),
+                Some(slot) => {
+                    if slot.grow_block(layout.size()) {
+                        self.epoch += 1;
+                        slot.epoch = self.epoch;
+                    }
+                }
                 None => {
-                    let mut slot = Slot::new(id, layout.binding(), layout.frequency(), layout.size(), self.align);
+                    let mut slot = Slot::new(
+                        id,
+                        layout.binding(),
+                        layout.frequency(),
+                        layout.size(),
+                        self.align,
+                    );
                     slot.reserve(high);
                     self.slots.push(slot);
                 }
             }
         }
-        self.stats.slot_mut(SlotId::from_index(self.slots.len().saturating_sub(1)));
+        self.stats
+            .slot_mut(SlotId::from_index(self.slots.len().saturating_sub(1)));
     }
 
     /// Variants and pipeline layout for a newly registered shader.
     fn shader_binding(&mut self, id: ShaderId) -> ShaderBinding {
-        let mut by_group: Vec<(u32, Vec<wgpu::BindGroupLayoutEntry>, Vec<VariantEntry>)> = Vec::new();
+        let mut by_group: Vec<(u32, Vec<wgpu::BindGroupLayoutEntry>, Vec<VariantEntry>)> =
+            Vec::new();
         for r in self.registry[id].used_resources() {
             let BindingPoint { group, binding } = r.binding;
             if by_group.last().is_none_or(|g| g.0 != group) {
@@ -355,26 +424,51 @@ impl Manager {
             }
             let g = by_group.last_mut().expect("pushed above");
             if r.kind == ResourceKind::Uniform {
-                let slot = self.registry.slot_at(r.binding).expect("registry made a slot for each used block");
+                let slot = self
+                    .registry
+                    .slot_at(r.binding)
+                    .expect("registry made a slot for each used block");
                 g.1.push(uniform_entry(binding));
                 g.2.push(VariantEntry::Uniform(slot));
             } else {
                 let ty = resources::binding_type(&r.kind).expect("checked in register");
                 let count = std::num::NonZeroU32::new(r.count).filter(|_| r.count > 1);
-                g.1.push(wgpu::BindGroupLayoutEntry { binding, visibility: visibility(&ty), ty, count });
-                g.2.push(VariantEntry::Resource { binding, ty, count: r.count });
+                g.1.push(wgpu::BindGroupLayoutEntry {
+                    binding,
+                    visibility: visibility(&ty),
+                    ty,
+                    count,
+                });
+                g.2.push(VariantEntry::Resource {
+                    binding,
+                    ty,
+                    count: r.count,
+                });
             }
         }
+        // Fill gaps with empty groups: wgpu-core does not rebind the groups after
+        // a gap when the previous pipeline had a layout there (a Vulkan layout
+        // compatibility break), so later groups would read stale descriptors.
+        // An empty layout makes the difference visible to it.
+        let max = by_group.last().map_or(0, |g| g.0 + 1);
+        for g in 0..max {
+            if !by_group.iter().any(|b| b.0 == g) {
+                by_group.push((g, Vec::new(), Vec::new()));
+            }
+        }
+        by_group.sort_by_key(|b| b.0);
         let mut groups: SmallVec<[(u32, VariantId); 4]> = SmallVec::new();
         for (group, layout_entries, entries) in by_group {
             let key = (group, layout_entries);
             let vid = match self.variant_index.get(&key) {
                 Some(&v) => v,
                 None => {
-                    let layout = self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                        label: Some("freqbuf group"),
-                        entries: &key.1,
-                    });
+                    let layout =
+                        self.device
+                            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                                label: Some("freqbuf group"),
+                                entries: &key.1,
+                            });
                     let uniforms = entries
                         .iter()
                         .filter_map(|e| match e {
@@ -383,30 +477,42 @@ impl Manager {
                         })
                         .collect();
                     let owner = entries.iter().find_map(|e| match e {
-                        VariantEntry::Resource { binding, .. } => {
-                            self.registry.plan().frequency(BindingPoint::new(group, *binding))
-                        }
+                        VariantEntry::Resource { binding, .. } => self
+                            .registry
+                            .plan()
+                            .frequency(BindingPoint::new(group, *binding)),
                         _ => None,
                     });
                     let v = VariantId(self.variants.len() as u32);
-                    self.variants.push(Variant { group, layout, entries, uniforms, owner, cache: Vec::new() });
+                    self.variants.push(Variant {
+                        group,
+                        layout,
+                        entries,
+                        uniforms,
+                        owner,
+                        cache: Vec::new(),
+                    });
                     self.variant_index.insert(key, v);
                     v
                 }
             };
             groups.push((group, vid));
         }
-        let max = groups.iter().map(|&(g, _)| g + 1).max().unwrap_or(0) as usize;
-        let mut layouts: Vec<Option<&wgpu::BindGroupLayout>> = vec![None; max];
+        let mut layouts: Vec<Option<&wgpu::BindGroupLayout>> = vec![None; max as usize];
         for &(g, v) in &groups {
             layouts[g as usize] = Some(&self.variants[v.0 as usize].layout);
         }
-        let pipeline_layout = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some(self.registry[id].name()),
-            bind_group_layouts: &layouts,
-            immediate_size: 0,
-        });
-        ShaderBinding { groups, pipeline_layout }
+        let pipeline_layout = self
+            .device
+            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(self.registry[id].name()),
+                bind_group_layouts: &layouts,
+                immediate_size: 0,
+            });
+        ShaderBinding {
+            groups,
+            pipeline_layout,
+        }
     }
 
     /// Binds what `draw` needs on `pass` (see [`Binder::bind`]).
@@ -416,7 +522,12 @@ impl Manager {
         pass: &mut P,
         draw: &Draw,
     ) -> Result<(), Error> {
-        let groups = self.shaders.get(draw.shader.index()).ok_or(Error::UnknownShader(draw.shader.index()))?.groups.clone();
+        let groups = self
+            .shaders
+            .get(draw.shader.index())
+            .ok_or(Error::UnknownShader(draw.shader.index()))?
+            .groups
+            .clone();
         let mut indices: [Option<Result<u32, Error>>; 4] = [None, None, None, None];
         for (group, vid) in groups {
             let v = &self.variants[vid.0 as usize];
@@ -454,11 +565,17 @@ impl Manager {
             };
             let cached = self.bind_group(vid, owner)?;
             let bound = &mut binder.bound[group as usize];
-            if bound.as_ref().is_some_and(|b| b.serial == cached.serial && b.offsets == offsets) {
+            if bound
+                .as_ref()
+                .is_some_and(|b| b.serial == cached.serial && b.offsets == offsets)
+            {
                 continue;
             }
             pass.set_bind_group(group, &cached.group, &offsets);
-            *bound = Some(Bound { serial: cached.serial, offsets });
+            *bound = Some(Bound {
+                serial: cached.serial,
+                offsets,
+            });
             self.stats.shared.set_bind_group_calls += 1;
         }
         Ok(())
@@ -471,8 +588,16 @@ impl Manager {
             .owner
             .and_then(|f| self.resources[f as usize].get(owner as usize))
             .map_or(0, |r| r.epoch);
-        let stamp = v.uniforms.iter().map(|s| self.slots[s.index()].epoch).fold(res_epoch, u64::max);
-        let fresh = v.cache.get(owner as usize).and_then(|c| c.as_ref()).is_some_and(|c| c.stamp == stamp);
+        let stamp = v
+            .uniforms
+            .iter()
+            .map(|s| self.slots[s.index()].epoch)
+            .fold(res_epoch, u64::max);
+        let fresh = v
+            .cache
+            .get(owner as usize)
+            .and_then(|c| c.as_ref())
+            .is_some_and(|c| c.stamp == stamp);
         if !fresh {
             let group = self.build_group(vid, owner)?;
             self.serial += 1;
@@ -481,9 +606,15 @@ impl Manager {
             if cache.len() <= owner as usize {
                 cache.resize_with(owner as usize + 1, || None);
             }
-            cache[owner as usize] = Some(CachedGroup { group, stamp, serial: self.serial });
+            cache[owner as usize] = Some(CachedGroup {
+                group,
+                stamp,
+                serial: self.serial,
+            });
         }
-        Ok(self.variants[vid.0 as usize].cache[owner as usize].as_ref().expect("filled above"))
+        Ok(self.variants[vid.0 as usize].cache[owner as usize]
+            .as_ref()
+            .expect("filled above"))
     }
 
     fn build_group(&mut self, vid: VariantId, owner: u32) -> Result<wgpu::BindGroup, Error> {
@@ -493,9 +624,13 @@ impl Manager {
         let mut views: Vec<(u32, Vec<wgpu::TextureView>)> = Vec::new();
         let mut samplers: Vec<(u32, Vec<wgpu::Sampler>)> = Vec::new();
         let mut buffers: Vec<(u32, wgpu::Buffer)> = Vec::new();
-        let owned = v.owner.and_then(|f| self.resources[f as usize].get(owner as usize));
+        let owned = v
+            .owner
+            .and_then(|f| self.resources[f as usize].get(owner as usize));
         for e in &v.entries {
-            let VariantEntry::Resource { binding, ty, count } = *e else { continue };
+            let VariantEntry::Resource { binding, ty, count } = *e else {
+                continue;
+            };
             let point = BindingPoint::new(group, binding);
             match ty {
                 wgpu::BindingType::Texture { .. } => {
@@ -503,7 +638,12 @@ impl Manager {
                     for el in 0..count {
                         match owned.and_then(|r| r.get(point, el)) {
                             Some(resources::Bound::Texture(t)) => list.push(t.clone()),
-                            _ => list.push(self.placeholders.view(&self.device, ty).expect("texture type").clone()),
+                            _ => list.push(
+                                self.placeholders
+                                    .view(&self.device, ty)
+                                    .expect("texture type")
+                                    .clone(),
+                            ),
                         }
                     }
                     views.push((binding, list));
@@ -515,7 +655,10 @@ impl Manager {
                             Some(resources::Bound::Sampler(s)) => list.push(s.clone()),
                             _ => list.push(
                                 self.placeholders
-                                    .sampler(&self.device, kind == wgpu::SamplerBindingType::Comparison)
+                                    .sampler(
+                                        &self.device,
+                                        kind == wgpu::SamplerBindingType::Comparison,
+                                    )
                                     .clone(),
                             ),
                         }
@@ -530,21 +673,31 @@ impl Manager {
                             .bindings()
                             .find(|b| b.resource.binding == point)
                             .map_or_else(String::new, |b| b.resource.name.clone());
-                        return Err(Error::Unset { name, binding: point });
+                        return Err(Error::Unset {
+                            name,
+                            binding: point,
+                        });
                     }
                 },
             }
         }
-        let view_refs: Vec<(u32, Vec<&wgpu::TextureView>)> =
-            views.iter().map(|(b, l)| (*b, l.iter().collect())).collect();
-        let sampler_refs: Vec<(u32, Vec<&wgpu::Sampler>)> =
-            samplers.iter().map(|(b, l)| (*b, l.iter().collect())).collect();
+        let view_refs: Vec<(u32, Vec<&wgpu::TextureView>)> = views
+            .iter()
+            .map(|(b, l)| (*b, l.iter().collect()))
+            .collect();
+        let sampler_refs: Vec<(u32, Vec<&wgpu::Sampler>)> = samplers
+            .iter()
+            .map(|(b, l)| (*b, l.iter().collect()))
+            .collect();
         let mut entries = Vec::with_capacity(v.entries.len());
         for e in &v.entries {
             match *e {
                 VariantEntry::Uniform(s) => {
                     let slot = &self.slots[s.index()];
-                    let buffer = slot.buffer.as_ref().ok_or(Error::NotFlushed(slot.frequency))?;
+                    let buffer = slot
+                        .buffer
+                        .as_ref()
+                        .ok_or(Error::NotFlushed(slot.frequency))?;
                     entries.push(wgpu::BindGroupEntry {
                         binding: slot.binding.binding,
                         resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
@@ -557,7 +710,11 @@ impl Manager {
                 VariantEntry::Resource { binding, ty, count } => {
                     let resource = match ty {
                         wgpu::BindingType::Texture { .. } => {
-                            let list = &view_refs.iter().find(|(b, _)| *b == binding).expect("resolved above").1;
+                            let list = &view_refs
+                                .iter()
+                                .find(|(b, _)| *b == binding)
+                                .expect("resolved above")
+                                .1;
                             if count > 1 {
                                 wgpu::BindingResource::TextureViewArray(list)
                             } else {
@@ -565,14 +722,23 @@ impl Manager {
                             }
                         }
                         wgpu::BindingType::Sampler(_) => {
-                            let list = &sampler_refs.iter().find(|(b, _)| *b == binding).expect("resolved above").1;
+                            let list = &sampler_refs
+                                .iter()
+                                .find(|(b, _)| *b == binding)
+                                .expect("resolved above")
+                                .1;
                             if count > 1 {
                                 wgpu::BindingResource::SamplerArray(list)
                             } else {
                                 wgpu::BindingResource::Sampler(list[0])
                             }
                         }
-                        _ => buffers.iter().find(|(b, _)| *b == binding).expect("resolved above").1.as_entire_binding(),
+                        _ => buffers
+                            .iter()
+                            .find(|(b, _)| *b == binding)
+                            .expect("resolved above")
+                            .1
+                            .as_entire_binding(),
                     };
                     entries.push(wgpu::BindGroupEntry { binding, resource });
                 }
@@ -590,9 +756,10 @@ impl Manager {
 /// storage stays out of the vertex stage (which would need an extra feature).
 fn visibility(ty: &wgpu::BindingType) -> wgpu::ShaderStages {
     match ty {
-        wgpu::BindingType::Buffer { ty: wgpu::BufferBindingType::Storage { read_only: false }, .. } => {
-            wgpu::ShaderStages::FRAGMENT | wgpu::ShaderStages::COMPUTE
-        }
+        wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only: false },
+            ..
+        } => wgpu::ShaderStages::FRAGMENT | wgpu::ShaderStages::COMPUTE,
         _ => all_stages(),
     }
 }
@@ -614,7 +781,12 @@ impl InstanceMut<'_> {
     #[inline]
     pub fn set<T: Uniform>(&mut self, param: Param, value: &T) -> Result<(), Error> {
         if param.count > 1 {
-            return Err(self.param_error(param, ParamErrorKind::NeedsIndex { member: String::new() }));
+            return Err(self.param_error(
+                param,
+                ParamErrorKind::NeedsIndex {
+                    member: String::new(),
+                },
+            ));
         }
         self.check_type::<T>(param)?;
         self.write(param, &[bytemuck::bytes_of(value)])
@@ -625,7 +797,11 @@ impl InstanceMut<'_> {
         if values.len() > param.count as usize {
             return Err(self.param_error(
                 param,
-                ParamErrorKind::IndexOutOfRange { member: String::new(), index: values.len() as u32 - 1, count: param.count },
+                ParamErrorKind::IndexOutOfRange {
+                    member: String::new(),
+                    index: values.len() as u32 - 1,
+                    count: param.count,
+                },
             ));
         }
         self.check_type::<T>(param)?;
@@ -639,16 +815,27 @@ impl InstanceMut<'_> {
         if param.count > 1 {
             let expected = (param.count * param.stride) as usize;
             if bytes.len() != expected {
-                return Err(self.param_error(param, ParamErrorKind::SizeMismatch { expected, found: bytes.len() }));
+                return Err(self.param_error(
+                    param,
+                    ParamErrorKind::SizeMismatch {
+                        expected,
+                        found: bytes.len(),
+                    },
+                ));
             }
-            let chunks: SmallVec<[&[u8]; 8]> =
-                bytes.chunks(param.stride as usize).map(|c| &c[..param.elem_size as usize]).collect();
+            let chunks: SmallVec<[&[u8]; 8]> = bytes
+                .chunks(param.stride as usize)
+                .map(|c| &c[..param.elem_size as usize])
+                .collect();
             return self.write(param, &chunks);
         }
         if bytes.len() != param.elem_size as usize {
             return Err(self.param_error(
                 param,
-                ParamErrorKind::SizeMismatch { expected: param.elem_size as usize, found: bytes.len() },
+                ParamErrorKind::SizeMismatch {
+                    expected: param.elem_size as usize,
+                    found: bytes.len(),
+                },
             ));
         }
         self.write(param, &[bytes])
@@ -666,7 +853,11 @@ impl InstanceMut<'_> {
         let index = self.manager.index_of(self.id)?;
         let slot = &self.manager.slots[param.slot.index()];
         let bytes = slot.instance_bytes(index);
-        let span = if param.count > 1 { param.count * param.stride } else { param.elem_size };
+        let span = if param.count > 1 {
+            param.count * param.stride
+        } else {
+            param.elem_size
+        };
         Ok(bytes[param.offset as usize..(param.offset + span) as usize].to_vec())
     }
 
@@ -692,14 +883,33 @@ impl InstanceMut<'_> {
     }
 
     fn param_error(&self, param: Param, kind: ParamErrorKind) -> Error {
-        let layout = self.manager.registry.slots().nth(param.slot.index()).map(|(_, l)| l);
+        let layout = self
+            .manager
+            .registry
+            .slots()
+            .nth(param.slot.index())
+            .map(|(_, l)| l);
         let member = layout
-            .and_then(|l| l.members().iter().find(|m| m.member.offset <= param.offset && param.offset < m.member.offset + m.member.size))
-            .map_or_else(|| format!("offset {}", param.offset), |m| m.member.name.clone());
+            .and_then(|l| {
+                l.members().iter().find(|m| {
+                    m.member.offset <= param.offset
+                        && param.offset < m.member.offset + m.member.size
+                })
+            })
+            .map_or_else(
+                || format!("offset {}", param.offset),
+                |m| m.member.name.clone(),
+            );
         let kind = match kind {
-            ParamErrorKind::NeedsIndex { .. } => ParamErrorKind::NeedsIndex { member: member.clone() },
+            ParamErrorKind::NeedsIndex { .. } => ParamErrorKind::NeedsIndex {
+                member: member.clone(),
+            },
             ParamErrorKind::IndexOutOfRange { index, count, .. } => {
-                ParamErrorKind::IndexOutOfRange { member: member.clone(), index, count }
+                ParamErrorKind::IndexOutOfRange {
+                    member: member.clone(),
+                    index,
+                    count,
+                }
             }
             k => k,
         };
@@ -710,12 +920,20 @@ impl InstanceMut<'_> {
         if param.slot.index() >= self.manager.slots.len() {
             return Err(Error::Param(ParamError {
                 name: format!("slot {}", param.slot.index()),
-                kind: ParamErrorKind::Unknown { suggestions: Vec::new() },
+                kind: ParamErrorKind::Unknown {
+                    suggestions: Vec::new(),
+                },
             }));
         }
         let wanted = self.id.frequency();
         if param.frequency != wanted {
-            return Err(self.param_error(param, ParamErrorKind::WrongFrequency { wanted, actual: param.frequency }));
+            return Err(self.param_error(
+                param,
+                ParamErrorKind::WrongFrequency {
+                    wanted,
+                    actual: param.frequency,
+                },
+            ));
         }
         Ok(())
     }
@@ -723,8 +941,16 @@ impl InstanceMut<'_> {
     #[inline]
     fn check_type<T: Uniform>(&self, param: Param) -> Result<(), Error> {
         if param.value != Some(T::TYPE) || std::mem::size_of::<T>() != param.elem_size as usize {
-            let expected = param.value.map_or_else(|| "a struct".to_owned(), |v| type_name(&v));
-            return Err(self.param_error(param, ParamErrorKind::TypeMismatch { expected, found: type_name(&T::TYPE) }));
+            let expected = param
+                .value
+                .map_or_else(|| "a struct".to_owned(), |v| type_name(&v));
+            return Err(self.param_error(
+                param,
+                ParamErrorKind::TypeMismatch {
+                    expected,
+                    found: type_name(&T::TYPE),
+                },
+            ));
         }
         Ok(())
     }
@@ -741,8 +967,18 @@ impl InstanceMut<'_> {
         Ok(())
     }
 
-    fn set_resource(&mut self, name: &str, want: &'static str, bound: resources::Bound) -> Result<(), Error> {
-        let err = |kind| Error::Param(ParamError { name: name.to_owned(), kind });
+    fn set_resource(
+        &mut self,
+        name: &str,
+        want: &'static str,
+        bound: resources::Bound,
+    ) -> Result<(), Error> {
+        let err = |kind| {
+            Error::Param(ParamError {
+                name: name.to_owned(),
+                kind,
+            })
+        };
         let path = parse_path(name).map_err(err)?;
         if path.len() != 1 {
             return Err(err(ParamErrorKind::Malformed));
@@ -751,10 +987,15 @@ impl InstanceMut<'_> {
         let registry = &self.manager.registry;
         let Some(shared) = registry.bindings().find(|b| b.resource.name == seg.name) else {
             if registry.resolve(seg.name, None).is_ok() {
-                return Err(err(ParamErrorKind::TypeMismatch { expected: "a uniform value".into(), found: want.into() }));
+                return Err(err(ParamErrorKind::TypeMismatch {
+                    expected: "a uniform value".into(),
+                    found: want.into(),
+                }));
             }
             let names = registry.bindings().map(|b| b.resource.name.as_str());
-            return Err(err(ParamErrorKind::Unknown { suggestions: closest(seg.name, names) }));
+            return Err(err(ParamErrorKind::Unknown {
+                suggestions: closest(seg.name, names),
+            }));
         };
         let kind = match shared.resource.kind {
             ResourceKind::Texture { .. } => "texture",
@@ -763,22 +1004,38 @@ impl InstanceMut<'_> {
             ref k => k.as_str(),
         };
         if kind != want {
-            return Err(err(ParamErrorKind::TypeMismatch { expected: kind.into(), found: want.into() }));
+            return Err(err(ParamErrorKind::TypeMismatch {
+                expected: kind.into(),
+                found: want.into(),
+            }));
         }
         let wanted = self.id.frequency();
         if shared.frequency != wanted {
-            return Err(err(ParamErrorKind::WrongFrequency { wanted, actual: shared.frequency }));
+            return Err(err(ParamErrorKind::WrongFrequency {
+                wanted,
+                actual: shared.frequency,
+            }));
         }
         let count = shared.resource.count;
         let element = match seg.index {
-            None if count > 1 => return Err(err(ParamErrorKind::NeedsIndex { member: seg.name.to_owned() })),
+            None if count > 1 => {
+                return Err(err(ParamErrorKind::NeedsIndex {
+                    member: seg.name.to_owned(),
+                }));
+            }
             None => 0,
             Some(i) if count == 1 => {
                 let _ = i;
-                return Err(err(ParamErrorKind::NotAnArray { member: seg.name.to_owned() }));
+                return Err(err(ParamErrorKind::NotAnArray {
+                    member: seg.name.to_owned(),
+                }));
             }
             Some(i) if i >= count => {
-                return Err(err(ParamErrorKind::IndexOutOfRange { member: seg.name.to_owned(), index: i, count }));
+                return Err(err(ParamErrorKind::IndexOutOfRange {
+                    member: seg.name.to_owned(),
+                    index: i,
+                    count,
+                }));
             }
             Some(i) => i,
         };

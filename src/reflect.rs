@@ -488,26 +488,45 @@ pub struct ValueType {
 impl ValueType {
     /// A scalar of `kind` and `width` bytes.
     pub const fn scalar(kind: naga::ScalarKind, width: u8) -> Self {
-        Self { kind, width, columns: 1, rows: 1 }
+        Self {
+            kind,
+            width,
+            columns: 1,
+            rows: 1,
+        }
     }
 
     /// A vector of `rows` scalars.
     pub const fn vector(kind: naga::ScalarKind, width: u8, rows: u8) -> Self {
-        Self { kind, width, columns: 1, rows }
+        Self {
+            kind,
+            width,
+            columns: 1,
+            rows,
+        }
     }
 
     /// A matrix of `columns` columns of `rows` scalars.
     pub const fn matrix(kind: naga::ScalarKind, width: u8, columns: u8, rows: u8) -> Self {
-        Self { kind, width, columns, rows }
+        Self {
+            kind,
+            width,
+            columns,
+            rows,
+        }
     }
 
     fn of(inner: &TypeInner) -> Option<Self> {
         Some(match *inner {
             TypeInner::Scalar(s) | TypeInner::Atomic(s) => Self::scalar(s.kind, s.width),
-            TypeInner::Vector { size, scalar } => Self::vector(scalar.kind, scalar.width, size as u8),
-            TypeInner::Matrix { columns, rows, scalar } => {
-                Self::matrix(scalar.kind, scalar.width, columns as u8, rows as u8)
+            TypeInner::Vector { size, scalar } => {
+                Self::vector(scalar.kind, scalar.width, size as u8)
             }
+            TypeInner::Matrix {
+                columns,
+                rows,
+                scalar,
+            } => Self::matrix(scalar.kind, scalar.width, columns as u8, rows as u8),
             _ => return None,
         })
     }
@@ -623,7 +642,11 @@ fn member_type(module: &Module, layouter: &Layouter, ty: Handle<naga::Type>) -> 
         ref inner => {
             let mut wgsl = String::new();
             module.to_ctx().write_type_inner(inner, &mut wgsl).ok()?;
-            MemberType::Plain { wgsl, size, value: ValueType::of(inner)? }
+            MemberType::Plain {
+                wgsl,
+                size,
+                value: ValueType::of(inner)?,
+            }
         }
     })
 }

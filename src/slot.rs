@@ -53,7 +53,13 @@ pub(crate) struct Slot {
 }
 
 impl Slot {
-    pub(crate) fn new(id: SlotId, binding: BindingPoint, frequency: Frequency, size: u32, align: u32) -> Self {
+    pub(crate) fn new(
+        id: SlotId,
+        binding: BindingPoint,
+        frequency: Frequency,
+        size: u32,
+        align: u32,
+    ) -> Self {
         Self {
             id,
             binding,
@@ -86,9 +92,10 @@ impl Slot {
     }
 
     /// Re-lays the shadow for a larger block size, keeping every value.
-    pub(crate) fn grow_block(&mut self, size: u32) {
+    /// Returns whether the size changed (bind groups bound the old size).
+    pub(crate) fn grow_block(&mut self, size: u32) -> bool {
         if size <= self.size {
-            return;
+            return false;
         }
         self.size = size;
         let stride = round_up(size, self.align);
@@ -102,6 +109,7 @@ impl Slot {
             self.shadow = shadow;
             self.stride = stride;
         }
+        true
     }
 
     /// The bytes of one instance.
@@ -122,7 +130,11 @@ impl Slot {
         let Some(first) = dst.iter().zip(bytes).position(|(a, b)| a != b) else {
             return false;
         };
-        let last = dst.iter().zip(bytes).rposition(|(a, b)| a != b).unwrap_or(first);
+        let last = dst
+            .iter()
+            .zip(bytes)
+            .rposition(|(a, b)| a != b)
+            .unwrap_or(first);
         dst[first..=last].copy_from_slice(&bytes[first..=last]);
         // Copies move whole 4-byte words.
         let lo = (offset + first as u32) & !3;
@@ -167,10 +179,14 @@ impl Slot {
     pub(crate) fn take_ranges(&mut self, gap: u32, out: &mut Vec<(u64, u64)>) {
         self.dirty.sort_unstable();
         let stride = self.stride as u64;
+        let first = out.len();
         for &i in &self.dirty {
             let d = std::mem::take(&mut self.dirty_ranges[i as usize]);
-            let (lo, hi) = (i as u64 * stride + d.lo as u64, i as u64 * stride + d.hi as u64);
-            match out.last_mut() {
+            let (lo, hi) = (
+                i as u64 * stride + d.lo as u64,
+                i as u64 * stride + d.hi as u64,
+            );
+            match out[first..].last_mut() {
                 Some(last) if lo <= last.1 + gap as u64 => last.1 = last.1.max(hi),
                 _ => out.push((lo, hi)),
             }

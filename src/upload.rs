@@ -133,7 +133,8 @@ impl Uploader {
                 if let Some(old) = &slot.buffer {
                     if slot.gpu_stride == slot.stride {
                         let bytes = slot.gpu_capacity as u64 * slot.stride as u64;
-                        encoder_for(device, &mut encoder).copy_buffer_to_buffer(old, 0, &buffer, 0, bytes);
+                        encoder_for(device, &mut encoder)
+                            .copy_buffer_to_buffer(old, 0, &buffer, 0, bytes);
                         s.copy_commands += 1;
                         copied_over = true;
                     } else {
@@ -178,7 +179,13 @@ impl Uploader {
             } else {
                 s.copy_commands += n as u64;
             }
-            self.jobs.push(Job { slot: i, ranges: start..self.ranges.len(), src: packed, table: 0, scatter });
+            self.jobs.push(Job {
+                slot: i,
+                ranges: start..self.ranges.len(),
+                src: packed,
+                table: 0,
+                scatter,
+            });
             packed += bytes;
         }
 
@@ -203,7 +210,9 @@ impl Uploader {
                 self.staging = Some(device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("freqbuf staging"),
                     size: size.next_power_of_two(),
-                    usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::STORAGE,
+                    usage: wgpu::BufferUsages::COPY_SRC
+                        | wgpu::BufferUsages::COPY_DST
+                        | wgpu::BufferUsages::STORAGE,
                     mapped_at_creation: false,
                 }));
                 *epoch += 1;
@@ -211,30 +220,42 @@ impl Uploader {
             }
             let staging = self.staging.clone().expect("created above");
             let write_len = if tables > 0 {
-                self.jobs.iter().filter(|j| j.scatter).map(|j| j.table + (j.ranges.len() as u64 + 1) * ROW).max().unwrap_or(packed)
+                self.jobs
+                    .iter()
+                    .filter(|j| j.scatter)
+                    .map(|j| j.table + (j.ranges.len() as u64 + 1) * ROW)
+                    .max()
+                    .unwrap_or(packed)
             } else {
                 packed
             };
             {
-                let Some(len) = wgpu::BufferSize::new(write_len) else { return };
-                let mut view = queue.write_buffer_with(&staging, 0, len).expect("staging buffer fits");
+                let Some(len) = wgpu::BufferSize::new(write_len) else {
+                    return;
+                };
+                let mut view = queue
+                    .write_buffer_with(&staging, 0, len)
+                    .expect("staging buffer fits");
                 for job in &self.jobs {
                     let shadow = &slots[job.slot].shadow;
                     let mut at = job.src;
                     let mut row = job.table + ROW;
                     for &(lo, hi) in &self.ranges[job.ranges.clone()] {
                         let len = hi - lo;
-                        view.slice(at as usize..(at + len) as usize).copy_from_slice(&shadow[lo as usize..hi as usize]);
+                        view.slice(at as usize..(at + len) as usize)
+                            .copy_from_slice(&shadow[lo as usize..hi as usize]);
                         if job.scatter {
                             let r = [(lo / 4) as u32, (at / 4) as u32, (len / 4) as u32, 0];
-                            view.slice(row as usize..(row + ROW) as usize).copy_from_slice(bytemuck::bytes_of(&r));
+                            view.slice(row as usize..(row + ROW) as usize)
+                                .copy_from_slice(bytemuck::bytes_of(&r));
                             row += ROW;
                         }
                         at += len;
                     }
                     if job.scatter {
                         let header = [job.ranges.len() as u32, 0, 0, 0];
-                        view.slice(job.table as usize..(job.table + ROW) as usize).copy_from_slice(bytemuck::bytes_of(&header));
+                        view.slice(job.table as usize..(job.table + ROW) as usize)
+                            .copy_from_slice(bytemuck::bytes_of(&header));
                     }
                 }
             }
@@ -266,12 +287,19 @@ impl Uploader {
                     let group = match entry {
                         std::collections::hash_map::Entry::Occupied(mut o) => {
                             if o.get().0 != stamp {
-                                o.insert((stamp, scatter_group(device, &scatter.layout, &staging, window, slot)));
+                                o.insert((
+                                    stamp,
+                                    scatter_group(device, &scatter.layout, &staging, window, slot),
+                                ));
                             }
                             &o.into_mut().1
                         }
                         std::collections::hash_map::Entry::Vacant(v) => {
-                            &v.insert((stamp, scatter_group(device, &scatter.layout, &staging, window, slot))).1
+                            &v.insert((
+                                stamp,
+                                scatter_group(device, &scatter.layout, &staging, window, slot),
+                            ))
+                            .1
                         }
                     };
                     pass.set_bind_group(0, group, &[job.table as u32]);
@@ -286,9 +314,14 @@ impl Uploader {
     }
 }
 
-fn encoder_for<'e>(device: &wgpu::Device, e: &'e mut Option<wgpu::CommandEncoder>) -> &'e mut wgpu::CommandEncoder {
+fn encoder_for<'e>(
+    device: &wgpu::Device,
+    e: &'e mut Option<wgpu::CommandEncoder>,
+) -> &'e mut wgpu::CommandEncoder {
     e.get_or_insert_with(|| {
-        device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("freqbuf flush") })
+        device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("freqbuf flush"),
+        })
     })
 }
 
@@ -306,7 +339,11 @@ impl Scatter {
         };
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("freqbuf scatter"),
-            entries: &[storage(0, true, false), storage(1, true, true), storage(2, false, false)],
+            entries: &[
+                storage(0, true, false),
+                storage(1, true, true),
+                storage(2, false, false),
+            ],
         });
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("freqbuf scatter"),
@@ -325,7 +362,11 @@ impl Scatter {
             compilation_options: Default::default(),
             cache: None,
         });
-        Self { layout, pipeline, groups: HashMap::new() }
+        Self {
+            layout,
+            pipeline,
+            groups: HashMap::new(),
+        }
     }
 }
 
@@ -341,7 +382,10 @@ fn scatter_group(
         label: Some("freqbuf scatter"),
         layout,
         entries: &[
-            wgpu::BindGroupEntry { binding: 0, resource: staging.as_entire_binding() },
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: staging.as_entire_binding(),
+            },
             wgpu::BindGroupEntry {
                 binding: 1,
                 resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
@@ -350,7 +394,10 @@ fn scatter_group(
                     size: wgpu::BufferSize::new(window),
                 }),
             },
-            wgpu::BindGroupEntry { binding: 2, resource: dst.as_entire_binding() },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: dst.as_entire_binding(),
+            },
         ],
     })
 }

@@ -1,0 +1,51 @@
+//! A real device for GPU tests: lavapipe here. With CI=true a missing adapter
+//! fails the test; elsewhere the test says why it skipped.
+
+use std::sync::OnceLock;
+
+use freqbuf::headless::{self, Headless, LimitsChoice};
+
+/// The shared device with WebGPU default limits, or `None` (after saying why) outside CI.
+pub fn device() -> Option<&'static Headless> {
+    static DEV: OnceLock<Option<Headless>> = OnceLock::new();
+    DEV.get_or_init(|| open(LimitsChoice::Defaults)).as_ref()
+}
+
+/// The shared device with the adapter's own limits (lavapipe: offset alignment 32).
+pub fn adapter_limits_device() -> Option<&'static Headless> {
+    static DEV: OnceLock<Option<Headless>> = OnceLock::new();
+    DEV.get_or_init(|| open(LimitsChoice::Adapter)).as_ref()
+}
+
+fn open(limits: LimitsChoice) -> Option<Headless> {
+    match headless::request(limits) {
+        Ok(h) => Some(h),
+        Err(e) if std::env::var("CI").as_deref() == Ok("true") => {
+            panic!("CI=true requires a GPU adapter, and there is none: {e}")
+        }
+        Err(e) => {
+            eprintln!("SKIPPED: this test needs a GPU adapter: {e}");
+            None
+        }
+    }
+}
+
+/// Reads a buffer back (it must have COPY_SRC usage).
+pub fn read_words(h: &Headless, buffer: &wgpu::Buffer) -> Vec<u32> {
+    let staging = h.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("readback"),
+        size: buffer.size(),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut enc = h.device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
+    h.queue.submit([enc.finish()]);
+    let slice = staging.slice(..);
+    slice.map_async(wgpu::MapMode::Read, |r| r.expect("map"));
+    h.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .expect("poll");
+    let words = bytemuck::cast_slice(&slice.get_mapped_range().expect("mapped")).to_vec();
+    words
+}

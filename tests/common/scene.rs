@@ -1,0 +1,309 @@
+//! Compute shaders that report the uniform values they saw, and a reference
+//! model in plain Rust to compare the reports with.
+
+use std::collections::HashMap;
+
+use freqbuf::{Frequency, InstanceId, Manager, Param, ShaderId};
+
+use super::gpu::read_words;
+
+/// Words each dispatch writes: a shader tag, then the reported values.
+pub const RECORD_WORDS: u32 = 64;
+
+/// How a reported value is typed on both sides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    F32,
+    U32,
+    Vec3,
+    Vec4,
+    Mat4,
+}
+
+impl Kind {
+    pub fn words(self) -> usize {
+        match self {
+            Kind::F32 | Kind::U32 => 1,
+            Kind::Vec3 => 3,
+            Kind::Vec4 => 4,
+            Kind::Mat4 => 16,
+        }
+    }
+}
+
+/// A value a shader reports: its name as set from Rust, and its type.
+#[derive(Clone, Copy, Debug)]
+pub struct Report {
+    pub name: &'static str,
+    pub kind: Kind,
+}
+
+const fn r(name: &'static str, kind: Kind) -> Report {
+    Report { name, kind }
+}
+
+/// One test shader: WGSL, its tag, and what it reports in order.
+pub struct TestShader {
+    pub tag: u32,
+    pub wgsl: &'static str,
+    pub reports: &'static [Report],
+}
+
+const COMMON: &str = r#"
+struct Out { counter: atomic<u32>, words: array<u32> }
+@group(0) @binding(1) var<storage, read_write> out: Out;
+var<private> at: u32;
+fn put(w: u32) { out.words[at] = w; at += 1u; }
+fn putf(x: f32) { put(bitcast<u32>(x)); }
+fn put3(v: vec3<f32>) { putf(v.x); putf(v.y); putf(v.z); }
+fn put4(v: vec4<f32>) { putf(v.x); putf(v.y); putf(v.z); putf(v.w); }
+fn put_m4(m: mat4x4<f32>) { put4(m[0]); put4(m[1]); put4(m[2]); put4(m[3]); }
+fn begin(tag: u32) { at = atomicAdd(&out.counter, 1u) * 64u; put(tag); }
+"#;
+
+/// Declares the full frame, view, material and object blocks.
+pub const FULL: TestShader = TestShader {
+    tag: 1,
+    wgsl: r#"
+struct Frame { time: f32, frame_index: u32 }
+struct View { view_proj: mat4x4<f32>, eye: vec4<f32> }
+struct Material { color: vec4<f32>, roughness: f32 }
+struct Object { world: mat4x4<f32>, id: u32 }
+@group(0) @binding(0) var<uniform> frame: Frame;
+@group(1) @binding(0) var<uniform> view: View;
+@group(2) @binding(0) var<uniform> material: Material;
+@group(3) @binding(0) var<uniform> object: Object;
+@compute @workgroup_size(1) fn main() {
+    begin(1u);
+    putf(frame.time); put(frame.frame_index);
+    put_m4(view.view_proj); put4(view.eye);
+    put4(material.color); putf(material.roughness);
+    put_m4(object.world); put(object.id);
+}
+"#,
+    reports: &[
+        r("time", Kind::F32),
+        r("frame_index", Kind::U32),
+        r("view_proj", Kind::Mat4),
+        r("eye", Kind::Vec4),
+        r("color", Kind::Vec4),
+        r("roughness", Kind::F32),
+        r("world", Kind::Mat4),
+        r("id", Kind::U32),
+    ],
+};
+
+/// Declares a prefix of the frame block, a subset of the material block, and
+/// grows the object block with `tint`. Uses no view.
+pub const PREFIX: TestShader = TestShader {
+    tag: 2,
+    wgsl: r#"
+struct FramePrefix { time: f32 }
+struct MaterialSubset { _pad0: vec4<f32>, roughness: f32 }
+struct ObjectGrown { world: mat4x4<f32>, id: u32, tint: vec4<f32> }
+@group(0) @binding(0) var<uniform> frame: FramePrefix;
+@group(2) @binding(0) var<uniform> material: MaterialSubset;
+@group(3) @binding(0) var<uniform> object: ObjectGrown;
+@compute @workgroup_size(1) fn main() {
+    begin(2u);
+    putf(frame.time);
+    putf(material.roughness);
+    put(object.id); put4(object.tint);
+}
+"#,
+    reports: &[
+        r("time", Kind::F32),
+        r("roughness", Kind::F32),
+        r("id", Kind::U32),
+        r("tint", Kind::Vec4),
+    ],
+};
+
+/// An array of structs in a view block at a high binding number.
+pub const LIGHTS: TestShader = TestShader {
+    tag: 3,
+    wgsl: r#"
+struct Light { position: vec3<f32>, intensity: f32 }
+struct Lights { lights: array<Light, 4> }
+struct ObjectId { _pad0: mat4x4<f32>, id: u32 }
+@group(1) @binding(5) var<uniform> lighting: Lights;
+@group(3) @binding(0) var<uniform> object: ObjectId;
+@compute @workgroup_size(1) fn main() {
+    begin(3u);
+    for (var i = 0u; i < 4u; i++) { put3(lighting.lights[i].position); putf(lighting.lights[i].intensity); }
+    put(object.id);
+}
+"#,
+    reports: &[
+        r("lights[0].position", Kind::Vec3),
+        r("lights[0].intensity", Kind::F32),
+        r("lights[1].position", Kind::Vec3),
+        r("lights[1].intensity", Kind::F32),
+        r("lights[2].position", Kind::Vec3),
+        r("lights[2].intensity", Kind::F32),
+        r("lights[3].position", Kind::Vec3),
+        r("lights[3].intensity", Kind::F32),
+        r("id", Kind::U32),
+    ],
+};
+
+pub const SHADERS: [&TestShader; 3] = [&FULL, &PREFIX, &LIGHTS];
+
+/// The WGSL of a test shader, with the shared output helpers.
+pub fn source(s: &TestShader) -> String {
+    format!("{COMMON}\n{}", s.wgsl)
+}
+
+/// Words that make a finite float (no NaN, whose bits a GPU may change).
+pub fn word(kind: Kind, seed: u32, i: usize) -> u32 {
+    let n = seed.wrapping_mul(2654435761).wrapping_add(i as u32 * 40503) % 4096;
+    match kind {
+        Kind::U32 => n,
+        _ => (n as f32 * 0.25 - 256.0).to_bits(),
+    }
+}
+
+/// Sets a value through the typed API, from words.
+pub fn set(
+    m: &mut Manager,
+    id: InstanceId,
+    p: Param,
+    kind: Kind,
+    w: &[u32],
+) -> Result<(), freqbuf::Error> {
+    let f = |i: usize| f32::from_bits(w[i]);
+    let mut inst = m.instance(id);
+    match kind {
+        Kind::F32 => inst.set(p, &f(0)),
+        Kind::U32 => inst.set(p, &w[0]),
+        Kind::Vec3 => inst.set(p, &[f(0), f(1), f(2)]),
+        Kind::Vec4 => inst.set(p, &[f(0), f(1), f(2), f(3)]),
+        Kind::Mat4 => {
+            let c = |k: usize| [f(4 * k), f(4 * k + 1), f(4 * k + 2), f(4 * k + 3)];
+            inst.set(p, &[c(0), c(1), c(2), c(3)])
+        }
+    }
+}
+
+/// What the reference model says each instance holds, by param name.
+#[derive(Clone, Debug, Default)]
+pub struct Model {
+    pub values: HashMap<(InstanceId, &'static str), Vec<u32>>,
+}
+
+impl Model {
+    pub fn get(&self, id: InstanceId, name: &'static str, kind: Kind) -> Vec<u32> {
+        self.values
+            .get(&(id, name))
+            .cloned()
+            .unwrap_or_else(|| vec![0; kind.words()])
+    }
+
+    /// Forgets a freed instance: a reused index must read as zero.
+    pub fn forget(&mut self, id: InstanceId) {
+        self.values.retain(|(i, _), _| *i != id);
+    }
+
+    /// The record a dispatch of `s` must write.
+    pub fn expect(&self, m: &Manager, s: &TestShader, draw: &freqbuf::Draw) -> Vec<u32> {
+        let mut rec = vec![s.tag];
+        for rep in s.reports {
+            let p = m.param(rep.name).expect("reported names resolve");
+            let id = match p.frequency() {
+                Frequency::Frame => InstanceId::Frame,
+                Frequency::View => InstanceId::View(draw.view.expect("view")),
+                Frequency::Material => InstanceId::Material(draw.material.expect("material")),
+                Frequency::Object => InstanceId::Object(draw.object.expect("object")),
+            };
+            rec.extend(self.get(id, rep.name, rep.kind));
+        }
+        rec
+    }
+}
+
+/// Compute pipelines of registered test shaders, and the output buffer.
+pub struct Rig {
+    pub out: wgpu::Buffer,
+    pub pipelines: HashMap<ShaderId, (wgpu::ComputePipeline, &'static TestShader)>,
+}
+
+impl Rig {
+    pub fn new(device: &wgpu::Device, max_draws: u32) -> Self {
+        let out = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("reports"),
+            size: 16 + (max_draws * RECORD_WORDS * 4) as u64,
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        Self {
+            out,
+            pipelines: HashMap::new(),
+        }
+    }
+
+    /// Registers a test shader and builds its pipeline with the manager's layout.
+    pub fn register(
+        &mut self,
+        device: &wgpu::Device,
+        m: &mut Manager,
+        s: &'static TestShader,
+    ) -> ShaderId {
+        let id = m
+            .register_wgsl(&format!("test{}.wgsl", s.tag), &source(s))
+            .unwrap_or_else(|e| panic!("{e}"));
+        m.frame().set_buffer("out", &self.out).unwrap();
+        let module = m.create_shader_module(id);
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: None,
+            layout: Some(m.pipeline_layout(id)),
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        self.pipelines.insert(id, (pipeline, s));
+        id
+    }
+
+    /// Encodes one dispatch per draw in one compute pass, submits, and returns
+    /// the records the shaders wrote, in dispatch order.
+    pub fn run(
+        &self,
+        h: &freqbuf::headless::Headless,
+        m: &mut Manager,
+        draws: &[freqbuf::Draw],
+    ) -> Vec<Vec<u32>> {
+        let mut enc = h.device.create_command_encoder(&Default::default());
+        enc.clear_buffer(&self.out, 0, None);
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            let mut binder = freqbuf::Binder::new();
+            for d in draws {
+                pass.set_pipeline(&self.pipelines[&d.shader].0);
+                binder
+                    .bind(m, &mut pass, d)
+                    .unwrap_or_else(|e| panic!("{e}"));
+                pass.dispatch_workgroups(1, 1, 1);
+            }
+        }
+        h.queue.submit([enc.finish()]);
+        let words = read_words(h, &self.out);
+        assert_eq!(words[0] as usize, draws.len(), "every dispatch ran once");
+        draws
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                let n = 1 + self.pipelines[&d.shader]
+                    .1
+                    .reports
+                    .iter()
+                    .map(|r| r.kind.words())
+                    .sum::<usize>();
+                let start = 1 + i * RECORD_WORDS as usize;
+                words[start..start + n].to_vec()
+            })
+            .collect()
+    }
+}
