@@ -13,15 +13,24 @@ use crate::slot::{Slot, grown_capacity};
 use crate::stats::FrameStats;
 
 /// How packed dirty ranges move from the staging buffer into slot buffers.
+///
+/// Measured with `cargo bench --bench flush` (figures in design.md): a copy
+/// command costs wgpu a few microseconds of CPU each, so the scatter pass wins
+/// from about a hundred ranges on, while a handful of copies beats a dispatch.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum FlushStrategy {
-    /// One `copy_buffer_to_buffer` per coalesced range.
+    /// Per slot: copies up to [`AUTO_COPY_LIMIT`] ranges, the scatter pass above.
     #[default]
+    Auto,
+    /// One `copy_buffer_to_buffer` per coalesced range.
     Copies,
     /// One compute dispatch per slot that scatters every range (a workgroup each).
     /// Falls back to copies for slot buffers larger than a storage binding may be.
     Scatter,
 }
+
+/// Up to this many ranges in a slot, [`FlushStrategy::Auto`] uses copies.
+pub const AUTO_COPY_LIMIT: usize = 32;
 
 /// Ranges closer than this are uploaded as one (the bytes between are clean but
 /// identical on the GPU, so correctness holds; a copy command costs more).
@@ -170,8 +179,11 @@ impl Uploader {
             let bytes = self.ranges[start..].iter().map(|r| r.1 - r.0).sum::<u64>();
             s.bytes_uploaded += bytes;
             let buffer_size = slot.gpu_capacity as u64 * slot.stride as u64;
-            let scatter = self.strategy == FlushStrategy::Scatter
-                && buffer_size <= limits.max_storage_buffer_binding_size;
+            let scatter = match self.strategy {
+                FlushStrategy::Copies => false,
+                FlushStrategy::Scatter => true,
+                FlushStrategy::Auto => n > AUTO_COPY_LIMIT,
+            } && buffer_size <= limits.max_storage_buffer_binding_size;
             if scatter {
                 s.dispatches += 1;
                 max_rows = max_rows.max(n as u64 + 1);
