@@ -180,7 +180,21 @@ impl Binder {
         pass: &mut P,
         draw: &Draw,
     ) -> Result<(), Error> {
-        manager.bind_draw(self, pass, draw)
+        manager.bind_draw(self, pass, draw, u32::MAX)
+    }
+
+    /// Like [`Binder::bind`], but only for the group indices in `groups`; the
+    /// caller binds the others itself (a group it manages outside freqbuf).
+    #[inline]
+    pub fn bind_groups<P: BindTarget>(
+        &mut self,
+        manager: &mut crate::Manager,
+        pass: &mut P,
+        draw: &Draw,
+        groups: std::ops::Range<u32>,
+    ) -> Result<(), Error> {
+        let mask = (groups.start..groups.end.min(MAX_GROUPS as u32)).fold(0u32, |m, g| m | 1 << g);
+        manager.bind_draw(self, pass, draw, mask)
     }
 }
 

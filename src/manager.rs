@@ -521,6 +521,7 @@ impl Manager {
         binder: &mut Binder,
         pass: &mut P,
         draw: &Draw,
+        mask: u32,
     ) -> Result<(), Error> {
         let groups = self
             .shaders
@@ -529,7 +530,7 @@ impl Manager {
             .groups
             .clone();
         let mut indices: [Option<Result<u32, Error>>; 4] = [None, None, None, None];
-        for (group, vid) in groups {
+        for (group, vid) in groups.into_iter().filter(|&(g, _)| mask & (1 << g) != 0) {
             let v = &self.variants[vid.0 as usize];
             let mut offsets = SmallVec::<[u32; 4]>::new();
             let mut index = |f: Frequency, this: &Self| -> Result<u32, Error> {

@@ -36,22 +36,24 @@ pub const AUTO_COPY_LIMIT: usize = 32;
 /// identical on the GPU, so correctness holds; a copy command costs more).
 const MERGE_GAP: u32 = 16;
 
-/// Bytes in one row of a scatter table: destination word, source word, words, unused.
-const ROW: u64 = 16;
+/// Bytes in one row of a scatter table: destination word and source word. Row 0
+/// holds the row count; a last row holds the end of the data, so a row's length
+/// is the next row's source minus its own.
+const ROW: u64 = 8;
 
 const SCATTER_WGSL: &str = r#"
-struct Row { dst: u32, src: u32, len: u32, pad: u32 }
 @group(0) @binding(0) var<storage, read> data: array<u32>;
-@group(0) @binding(1) var<storage, read> table: array<Row>;
+@group(0) @binding(1) var<storage, read> table: array<vec2<u32>>;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
 
 @compute @workgroup_size(64)
 fn scatter(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let row = wg.y * 65535u + wg.x + 1u;
-    if row > table[0].dst { return; }
+    if row > table[0].x { return; }
     let r = table[row];
-    for (var i = lid; i < r.len; i += 64u) {
-        dst[r.dst + i] = data[r.src + i];
+    let len = table[row + 1u].y - r.y;
+    for (var i = lid; i < len; i += 64u) {
+        dst[r.x + i] = data[r.y + i];
     }
 }
 "#;
@@ -186,7 +188,7 @@ impl Uploader {
             } && buffer_size <= limits.max_storage_buffer_binding_size;
             if scatter {
                 s.dispatches += 1;
-                max_rows = max_rows.max(n as u64 + 1);
+                max_rows = max_rows.max(n as u64 + 2);
                 tables += 1;
             } else {
                 s.copy_commands += n as u64;
@@ -213,7 +215,7 @@ impl Uploader {
                 for job in self.jobs.iter_mut().filter(|j| j.scatter) {
                     size = size.next_multiple_of(storage_align);
                     job.table = size;
-                    size += (job.ranges.len() as u64 + 1) * ROW;
+                    size += (job.ranges.len() as u64 + 2) * ROW;
                 }
                 size += self.window;
             }
@@ -235,7 +237,7 @@ impl Uploader {
                 self.jobs
                     .iter()
                     .filter(|j| j.scatter)
-                    .map(|j| j.table + (j.ranges.len() as u64 + 1) * ROW)
+                    .map(|j| j.table + (j.ranges.len() as u64 + 2) * ROW)
                     .max()
                     .unwrap_or(packed)
             } else {
@@ -257,7 +259,7 @@ impl Uploader {
                         view.slice(at as usize..(at + len) as usize)
                             .copy_from_slice(&shadow[lo as usize..hi as usize]);
                         if job.scatter {
-                            let r = [(lo / 4) as u32, (at / 4) as u32, (len / 4) as u32, 0];
+                            let r = [(lo / 4) as u32, (at / 4) as u32];
                             view.slice(row as usize..(row + ROW) as usize)
                                 .copy_from_slice(bytemuck::bytes_of(&r));
                             row += ROW;
@@ -265,7 +267,10 @@ impl Uploader {
                         at += len;
                     }
                     if job.scatter {
-                        let header = [job.ranges.len() as u32, 0, 0, 0];
+                        let end = [0, (at / 4) as u32];
+                        view.slice(row as usize..(row + ROW) as usize)
+                            .copy_from_slice(bytemuck::bytes_of(&end));
+                        let header = [job.ranges.len() as u32, 0];
                         view.slice(job.table as usize..(job.table + ROW) as usize)
                             .copy_from_slice(bytemuck::bytes_of(&header));
                     }
