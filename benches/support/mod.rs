@@ -1,0 +1,8 @@
+//! Shared by `benches/frame.rs` and `examples/stress.rs`: the scene generator,
+//! the baselines freqbuf is measured against, and the render target.
+//!
+//! Included with `#[path]` so that none of it is part of the library.
+#![allow(dead_code)]
+
+pub mod methods;
+pub mod scene;

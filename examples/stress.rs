@@ -1,0 +1,276 @@
+//! The stress test: renders a generated scene headless with freqbuf and with
+//! each baseline, and reports what each uploads, binds and costs per frame.
+//!
+//! `cargo run --release --example stress -- --help`
+
+#[path = "../benches/support/mod.rs"]
+mod support;
+
+use std::io::Write as _;
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use freqbuf::headless::{self, Headless};
+use support::methods::{self, Cost, EncodeFloor, Freqbuf, FullRewrite, Method, PerShaderCache, Shared};
+use support::scene::{Scene, SceneParams};
+
+/// Render a generated scene with freqbuf and with per-shader caches, full rewrites
+/// and the encode floor, and compare bytes, calls and CPU time per frame.
+#[derive(Parser, Debug)]
+#[command(name = "stress")]
+struct Args {
+    /// Objects, one draw each.
+    #[arg(long, default_value_t = 10_000)]
+    objects: usize,
+    /// Distinct shaders.
+    #[arg(long, default_value_t = 100)]
+    shaders: usize,
+    /// Materials.
+    #[arg(long, default_value_t = 1_000)]
+    materials: usize,
+    /// Views (split screen; each object is drawn in one).
+    #[arg(long, default_value_t = 2)]
+    views: usize,
+    /// Fraction of objects moving per frame.
+    #[arg(long, default_value_t = 0.10)]
+    moving: f64,
+    /// Fraction of materials changing per frame.
+    #[arg(long, default_value_t = 0.01)]
+    material_changes: f64,
+    /// Frames per method.
+    #[arg(long, default_value_t = 60)]
+    frames: u32,
+    /// Seed of the scene.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print one JSON object instead of tables.
+    #[arg(long)]
+    json: bool,
+    /// Save the last frame as PNG.
+    #[arg(long, value_name = "FILE")]
+    png: Option<std::path::PathBuf>,
+}
+
+struct Run {
+    name: &'static str,
+    cost: Cost,
+    cpu_ms: f64,
+    hash: u64,
+    pixels: Vec<u8>,
+}
+
+fn main() {
+    let args = Args::parse();
+    if args.objects == 0 || args.shaders == 0 || args.materials == 0 || args.views == 0 || args.frames == 0 {
+        eprintln!("error: --objects, --shaders, --materials, --views and --frames must be at least 1");
+        std::process::exit(2);
+    }
+    let params = SceneParams {
+        objects: args.objects,
+        shaders: args.shaders,
+        materials: args.materials,
+        views: args.views,
+        moving: args.moving.clamp(0.0, 1.0),
+        material_changes: args.material_changes.clamp(0.0, 1.0),
+        camera_moves: args.moving > 0.0 || args.material_changes > 0.0,
+        frames: args.frames,
+        seed: args.seed,
+    };
+    let (gpu, real) = match headless::request(headless::LimitsChoice::Defaults) {
+        Ok(g) => (g, true),
+        Err(e) => {
+            eprintln!("!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!");
+            eprintln!("!! {e}");
+            eprintln!("!! Falling back to wgpu's NOOP backend: NOTHING IS RENDERED, images are not");
+            eprintln!("!! compared, and CPU times leave out all GPU work and driver cost.");
+            eprintln!("!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!");
+            (headless::request_noop().expect("the noop backend is always available"), false)
+        }
+    };
+    eprintln!("adapter: {} ({:?}, {})", gpu.info.name, gpu.info.backend, gpu.info.driver_info);
+
+    let scene0 = Scene::new(&params);
+    let t = Instant::now();
+    let shared = Shared::new(&gpu, &scene0);
+    eprintln!("built {} pipelines in {:.1} s", shared.pipelines.len(), t.elapsed().as_secs_f64());
+
+    // The floor of bytes, and the final state the encode floor draws.
+    let mut final_scene = scene0.clone();
+    let mut minimal = 0u64;
+    for f in 1..=params.frames {
+        let c = final_scene.changes(f);
+        minimal += final_scene.minimal_bytes(&c);
+        final_scene.apply(&c);
+    }
+    let minimal = minimal as f64 / params.frames as f64;
+
+    let mut runs = Vec::new();
+    for name in ["freqbuf", "per_shader_cache", "full_rewrite", "encode_floor"] {
+        let mut method: Box<dyn Method> = match name {
+            "freqbuf" => Box::new(Freqbuf::new(&gpu, &scene0)),
+            "per_shader_cache" => Box::new(PerShaderCache::new(&gpu, &shared, &scene0)),
+            "full_rewrite" => Box::new(FullRewrite::new(&gpu, &shared, &scene0)),
+            _ => Box::new(EncodeFloor::new(&gpu, &shared, &final_scene)),
+        };
+        wait(&gpu);
+        runs.push(run(&gpu, &shared, method.as_mut(), &scene0, &params));
+    }
+
+    if let Some(path) = &args.png {
+        if let Err(e) = save_png(path, &runs[0].pixels) {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            std::process::exit(1);
+        }
+    }
+    let same = runs.iter().all(|r| r.hash == runs[0].hash);
+    if args.json {
+        print_json(&params, &runs, minimal);
+    } else {
+        print_table(&params, &runs, minimal, real);
+    }
+    if real && !same {
+        eprintln!("error: the methods rendered different images:");
+        for r in &runs {
+            eprintln!("  {:<18} {:016x}", r.name, r.hash);
+        }
+        std::process::exit(1);
+    }
+}
+
+fn run(gpu: &Headless, shared: &Shared, method: &mut dyn Method, scene0: &Scene, p: &SceneParams) -> Run {
+    let mut scene = scene0.clone();
+    let mut times = Vec::with_capacity(p.frames as usize);
+    let mut total = Cost::default();
+    let name = method.name();
+    for f in 1..=p.frames {
+        let changes = scene.changes(f);
+        scene.apply(&changes);
+        let start = Instant::now();
+        let cost = method.frame(gpu, shared, &scene, &changes);
+        times.push(start.elapsed());
+        // The GPU's own time is not the CPU cost: wait outside the timing.
+        wait(gpu);
+        total.bytes += cost.bytes;
+        total.upload_calls += cost.upload_calls;
+        total.bind_calls += cost.bind_calls;
+        if f % 5 == 0 || f == p.frames {
+            eprint!("\r{name:<18} frame {f}/{}", p.frames);
+            let _ = std::io::stderr().flush();
+        }
+    }
+    eprintln!();
+    times.sort();
+    let median = times[times.len() / 2];
+    let n = p.frames as u64;
+    let pixels = read_target(gpu, shared);
+    Run {
+        name,
+        cost: Cost { bytes: total.bytes / n, upload_calls: total.upload_calls / n, bind_calls: total.bind_calls / n },
+        cpu_ms: ms(median),
+        hash: fnv1a(&pixels),
+        pixels,
+    }
+}
+
+fn wait(gpu: &Headless) {
+    gpu.device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn read_target(gpu: &Headless, shared: &Shared) -> Vec<u8> {
+    let (w, h) = methods::SIZE;
+    let row = (w * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
+    let buf = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: (row * h) as u64,
+        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+        mapped_at_creation: false,
+    });
+    let mut enc = gpu.device.create_command_encoder(&Default::default());
+    enc.copy_texture_to_buffer(
+        shared.target.as_image_copy(),
+        wgpu::TexelCopyBufferInfo { buffer: &buf, layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(row), rows_per_image: None } },
+        wgpu::Extent3d { width: w, height: h, depth_or_array_layers: 1 },
+    );
+    gpu.queue.submit([enc.finish()]);
+    buf.slice(..).map_async(wgpu::MapMode::Read, |r| r.expect("map"));
+    wait(gpu);
+    let data = buf.slice(..).get_mapped_range().expect("mapped");
+    (0..h as usize).flat_map(|y| data[y * row as usize..y * row as usize + w as usize * 4].to_vec()).collect()
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+}
+
+fn save_png(path: &std::path::Path, pixels: &[u8]) -> Result<(), Box<dyn std::error::Error>> {
+    let (w, h) = methods::SIZE;
+    let file = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let mut enc = png::Encoder::new(file, w, h);
+    enc.set_color(png::ColorType::Rgba);
+    enc.set_depth(png::BitDepth::Eight);
+    enc.write_header()?.write_image_data(pixels)?;
+    Ok(())
+}
+
+fn print_table(p: &SceneParams, runs: &[Run], minimal: f64, real: bool) {
+    println!(
+        "scene: {} objects, {} shaders, {} materials, {} views, {:.0}% moving, {:.0}% materials changing, {} frames",
+        p.objects, p.shaders, p.materials, p.views, p.moving * 100.0, p.material_changes * 100.0, p.frames
+    );
+    println!();
+    println!("{:<18} {:>14} {:>13} {:>13} {:>12} {:>10} {:>10}", "method", "bytes/frame", "uploads/frame", "binds/frame", "cpu ms/frame", "bytes ×fb", "cpu ×fb");
+    let fb = &runs[0];
+    for r in runs {
+        println!(
+            "{:<18} {:>14} {:>13} {:>13} {:>12.2} {:>10} {:>10.2}",
+            r.name,
+            r.cost.bytes,
+            r.cost.upload_calls,
+            r.cost.bind_calls,
+            r.cpu_ms,
+            if fb.cost.bytes > 0 { format!("{:.2}", r.cost.bytes as f64 / fb.cost.bytes as f64) } else { "-".into() },
+            r.cpu_ms / fb.cpu_ms
+        );
+    }
+    let floor = runs.iter().find(|r| r.name == "encode_floor").expect("ran");
+    println!();
+    println!("minimal bytes/frame (changed values): {minimal:.0}");
+    println!("freqbuf bytes / minimal:              {:.3}", fb.cost.bytes as f64 / minimal.max(1.0));
+    println!("freqbuf cpu / encode floor:           {:.3}", fb.cpu_ms / floor.cpu_ms);
+    println!("freqbuf overhead per draw:            {:.0} ns", (fb.cpu_ms - floor.cpu_ms) * 1e6 / p.objects as f64);
+    if real {
+        let same = runs.iter().all(|r| r.hash == fb.hash);
+        println!("final images:                         {} ({:016x})", if same { "identical" } else { "DIFFERENT" }, fb.hash);
+    } else {
+        println!("final images:                         not compared (noop backend renders nothing)");
+    }
+}
+
+fn print_json(p: &SceneParams, runs: &[Run], minimal: f64) {
+    let methods = runs
+        .iter()
+        .map(|r| {
+            (
+                r.name.to_owned(),
+                serde_json::json!({
+                    "bytes_per_frame": r.cost.bytes,
+                    "upload_calls_per_frame": r.cost.upload_calls,
+                    "bind_calls_per_frame": r.cost.bind_calls,
+                    "cpu_ms_per_frame": r.cpu_ms,
+                    "image_hash": format!("{:016x}", r.hash),
+                }),
+            )
+        })
+        .collect::<serde_json::Map<_, _>>();
+    let v = serde_json::json!({
+        "scene": {"objects": p.objects, "shaders": p.shaders, "materials": p.materials, "views": p.views,
+                  "moving": p.moving, "material_changes": p.material_changes, "frames": p.frames, "seed": p.seed},
+        "methods": methods,
+        "minimal_bytes_per_frame": minimal,
+    });
+    println!("{}", serde_json::to_string_pretty(&v).expect("plain values"));
+}
