@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use freqbuf::headless::{self, Headless};
-use support::methods::{self, Cost, EncodeFloor, Freqbuf, FullRewrite, Method, PerShaderCache, Shared};
+use support::methods::{
+    self, Cost, EncodeFloor, Freqbuf, FullRewrite, Method, PerShaderCache, Shared, Target,
+};
 use support::scene::{Scene, SceneParams};
 
 /// Render a generated scene with freqbuf and with per-shader caches, full rewrites
@@ -49,6 +51,13 @@ struct Args {
     /// Save the last frame as PNG.
     #[arg(long, value_name = "FILE")]
     png: Option<std::path::PathBuf>,
+    /// Methods to run (freqbuf always runs first, as the reference).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "per_shader_cache,full_rewrite,encode_floor"
+    )]
+    baselines: Vec<String>,
 }
 
 struct Run {
@@ -61,8 +70,15 @@ struct Run {
 
 fn main() {
     let args = Args::parse();
-    if args.objects == 0 || args.shaders == 0 || args.materials == 0 || args.views == 0 || args.frames == 0 {
-        eprintln!("error: --objects, --shaders, --materials, --views and --frames must be at least 1");
+    if args.objects == 0
+        || args.shaders == 0
+        || args.materials == 0
+        || args.views == 0
+        || args.frames == 0
+    {
+        eprintln!(
+            "error: --objects, --shaders, --materials, --views and --frames must be at least 1"
+        );
         std::process::exit(2);
     }
     let params = SceneParams {
@@ -79,20 +95,36 @@ fn main() {
     let (gpu, real) = match headless::request(headless::LimitsChoice::Defaults) {
         Ok(g) => (g, true),
         Err(e) => {
-            eprintln!("!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!");
+            eprintln!(
+                "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"
+            );
             eprintln!("!! {e}");
-            eprintln!("!! Falling back to wgpu's NOOP backend: NOTHING IS RENDERED, images are not");
+            eprintln!(
+                "!! Falling back to wgpu's NOOP backend: NOTHING IS RENDERED, images are not"
+            );
             eprintln!("!! compared, and CPU times leave out all GPU work and driver cost.");
-            eprintln!("!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!");
-            (headless::request_noop().expect("the noop backend is always available"), false)
+            eprintln!(
+                "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"
+            );
+            (
+                headless::request_noop().expect("the noop backend is always available"),
+                false,
+            )
         }
     };
-    eprintln!("adapter: {} ({:?}, {})", gpu.info.name, gpu.info.backend, gpu.info.driver_info);
+    eprintln!(
+        "adapter: {} ({:?}, {})",
+        gpu.info.name, gpu.info.backend, gpu.info.driver_info
+    );
 
     let scene0 = Scene::new(&params);
     let t = Instant::now();
     let shared = Shared::new(&gpu, &scene0);
-    eprintln!("built {} pipelines in {:.1} s", shared.pipelines.len(), t.elapsed().as_secs_f64());
+    eprintln!(
+        "built {} pipelines in {:.1} s",
+        shared.pipelines.len(),
+        t.elapsed().as_secs_f64()
+    );
 
     // The floor of bytes, and the final state the encode floor draws.
     let mut final_scene = scene0.clone();
@@ -104,17 +136,88 @@ fn main() {
     }
     let minimal = minimal as f64 / params.frames as f64;
 
-    let mut runs = Vec::new();
-    for name in ["freqbuf", "per_shader_cache", "full_rewrite", "encode_floor"] {
-        let mut method: Box<dyn Method> = match name {
+    // Every method has its own scene state and target. Frames run interleaved
+    // (frame 1 of each method, then frame 2, ...) so that machine noise falls
+    // on all methods alike.
+    struct Entry {
+        method: Box<dyn Method>,
+        scene: Scene,
+        target: Target,
+        times: Vec<Duration>,
+        total: Cost,
+    }
+    let mut entries = Vec::new();
+    for name in std::iter::once("freqbuf").chain(
+        args.baselines
+            .iter()
+            .map(String::as_str)
+            .filter(|n| !n.is_empty()),
+    ) {
+        let method: Box<dyn Method> = match name {
             "freqbuf" => Box::new(Freqbuf::new(&gpu, &scene0)),
             "per_shader_cache" => Box::new(PerShaderCache::new(&gpu, &shared, &scene0)),
             "full_rewrite" => Box::new(FullRewrite::new(&gpu, &shared, &scene0)),
-            _ => Box::new(EncodeFloor::new(&gpu, &shared, &final_scene)),
+            "encode_floor" => Box::new(EncodeFloor::new(&gpu, &shared, &final_scene)),
+            other => {
+                eprintln!(
+                    "error: unknown baseline `{other}`; known: per_shader_cache, full_rewrite, encode_floor"
+                );
+                std::process::exit(2);
+            }
         };
-        wait(&gpu);
-        runs.push(run(&gpu, &shared, method.as_mut(), &scene0, &params));
+        entries.push(Entry {
+            method,
+            scene: scene0.clone(),
+            target: Target::new(&gpu),
+            times: Vec::new(),
+            total: Cost::default(),
+        });
     }
+    wait(&gpu);
+    let started = Instant::now();
+    for f in 1..=params.frames {
+        for e in &mut entries {
+            let changes = e.scene.changes(f);
+            e.scene.apply(&changes);
+            let start = Instant::now();
+            let cost = e.method.frame(&gpu, &shared, &e.scene, &changes, &e.target);
+            e.times.push(start.elapsed());
+            // The GPU's own time is not the CPU cost: wait outside the timing.
+            wait(&gpu);
+            e.total.bytes += cost.bytes;
+            e.total.upload_calls += cost.upload_calls;
+            e.total.bind_calls += cost.bind_calls;
+        }
+        if f % 5 == 0 || f == params.frames {
+            eprint!(
+                "\rframe {f}/{} ({} methods, {:.0} s)",
+                params.frames,
+                entries.len(),
+                started.elapsed().as_secs_f64()
+            );
+            let _ = std::io::stderr().flush();
+        }
+    }
+    eprintln!();
+    let n = params.frames as u64;
+    let runs = entries
+        .into_iter()
+        .map(|mut e| {
+            e.times.sort();
+            let pixels = read_target(&gpu, &e.target);
+            Run {
+                name: e.method.name(),
+                cost: Cost {
+                    bytes: e.total.bytes / n,
+                    upload_calls: e.total.upload_calls / n,
+                    bind_calls: e.total.bind_calls / n,
+                },
+                cpu_ms: ms(e.times[e.times.len() / 2]),
+                hash: fnv1a(&pixels),
+                pixels,
+            }
+        })
+        .collect::<Vec<_>>();
 
     if let Some(path) = &args.png {
         if let Err(e) = save_png(path, &runs[0].pixels) {
@@ -137,50 +240,17 @@ fn main() {
     }
 }
 
-fn run(gpu: &Headless, shared: &Shared, method: &mut dyn Method, scene0: &Scene, p: &SceneParams) -> Run {
-    let mut scene = scene0.clone();
-    let mut times = Vec::with_capacity(p.frames as usize);
-    let mut total = Cost::default();
-    let name = method.name();
-    for f in 1..=p.frames {
-        let changes = scene.changes(f);
-        scene.apply(&changes);
-        let start = Instant::now();
-        let cost = method.frame(gpu, shared, &scene, &changes);
-        times.push(start.elapsed());
-        // The GPU's own time is not the CPU cost: wait outside the timing.
-        wait(gpu);
-        total.bytes += cost.bytes;
-        total.upload_calls += cost.upload_calls;
-        total.bind_calls += cost.bind_calls;
-        if f % 5 == 0 || f == p.frames {
-            eprint!("\r{name:<18} frame {f}/{}", p.frames);
-            let _ = std::io::stderr().flush();
-        }
-    }
-    eprintln!();
-    times.sort();
-    let median = times[times.len() / 2];
-    let n = p.frames as u64;
-    let pixels = read_target(gpu, shared);
-    Run {
-        name,
-        cost: Cost { bytes: total.bytes / n, upload_calls: total.upload_calls / n, bind_calls: total.bind_calls / n },
-        cpu_ms: ms(median),
-        hash: fnv1a(&pixels),
-        pixels,
-    }
-}
-
 fn wait(gpu: &Headless) {
-    gpu.device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
+    gpu.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .expect("poll");
 }
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
-fn read_target(gpu: &Headless, shared: &Shared) -> Vec<u8> {
+fn read_target(gpu: &Headless, target: &Target) -> Vec<u8> {
     let (w, h) = methods::SIZE;
     let row = (w * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
     let buf = gpu.device.create_buffer(&wgpu::BufferDescriptor {
@@ -191,19 +261,35 @@ fn read_target(gpu: &Headless, shared: &Shared) -> Vec<u8> {
     });
     let mut enc = gpu.device.create_command_encoder(&Default::default());
     enc.copy_texture_to_buffer(
-        shared.target.as_image_copy(),
-        wgpu::TexelCopyBufferInfo { buffer: &buf, layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(row), rows_per_image: None } },
-        wgpu::Extent3d { width: w, height: h, depth_or_array_layers: 1 },
+        target.texture.as_image_copy(),
+        wgpu::TexelCopyBufferInfo {
+            buffer: &buf,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(row),
+                rows_per_image: None,
+            },
+        },
+        wgpu::Extent3d {
+            width: w,
+            height: h,
+            depth_or_array_layers: 1,
+        },
     );
     gpu.queue.submit([enc.finish()]);
-    buf.slice(..).map_async(wgpu::MapMode::Read, |r| r.expect("map"));
+    buf.slice(..)
+        .map_async(wgpu::MapMode::Read, |r| r.expect("map"));
     wait(gpu);
     let data = buf.slice(..).get_mapped_range().expect("mapped");
-    (0..h as usize).flat_map(|y| data[y * row as usize..y * row as usize + w as usize * 4].to_vec()).collect()
+    (0..h as usize)
+        .flat_map(|y| data[y * row as usize..y * row as usize + w as usize * 4].to_vec())
+        .collect()
 }
 
 fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 fn save_png(path: &std::path::Path, pixels: &[u8]) -> Result<(), Box<dyn std::error::Error>> {
@@ -219,10 +305,25 @@ fn save_png(path: &std::path::Path, pixels: &[u8]) -> Result<(), Box<dyn std::er
 fn print_table(p: &SceneParams, runs: &[Run], minimal: f64, real: bool) {
     println!(
         "scene: {} objects, {} shaders, {} materials, {} views, {:.0}% moving, {:.0}% materials changing, {} frames",
-        p.objects, p.shaders, p.materials, p.views, p.moving * 100.0, p.material_changes * 100.0, p.frames
+        p.objects,
+        p.shaders,
+        p.materials,
+        p.views,
+        p.moving * 100.0,
+        p.material_changes * 100.0,
+        p.frames
     );
     println!();
-    println!("{:<18} {:>14} {:>13} {:>13} {:>12} {:>10} {:>10}", "method", "bytes/frame", "uploads/frame", "binds/frame", "cpu ms/frame", "bytes ×fb", "cpu ×fb");
+    println!(
+        "{:<18} {:>14} {:>13} {:>13} {:>12} {:>10} {:>10}",
+        "method",
+        "bytes/frame",
+        "uploads/frame",
+        "binds/frame",
+        "cpu ms/frame",
+        "bytes ×fb",
+        "cpu ×fb"
+    );
     let fb = &runs[0];
     for r in runs {
         println!(
@@ -232,21 +333,41 @@ fn print_table(p: &SceneParams, runs: &[Run], minimal: f64, real: bool) {
             r.cost.upload_calls,
             r.cost.bind_calls,
             r.cpu_ms,
-            if fb.cost.bytes > 0 { format!("{:.2}", r.cost.bytes as f64 / fb.cost.bytes as f64) } else { "-".into() },
+            if fb.cost.bytes > 0 {
+                format!("{:.2}", r.cost.bytes as f64 / fb.cost.bytes as f64)
+            } else {
+                "-".into()
+            },
             r.cpu_ms / fb.cpu_ms
         );
     }
-    let floor = runs.iter().find(|r| r.name == "encode_floor").expect("ran");
     println!();
     println!("minimal bytes/frame (changed values): {minimal:.0}");
-    println!("freqbuf bytes / minimal:              {:.3}", fb.cost.bytes as f64 / minimal.max(1.0));
-    println!("freqbuf cpu / encode floor:           {:.3}", fb.cpu_ms / floor.cpu_ms);
-    println!("freqbuf overhead per draw:            {:.0} ns", (fb.cpu_ms - floor.cpu_ms) * 1e6 / p.objects as f64);
+    println!(
+        "freqbuf bytes / minimal:              {:.3}",
+        fb.cost.bytes as f64 / minimal.max(1.0)
+    );
+    if let Some(floor) = runs.iter().find(|r| r.name == "encode_floor") {
+        println!(
+            "freqbuf cpu / encode floor:           {:.3}",
+            fb.cpu_ms / floor.cpu_ms
+        );
+        println!(
+            "freqbuf overhead per draw:            {:.0} ns",
+            (fb.cpu_ms - floor.cpu_ms) * 1e6 / p.objects as f64
+        );
+    }
     if real {
         let same = runs.iter().all(|r| r.hash == fb.hash);
-        println!("final images:                         {} ({:016x})", if same { "identical" } else { "DIFFERENT" }, fb.hash);
+        println!(
+            "final images:                         {} ({:016x})",
+            if same { "identical" } else { "DIFFERENT" },
+            fb.hash
+        );
     } else {
-        println!("final images:                         not compared (noop backend renders nothing)");
+        println!(
+            "final images:                         not compared (noop backend renders nothing)"
+        );
     }
 }
 
@@ -272,5 +393,8 @@ fn print_json(p: &SceneParams, runs: &[Run], minimal: f64) {
         "methods": methods,
         "minimal_bytes_per_frame": minimal,
     });
-    println!("{}", serde_json::to_string_pretty(&v).expect("plain values"));
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&v).expect("plain values")
+    );
 }

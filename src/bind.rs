@@ -138,8 +138,8 @@ impl BindTarget for wgpu::RenderBundleEncoder<'_> {
     }
 }
 
-/// What is bound at one group index: the bind group's serial and the offsets.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// What is bound at one group index: the bind group's serial (0: nothing) and the offsets.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Bound {
     pub(crate) serial: u64,
     pub(crate) offsets: SmallVec<[u32; 4]>,
@@ -152,7 +152,7 @@ pub(crate) struct Bound {
 /// switch alone sets nothing.
 #[derive(Debug, Default)]
 pub struct Binder {
-    pub(crate) bound: [Option<Bound>; MAX_GROUPS],
+    pub(crate) bound: [Bound; MAX_GROUPS],
 }
 
 impl Binder {

@@ -515,7 +515,9 @@ impl Manager {
         }
     }
 
-    /// Binds what `draw` needs on `pass` (see [`Binder::bind`]).
+    /// Binds what `draw` needs on `pass` (see [`Binder::bind`]). The hot path:
+    /// no allocation, a few array lookups per group.
+    #[inline]
     pub(crate) fn bind_draw<P: BindTarget>(
         &mut self,
         binder: &mut Binder,
@@ -523,99 +525,92 @@ impl Manager {
         draw: &Draw,
         mask: u32,
     ) -> Result<(), Error> {
-        let groups = self
-            .shaders
-            .get(draw.shader.index())
-            .ok_or(Error::UnknownShader(draw.shader.index()))?
-            .groups
-            .clone();
-        let mut indices: [Option<Result<u32, Error>>; 4] = [None, None, None, None];
-        for (group, vid) in groups.into_iter().filter(|&(g, _)| mask & (1 << g) != 0) {
+        let si = draw.shader.index();
+        let groups = match self.shaders.get(si) {
+            Some(s) => s.groups.len(),
+            None => return Err(Error::UnknownShader(si)),
+        };
+        let index = [
+            0,
+            dense(draw.view, |k| self.views.get(k)),
+            dense(draw.material, |k| self.materials.get(k)),
+            dense(draw.object, |k| self.objects.get(k)),
+        ];
+        for k in 0..groups {
+            let (group, vid) = self.shaders[si].groups[k];
+            if mask & (1 << group) == 0 {
+                continue;
+            }
             let v = &self.variants[vid.0 as usize];
             let mut offsets = SmallVec::<[u32; 4]>::new();
-            let mut index = |f: Frequency, this: &Self| -> Result<u32, Error> {
-                indices[f as usize]
-                    .get_or_insert_with(|| {
-                        let id = match f {
-                            Frequency::Frame => Some(InstanceId::Frame),
-                            Frequency::View => draw.view.map(InstanceId::View),
-                            Frequency::Material => draw.material.map(InstanceId::Material),
-                            Frequency::Object => draw.object.map(InstanceId::Object),
-                        };
-                        match id {
-                            Some(id) => this.index_of(id),
-                            None => Err(Error::MissingInstance {
-                                shader: this.registry[draw.shader].name().to_owned(),
-                                frequency: f,
-                            }),
-                        }
-                    })
-                    .clone()
-            };
+            let mut stamp = 0;
             for &s in &v.uniforms {
                 let slot = &self.slots[s.index()];
-                let i = index(slot.frequency, self)?;
+                let i = self.instance_index(index, slot.frequency, draw)?;
                 if i >= slot.gpu_capacity {
                     return Err(Error::NotFlushed(slot.frequency));
                 }
                 offsets.push(i * slot.stride);
+                stamp = stamp.max(slot.epoch);
             }
             let owner = match v.owner {
-                Some(f) => index(f, self)?,
+                Some(f) => {
+                    let i = self.instance_index(index, f, draw)?;
+                    let epoch = self.resources[f as usize]
+                        .get(i as usize)
+                        .map_or(0, |r| r.epoch);
+                    stamp = stamp.max(epoch);
+                    i
+                }
                 None => 0,
             };
-            let cached = self.bind_group(vid, owner)?;
+            let serial = match v.cache.get(owner as usize) {
+                Some(Some(c)) if c.stamp == stamp => c.serial,
+                _ => self.rebuild_group(vid, owner, stamp)?,
+            };
             let bound = &mut binder.bound[group as usize];
-            if bound
-                .as_ref()
-                .is_some_and(|b| b.serial == cached.serial && b.offsets == offsets)
-            {
+            if bound.serial == serial && bound.offsets == offsets {
                 continue;
             }
+            let cached = self.variants[vid.0 as usize].cache[owner as usize]
+                .as_ref()
+                .expect("built above");
             pass.set_bind_group(group, &cached.group, &offsets);
-            *bound = Some(Bound {
-                serial: cached.serial,
-                offsets,
-            });
+            *bound = Bound { serial, offsets };
             self.stats.shared.set_bind_group_calls += 1;
         }
         Ok(())
     }
 
-    /// The bind group of a variant for one owner, built or rebuilt as needed.
-    fn bind_group(&mut self, vid: VariantId, owner: u32) -> Result<&CachedGroup, Error> {
-        let v = &self.variants[vid.0 as usize];
-        let res_epoch = v
-            .owner
-            .and_then(|f| self.resources[f as usize].get(owner as usize))
-            .map_or(0, |r| r.epoch);
-        let stamp = v
-            .uniforms
-            .iter()
-            .map(|s| self.slots[s.index()].epoch)
-            .fold(res_epoch, u64::max);
-        let fresh = v
-            .cache
-            .get(owner as usize)
-            .and_then(|c| c.as_ref())
-            .is_some_and(|c| c.stamp == stamp);
-        if !fresh {
-            let group = self.build_group(vid, owner)?;
-            self.serial += 1;
-            self.stats.shared.bind_groups_created += 1;
-            let cache = &mut self.variants[vid.0 as usize].cache;
-            if cache.len() <= owner as usize {
-                cache.resize_with(owner as usize + 1, || None);
-            }
-            cache[owner as usize] = Some(CachedGroup {
-                group,
-                stamp,
-                serial: self.serial,
-            });
+    /// The dense index of the draw's instance of `f`, or why there is none.
+    #[inline]
+    fn instance_index(&self, index: [u32; 4], f: Frequency, draw: &Draw) -> Result<u32, Error> {
+        match index[f as usize] {
+            NOT_GIVEN => Err(Error::MissingInstance {
+                shader: self.registry[draw.shader].name().to_owned(),
+                frequency: f,
+            }),
+            FREED => Err(Error::StaleHandle(f)),
+            i => Ok(i),
         }
-        Ok(self.variants[vid.0 as usize].cache[owner as usize]
-            .as_ref()
-            .expect("filled above"))
+    }
+
+    /// Builds the bind group of a variant for one owner; returns its serial.
+    #[cold]
+    fn rebuild_group(&mut self, vid: VariantId, owner: u32, stamp: u64) -> Result<u64, Error> {
+        let group = self.build_group(vid, owner)?;
+        self.serial += 1;
+        self.stats.shared.bind_groups_created += 1;
+        let cache = &mut self.variants[vid.0 as usize].cache;
+        if cache.len() <= owner as usize {
+            cache.resize_with(owner as usize + 1, || None);
+        }
+        cache[owner as usize] = Some(CachedGroup {
+            group,
+            stamp,
+            serial: self.serial,
+        });
+        Ok(self.serial)
     }
 
     fn build_group(&mut self, vid: VariantId, owner: u32) -> Result<wgpu::BindGroup, Error> {
@@ -750,6 +745,20 @@ impl Manager {
             layout: &v.layout,
             entries: &entries,
         }))
+    }
+}
+
+/// Marks a frequency the draw gives no instance of.
+const NOT_GIVEN: u32 = u32::MAX;
+/// Marks an instance handle that was freed.
+const FREED: u32 = u32::MAX - 1;
+
+/// The dense index of an optional handle, or [`NOT_GIVEN`] / [`FREED`].
+#[inline]
+fn dense<K>(key: Option<K>, get: impl FnOnce(K) -> Option<u32>) -> u32 {
+    match key {
+        None => NOT_GIVEN,
+        Some(k) => get(k).unwrap_or(FREED),
     }
 }
 

@@ -45,16 +45,65 @@ pub trait Method {
     fn name(&self) -> &'static str;
     /// Takes a frame's changes (`scene` already holds the new values), uploads
     /// what the method uploads, encodes every draw into `target`, and submits.
-    fn frame(&mut self, gpu: &Headless, shared: &Shared, scene: &Scene, changes: &FrameChanges) -> Cost;
+    fn frame(
+        &mut self,
+        gpu: &Headless,
+        shared: &Shared,
+        scene: &Scene,
+        changes: &FrameChanges,
+        target: &Target,
+    ) -> Cost;
 }
 
-/// Pipelines and the render target, shared by every method.
+/// Pipelines shared by every method.
 pub struct Shared {
     pub pipelines: Vec<wgpu::RenderPipeline>,
-    pub target: wgpu::Texture,
-    pub view: wgpu::TextureView,
     /// The layout of every group: one dynamic-offset uniform at binding 0.
     pub group_layout: wgpu::BindGroupLayout,
+}
+
+/// A render target (one per method, so that methods can run interleaved).
+pub struct Target {
+    pub texture: wgpu::Texture,
+    pub view: wgpu::TextureView,
+}
+
+impl Target {
+    pub fn new(gpu: &Headless) -> Self {
+        let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("stress target"),
+            size: wgpu::Extent3d {
+                width: SIZE.0,
+                height: SIZE.1,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        });
+        let view = texture.create_view(&Default::default());
+        Self { texture, view }
+    }
+
+    /// Begins the pass a method draws its frame in.
+    pub fn pass<'e>(&self, encoder: &'e mut wgpu::CommandEncoder) -> wgpu::RenderPass<'e> {
+        encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("stress"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: &self.view,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            ..Default::default()
+        })
+    }
 }
 
 pub const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
@@ -69,34 +118,31 @@ impl Shared {
         let ids = scene
             .shaders
             .iter()
-            .map(|s| m.register_wgsl(&s.name, &s.wgsl).unwrap_or_else(|e| panic!("{e}")))
+            .map(|s| {
+                m.register_wgsl(&s.name, &s.wgsl)
+                    .unwrap_or_else(|e| panic!("{e}"))
+            })
             .collect::<Vec<_>>();
         let pipelines = ids.iter().map(|&id| pipeline(gpu, &m, id)).collect();
-        let group_layout = gpu.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("uniform group"),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT | wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: true,
-                    min_binding_size: None,
-                },
-                count: None,
-            }],
-        });
-        let target = gpu.device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("stress target"),
-            size: wgpu::Extent3d { width: SIZE.0, height: SIZE.1, depth_or_array_layers: 1 },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: FORMAT,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
-        });
-        let view = target.create_view(&Default::default());
-        Self { pipelines, target, view, group_layout }
+        let group_layout = gpu
+            .device
+            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some("uniform group"),
+                entries: &[wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::VERTEX_FRAGMENT | wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: true,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                }],
+            });
+        Self {
+            pipelines,
+            group_layout,
+        }
     }
 
     /// A bind group over `buffer` for one group, `size` bytes per draw.
@@ -106,44 +152,43 @@ impl Shared {
             layout: &self.group_layout,
             entries: &[wgpu::BindGroupEntry {
                 binding: 0,
-                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding { buffer, offset: 0, size: wgpu::BufferSize::new(size) }),
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer,
+                    offset: 0,
+                    size: wgpu::BufferSize::new(size),
+                }),
             }],
-        })
-    }
-
-    /// Begins the pass every method draws the frame in.
-    pub fn pass<'e>(&self, encoder: &'e mut wgpu::CommandEncoder) -> wgpu::RenderPass<'e> {
-        encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("stress"),
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: &self.view,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations { load: wgpu::LoadOp::Clear(wgpu::Color::BLACK), store: wgpu::StoreOp::Store },
-            })],
-            ..Default::default()
         })
     }
 }
 
 fn pipeline(gpu: &Headless, m: &Manager, id: ShaderId) -> wgpu::RenderPipeline {
     let module = m.create_shader_module(id);
-    gpu.device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-        label: None,
-        layout: Some(m.pipeline_layout(id)),
-        vertex: wgpu::VertexState { module: &module, entry_point: Some("vs"), compilation_options: Default::default(), buffers: &[] },
-        fragment: Some(wgpu::FragmentState {
-            module: &module,
-            entry_point: Some("fs"),
-            compilation_options: Default::default(),
-            targets: &[Some(FORMAT.into())],
-        }),
-        primitive: wgpu::PrimitiveState { topology: wgpu::PrimitiveTopology::TriangleStrip, ..Default::default() },
-        depth_stencil: None,
-        multisample: Default::default(),
-        multiview_mask: None,
-        cache: None,
-    })
+    gpu.device
+        .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: None,
+            layout: Some(m.pipeline_layout(id)),
+            vertex: wgpu::VertexState {
+                module: &module,
+                entry_point: Some("vs"),
+                compilation_options: Default::default(),
+                buffers: &[],
+            },
+            fragment: Some(wgpu::FragmentState {
+                module: &module,
+                entry_point: Some("fs"),
+                compilation_options: Default::default(),
+                targets: &[Some(FORMAT.into())],
+            }),
+            primitive: wgpu::PrimitiveState {
+                topology: wgpu::PrimitiveTopology::TriangleStrip,
+                ..Default::default()
+            },
+            depth_stencil: None,
+            multisample: Default::default(),
+            multiview_mask: None,
+            cache: None,
+        })
 }
 
 fn bytes_of_mat(m: &[[f32; 4]; 4]) -> &[u8] {
@@ -176,11 +221,30 @@ struct Params {
 impl Freqbuf {
     /// Registers every shader, creates every instance and sets the frame-0 values.
     pub fn new(gpu: &Headless, scene: &Scene) -> Self {
-        Self::with_manager(gpu, scene, Manager::new(&gpu.device, SlotPlan::default()), true, "freqbuf")
+        Self::with_manager(
+            gpu,
+            scene,
+            Manager::new(&gpu.device, SlotPlan::default()),
+            true,
+            "freqbuf",
+        )
     }
 
-    fn with_manager(gpu: &Headless, scene: &Scene, mut m: Manager, objects: bool, name: &'static str) -> Self {
-        let shaders = scene.shaders.iter().map(|s| m.register_wgsl(&s.name, &s.wgsl).unwrap_or_else(|e| panic!("{e}"))).collect::<Vec<_>>();
+    fn with_manager(
+        gpu: &Headless,
+        scene: &Scene,
+        mut m: Manager,
+        objects: bool,
+        name: &'static str,
+    ) -> Self {
+        let shaders = scene
+            .shaders
+            .iter()
+            .map(|s| {
+                m.register_wgsl(&s.name, &s.wgsl)
+                    .unwrap_or_else(|e| panic!("{e}"))
+            })
+            .collect::<Vec<_>>();
         let param = |m: &Manager, n: &str| m.param(n).unwrap_or_else(|e| panic!("{e}"));
         let p = Params {
             time: param(&m, "time"),
@@ -189,52 +253,84 @@ impl Freqbuf {
             base_color: param(&m, "base_color"),
             world: param(&m, "world"),
         };
-        let (ambient, params, emissive, tint) = (m.param("ambient").ok(), m.param("params").ok(), m.param("emissive").ok(), m.param("tint").ok());
+        let (ambient, params, emissive, tint) = (
+            m.param("ambient").ok(),
+            m.param("params").ok(),
+            m.param("emissive").ok(),
+            m.param("tint").ok(),
+        );
         if let Some(a) = ambient {
             m.frame().set(a, &scene.ambient).expect("vec4");
         }
-        let views = scene.views.iter().map(|vp| {
-            let v = m.create_view();
-            m.view(v).set(p.view_proj, vp).expect("mat4");
-            v
-        }).collect::<Vec<_>>();
-        let materials = scene.materials.iter().map(|mat| {
-            let id = m.create_material();
-            let mut i = m.material(id);
-            i.set(p.base_color, &mat.base_color).expect("vec4");
-            if let Some(pp) = params {
-                i.set(pp, &mat.params).expect("vec4");
-            }
-            if let Some(e) = emissive {
-                i.set(e, &mat.emissive).expect("vec4");
-            }
-            id
-        }).collect::<Vec<_>>();
-        let object_ids = if objects {
-            scene.objects.iter().map(|o| {
-                let id = m.create_object();
-                let mut i = m.object(id);
-                i.set(p.world, &o.world).expect("mat4");
-                if let Some(t) = tint {
-                    i.set(t, &o.tint).expect("vec4");
+        let views = scene
+            .views
+            .iter()
+            .map(|vp| {
+                let v = m.create_view();
+                m.view(v).set(p.view_proj, vp).expect("mat4");
+                v
+            })
+            .collect::<Vec<_>>();
+        let materials = scene
+            .materials
+            .iter()
+            .map(|mat| {
+                let id = m.create_material();
+                let mut i = m.material(id);
+                i.set(p.base_color, &mat.base_color).expect("vec4");
+                if let Some(pp) = params {
+                    i.set(pp, &mat.params).expect("vec4");
+                }
+                if let Some(e) = emissive {
+                    i.set(e, &mat.emissive).expect("vec4");
                 }
                 id
-            }).collect::<Vec<_>>()
+            })
+            .collect::<Vec<_>>();
+        let object_ids = if objects {
+            scene
+                .objects
+                .iter()
+                .map(|o| {
+                    let id = m.create_object();
+                    let mut i = m.object(id);
+                    i.set(p.world, &o.world).expect("mat4");
+                    if let Some(t) = tint {
+                        i.set(t, &o.tint).expect("vec4");
+                    }
+                    id
+                })
+                .collect::<Vec<_>>()
         } else {
             Vec::new()
         };
         m.flush(&gpu.queue);
         m.take_stats();
-        let draws = scene.draws.iter().map(|&o| {
-            let obj = &scene.objects[o];
-            let s = scene.materials[obj.material].shader;
-            let mut d = Draw::new(shaders[s]).view(views[obj.view]).material(materials[obj.material]);
-            if objects {
-                d = d.object(object_ids[o]);
-            }
-            (s, d)
-        }).collect();
-        Self { m, shaders, views, materials, objects: object_ids, p, draws, name }
+        let draws = scene
+            .draws
+            .iter()
+            .map(|&o| {
+                let obj = &scene.objects[o];
+                let s = scene.materials[obj.material].shader;
+                let mut d = Draw::new(shaders[s])
+                    .view(views[obj.view])
+                    .material(materials[obj.material]);
+                if objects {
+                    d = d.object(object_ids[o]);
+                }
+                (s, d)
+            })
+            .collect();
+        Self {
+            m,
+            shaders,
+            views,
+            materials,
+            objects: object_ids,
+            p,
+            draws,
+            name,
+        }
     }
 
     fn set_shared(&mut self, changes: &FrameChanges) {
@@ -243,10 +339,16 @@ impl Freqbuf {
             self.m.frame().set(fi, &changes.frame).expect("u32");
         }
         for &(v, ref vp) in &changes.views {
-            self.m.view(self.views[v]).set(self.p.view_proj, vp).expect("mat4");
+            self.m
+                .view(self.views[v])
+                .set(self.p.view_proj, vp)
+                .expect("mat4");
         }
         for &(mat, ref c) in &changes.materials {
-            self.m.material(self.materials[mat]).set(self.p.base_color, c).expect("vec4");
+            self.m
+                .material(self.materials[mat])
+                .set(self.p.base_color, c)
+                .expect("vec4");
         }
     }
 }
@@ -256,15 +358,25 @@ impl Method for Freqbuf {
         self.name
     }
 
-    fn frame(&mut self, gpu: &Headless, shared: &Shared, _scene: &Scene, changes: &FrameChanges) -> Cost {
+    fn frame(
+        &mut self,
+        gpu: &Headless,
+        shared: &Shared,
+        _scene: &Scene,
+        changes: &FrameChanges,
+        target: &Target,
+    ) -> Cost {
         self.set_shared(changes);
         for &(o, ref w) in &changes.objects {
-            self.m.object(self.objects[o]).set(self.p.world, w).expect("mat4");
+            self.m
+                .object(self.objects[o])
+                .set(self.p.world, w)
+                .expect("mat4");
         }
         self.m.flush(&gpu.queue);
         let mut enc = gpu.device.create_command_encoder(&Default::default());
         {
-            let mut pass = shared.pass(&mut enc);
+            let mut pass = target.pass(&mut enc);
             let mut binder = Binder::new();
             let mut current = usize::MAX;
             for (s, d) in &self.draws {
@@ -278,7 +390,11 @@ impl Method for Freqbuf {
         }
         gpu.queue.submit([enc.finish()]);
         let s = self.m.take_stats().total();
-        Cost { bytes: s.bytes_uploaded, upload_calls: s.upload_calls, bind_calls: s.set_bind_group_calls }
+        Cost {
+            bytes: s.bytes_uploaded,
+            upload_calls: s.upload_calls,
+            bind_calls: s.set_bind_group_calls,
+        }
     }
 }
 
@@ -335,13 +451,18 @@ impl PerShaderCache {
             .shaders
             .iter()
             .map(|s| {
-                let r = freqbuf::ShaderReflection::new(&s.name, freqbuf::ShaderSource::Wgsl(&s.wgsl)).expect("valid");
+                let r =
+                    freqbuf::ShaderReflection::new(&s.name, freqbuf::ShaderSource::Wgsl(&s.wgsl))
+                        .expect("valid");
                 let mut blocks: [Vec<u8>; 4] = Default::default();
                 let find = |name: &str| -> Option<Handle> {
                     r.resources().iter().find_map(|res| {
                         let b = res.block.as_ref()?;
                         let m = b.members.iter().find(|m| m.name == name)?;
-                        Some(Handle { block: res.binding.group as usize, offset: m.offset as usize })
+                        Some(Handle {
+                            block: res.binding.group as usize,
+                            offset: m.offset as usize,
+                        })
                     })
                 };
                 let c = ShaderCache {
@@ -376,9 +497,22 @@ impl PerShaderCache {
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let max_block = |g: usize| caches.iter().map(|c| c.blocks[g].len()).max().unwrap_or(16).max(16) as u64;
-        let groups = [0, 1, 2, 3].map(|g| shared.group(gpu, &ring, max_block(g).next_multiple_of(16)));
-        Self { caches, ring, ring_cpu: Vec::with_capacity(capacity as usize), groups }
+        let max_block = |g: usize| {
+            caches
+                .iter()
+                .map(|c| c.blocks[g].len())
+                .max()
+                .unwrap_or(16)
+                .max(16) as u64
+        };
+        let groups =
+            [0, 1, 2, 3].map(|g| shared.group(gpu, &ring, max_block(g).next_multiple_of(16)));
+        Self {
+            caches,
+            ring,
+            ring_cpu: Vec::with_capacity(capacity as usize),
+            groups,
+        }
     }
 }
 
@@ -387,7 +521,14 @@ impl Method for PerShaderCache {
         "per_shader_cache"
     }
 
-    fn frame(&mut self, gpu: &Headless, shared: &Shared, scene: &Scene, changes: &FrameChanges) -> Cost {
+    fn frame(
+        &mut self,
+        gpu: &Headless,
+        shared: &Shared,
+        scene: &Scene,
+        changes: &FrameChanges,
+        target: &Target,
+    ) -> Cost {
         // Shared values are set in every shader that uses them.
         for c in &mut self.caches {
             c.set(c.time, bytemuck::bytes_of(&changes.time));
@@ -397,7 +538,7 @@ impl Method for PerShaderCache {
         let mut cost = Cost::default();
         let mut enc = gpu.device.create_command_encoder(&Default::default());
         {
-            let mut pass = shared.pass(&mut enc);
+            let mut pass = target.pass(&mut enc);
             let mut current = usize::MAX;
             let mut bound = [u32::MAX; 4];
             let max_block = self.groups.len();
@@ -473,7 +614,13 @@ pub struct FullRewrite {
 
 impl FullRewrite {
     pub fn new(gpu: &Headless, shared: &Shared, scene: &Scene) -> Self {
-        let inner = Freqbuf::with_manager(gpu, scene, Manager::new(&gpu.device, SlotPlan::default()), false, "full_rewrite");
+        let inner = Freqbuf::with_manager(
+            gpu,
+            scene,
+            Manager::new(&gpu.device, SlotPlan::default()),
+            false,
+            "full_rewrite",
+        );
         let objects = gpu.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("objects"),
             size: scene.objects.len() as u64 * ALIGN,
@@ -481,7 +628,12 @@ impl FullRewrite {
             mapped_at_creation: false,
         });
         let group = shared.group(gpu, &objects, 80);
-        Self { inner, objects, objects_cpu: Vec::new(), group }
+        Self {
+            inner,
+            objects,
+            objects_cpu: Vec::new(),
+            group,
+        }
     }
 }
 
@@ -490,7 +642,14 @@ impl Method for FullRewrite {
         "full_rewrite"
     }
 
-    fn frame(&mut self, gpu: &Headless, shared: &Shared, scene: &Scene, changes: &FrameChanges) -> Cost {
+    fn frame(
+        &mut self,
+        gpu: &Headless,
+        shared: &Shared,
+        scene: &Scene,
+        changes: &FrameChanges,
+        target: &Target,
+    ) -> Cost {
         self.inner.set_shared(changes);
         self.inner.m.flush(&gpu.queue);
         pack_objects(scene, &mut self.objects_cpu);
@@ -498,7 +657,7 @@ impl Method for FullRewrite {
         let mut binds = 0;
         let mut enc = gpu.device.create_command_encoder(&Default::default());
         {
-            let mut pass = shared.pass(&mut enc);
+            let mut pass = target.pass(&mut enc);
             let mut binder = Binder::new();
             let mut current = usize::MAX;
             for ((s, d), &o) in self.inner.draws.iter().zip(&scene.draws) {
@@ -506,7 +665,9 @@ impl Method for FullRewrite {
                     pass.set_pipeline(&shared.pipelines[*s]);
                     current = *s;
                 }
-                binder.bind_groups(&mut self.inner.m, &mut pass, d, 0..3).expect("bind");
+                binder
+                    .bind_groups(&mut self.inner.m, &mut pass, d, 0..3)
+                    .expect("bind");
                 pass.set_bind_group(3, &self.group, &[(o as u64 * ALIGN) as u32]);
                 binds += 1;
                 pass.draw(0..4, 0..1);
@@ -554,7 +715,8 @@ impl EncodeFloor {
         };
         let mut frame = vec![0u8; ALIGN as usize];
         frame[off::TIME..off::TIME + 4].copy_from_slice(bytemuck::bytes_of(&s.time));
-        frame[off::FRAME_INDEX..off::FRAME_INDEX + 4].copy_from_slice(bytemuck::bytes_of(&s.frame_index));
+        frame[off::FRAME_INDEX..off::FRAME_INDEX + 4]
+            .copy_from_slice(bytemuck::bytes_of(&s.frame_index));
         frame[off::AMBIENT..off::AMBIENT + 16].copy_from_slice(bytemuck::bytes_of(&s.ambient));
         let mut views = vec![0u8; s.views.len() * ALIGN as usize];
         for (i, v) in s.views.iter().enumerate() {
@@ -563,9 +725,12 @@ impl EncodeFloor {
         let mut mats = vec![0u8; s.materials.len() * ALIGN as usize];
         for (i, m) in s.materials.iter().enumerate() {
             let at = i * ALIGN as usize;
-            mats[at + off::BASE_COLOR..at + off::BASE_COLOR + 16].copy_from_slice(bytemuck::bytes_of(&m.base_color));
-            mats[at + off::PARAMS..at + off::PARAMS + 16].copy_from_slice(bytemuck::bytes_of(&m.params));
-            mats[at + off::EMISSIVE..at + off::EMISSIVE + 16].copy_from_slice(bytemuck::bytes_of(&m.emissive));
+            mats[at + off::BASE_COLOR..at + off::BASE_COLOR + 16]
+                .copy_from_slice(bytemuck::bytes_of(&m.base_color));
+            mats[at + off::PARAMS..at + off::PARAMS + 16]
+                .copy_from_slice(bytemuck::bytes_of(&m.params));
+            mats[at + off::EMISSIVE..at + off::EMISSIVE + 16]
+                .copy_from_slice(bytemuck::bytes_of(&m.emissive));
         }
         let mut objs = Vec::new();
         pack_objects(s, &mut objs);
@@ -582,7 +747,13 @@ impl EncodeFloor {
                 cmds.push(Cmd::Pipeline(sh));
                 current = sh;
             }
-            let offsets = [0, obj.view as u64 * ALIGN, obj.material as u64 * ALIGN, o as u64 * ALIGN].map(|x| x as u32);
+            let offsets = [
+                0,
+                obj.view as u64 * ALIGN,
+                obj.material as u64 * ALIGN,
+                o as u64 * ALIGN,
+            ]
+            .map(|x| x as u32);
             for g in 0..4 {
                 if bound[g] != offsets[g] {
                     cmds.push(Cmd::Bind(g as u32, offsets[g]));
@@ -591,7 +762,11 @@ impl EncodeFloor {
             }
             cmds.push(Cmd::Draw);
         }
-        Self { groups, cmds, _buffers: buffers }
+        Self {
+            groups,
+            cmds,
+            _buffers: buffers,
+        }
     }
 }
 
@@ -600,11 +775,18 @@ impl Method for EncodeFloor {
         "encode_floor"
     }
 
-    fn frame(&mut self, gpu: &Headless, shared: &Shared, _scene: &Scene, _changes: &FrameChanges) -> Cost {
+    fn frame(
+        &mut self,
+        gpu: &Headless,
+        shared: &Shared,
+        _scene: &Scene,
+        _changes: &FrameChanges,
+        target: &Target,
+    ) -> Cost {
         let mut binds = 0;
         let mut enc = gpu.device.create_command_encoder(&Default::default());
         {
-            let mut pass = shared.pass(&mut enc);
+            let mut pass = target.pass(&mut enc);
             for c in &self.cmds {
                 match *c {
                     Cmd::Pipeline(p) => pass.set_pipeline(&shared.pipelines[p]),
@@ -617,6 +799,10 @@ impl Method for EncodeFloor {
             }
         }
         gpu.queue.submit([enc.finish()]);
-        Cost { bytes: 0, upload_calls: 0, bind_calls: binds }
+        Cost {
+            bytes: 0,
+            upload_calls: 0,
+            bind_calls: binds,
+        }
     }
 }
