@@ -43,11 +43,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Pipelines use the layouts freqbuf generated; no bind group layout is written by hand.
     let format = wgpu::TextureFormat::Rgba8Unorm;
     let pipelines = [lit, unlit].map(|id| {
-        let module = fb.create_shader_module(id);
+        let module = fb.create_shader_module(id).expect("registered above");
         gpu.device
             .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: None,
-                layout: Some(fb.pipeline_layout(id)),
+                layout: Some(fb.pipeline_layout(id).expect("registered above")),
                 vertex: wgpu::VertexState {
                     module: &module,
                     entry_point: None,
@@ -162,7 +162,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             slot.binding(),
             slot.frequency(),
             slot.size(),
-            fb.slot_stride(id),
+            fb.slot_stride(id).unwrap_or(0),
             slot.users().len()
         );
     }

@@ -327,7 +327,7 @@ pub enum Error {
         shader: String,
         /// The disagreement.
         #[source]
-        source: LayoutError,
+        source: Box<LayoutError>,
     },
     /// A parameter could not be resolved or set.
     #[error(transparent)]

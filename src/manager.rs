@@ -97,9 +97,9 @@ impl Manager {
         &self.registry
     }
 
-    /// The byte distance between instances in a slot's buffer.
-    pub fn slot_stride(&self, slot: SlotId) -> u32 {
-        self.slots[slot.index()].stride
+    /// The byte distance between instances in a slot's buffer (`None` for a foreign id).
+    pub fn slot_stride(&self, slot: SlotId) -> Option<u32> {
+        self.slots.get(slot.index()).map(|s| s.stride)
     }
 
     /// The flush strategy in use.
@@ -146,14 +146,14 @@ impl Manager {
                 if let Some(other) = existing.filter(|&o| o != freq) {
                     return Err(Error::Layout {
                         shader: name.clone(),
-                        source: crate::LayoutError {
+                        source: Box::new(crate::LayoutError {
                             binding: r.binding,
                             kind: crate::LayoutErrorKind::MixedGroup {
                                 group: r.binding.group,
                                 first: other,
                                 second: freq,
                             },
-                        },
+                        }),
                     });
                 }
                 owners.insert(r.binding.group, freq);
@@ -173,31 +173,42 @@ impl Manager {
     }
 
     /// Creates a `wgpu::ShaderModule` from the shader's validated module (no reparse).
-    pub fn create_shader_module(&self, shader: ShaderId) -> wgpu::ShaderModule {
+    ///
+    /// Cost: a clone of the naga module and wgpu's shader creation.
+    pub fn create_shader_module(&self, shader: ShaderId) -> Result<wgpu::ShaderModule, Error> {
+        self.shader(shader)?;
         let reflection = &self.registry[shader];
-        self.device
+        Ok(self
+            .device
             .create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some(reflection.name()),
                 source: wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(
                     reflection.module().clone(),
                 )),
-            })
+            }))
     }
 
     /// The pipeline layout to build the shader's pipelines with.
-    pub fn pipeline_layout(&self, shader: ShaderId) -> &wgpu::PipelineLayout {
-        &self.shaders[shader.index()].pipeline_layout
+    pub fn pipeline_layout(&self, shader: ShaderId) -> Result<&wgpu::PipelineLayout, Error> {
+        Ok(&self.shader(shader)?.pipeline_layout)
     }
 
-    /// The bind group layouts of the shader, by group index.
+    /// The bind group layouts of the shader by group index, empty groups included.
     pub fn bind_group_layouts(
         &self,
         shader: ShaderId,
-    ) -> impl Iterator<Item = (u32, &wgpu::BindGroupLayout)> {
-        self.shaders[shader.index()]
-            .groups
+    ) -> Result<Vec<(u32, &wgpu::BindGroupLayout)>, Error> {
+        let groups = &self.shader(shader)?.groups;
+        Ok(groups
             .iter()
             .map(|&(g, v)| (g, &self.variants[v.0 as usize].layout))
+            .collect())
+    }
+
+    fn shader(&self, shader: ShaderId) -> Result<&ShaderBinding, Error> {
+        self.shaders
+            .get(shader.index())
+            .ok_or(Error::UnknownShader(shader.index()))
     }
 
     /// Resolves a name or path (`view_proj`, `lights[3].color`, `GMRTs[2]`) to a
@@ -409,8 +420,6 @@ impl Manager {
                 }
             }
         }
-        self.stats
-            .slot_mut(SlotId::from_index(self.slots.len().saturating_sub(1)));
     }
 
     /// Variants and pipeline layout for a newly registered shader.
@@ -942,6 +951,16 @@ impl InstanceMut<'_> {
                 ParamErrorKind::WrongFrequency {
                     wanted,
                     actual: param.frequency,
+                },
+            ));
+        }
+        // A param of another manager could point past this slot's block.
+        let end = param.offset + param.count.saturating_sub(1) * param.stride + param.elem_size;
+        if end > self.manager.slots[param.slot.index()].size {
+            return Err(self.param_error(
+                param,
+                ParamErrorKind::Unknown {
+                    suggestions: Vec::new(),
                 },
             ));
         }

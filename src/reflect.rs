@@ -33,7 +33,7 @@ pub enum ShaderSource<'a> {
     /// A SPIR-V binary (little-endian words).
     SpirV(&'a [u8]),
     /// A module that another tool (a shader composer) already built.
-    Naga(Module),
+    Naga(Box<Module>),
 }
 
 /// What one shader declares: its entry points and resources by binding point.
@@ -92,7 +92,7 @@ impl ShaderReflection {
                     .map_err(|e| fail(None, ReflectErrorKind::Spirv(e.to_string())))?;
                 (module, None)
             }
-            ShaderSource::Naga(module) => (module, None),
+            ShaderSource::Naga(module) => (*module, None),
         };
         Self::from_module_with_source(name, module, text)
     }
@@ -207,7 +207,7 @@ impl ShaderReflection {
                 .unwrap_or_else(|| format!("global{}", handle.index()));
             let res_name = normalize(&raw_name).to_owned();
             let location = locate(module.global_variables.get_span(handle));
-            let Some(binding) = var.binding.clone() else {
+            let Some(binding) = var.binding else {
                 return Err(ReflectError {
                     shader: name,
                     location,

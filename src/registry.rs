@@ -38,10 +38,6 @@ impl SlotId {
     pub fn index(self) -> usize {
         self.0 as usize
     }
-
-    pub(crate) fn from_index(i: usize) -> Self {
-        Self(i as u32)
-    }
 }
 
 /// A binding that is not a uniform block, as first registered at its binding point.
@@ -100,7 +96,7 @@ impl Registry {
         let name = shader.name();
         let fail = |binding, kind| Error::Layout {
             shader: name.to_owned(),
-            source: LayoutError { binding, kind },
+            source: Box::new(LayoutError { binding, kind }),
         };
         // Merge into copies first so that a conflict leaves the registry as it was.
         let mut staged: BTreeMap<BindingPoint, SlotLayout> = BTreeMap::new();

@@ -397,7 +397,7 @@ fn offsets_follow_the_device_alignment() {
     let mut rig = Rig::new(&h.device, 64);
     let prefix = rig.register(&h.device, &mut m, &PREFIX);
     let id = m.param("id").unwrap();
-    let stride = m.slot_stride(id.slot());
+    let stride = m.slot_stride(id.slot()).unwrap();
     assert_eq!(stride % align, 0);
     assert!(
         stride >= 96 && stride < 96 + align,
@@ -701,4 +701,51 @@ fn switching_to_a_shader_without_a_view_group_keeps_later_groups_right() {
         ],
     );
     assert_eq!(f32::from_bits(seen[1][2]), 0.5, "{:?}", seen[1]);
+}
+
+#[test]
+fn ids_and_params_of_another_manager_are_errors_not_panics() {
+    let h = device_or_skip!();
+    let mut big = Manager::new(&h.device, SlotPlan::default());
+    let mut rig = Rig::new(&h.device, 1);
+    rig.register(&h.device, &mut big, &FULL);
+    rig.register(&h.device, &mut big, &PREFIX);
+    let tint = big.param("tint").unwrap();
+    let mut small = Manager::new(&h.device, SlotPlan::default());
+    small.register_wgsl("obj.wgsl", "@group(3) @binding(0) var<uniform> world: mat4x4<f32>;\n@vertex fn vs() -> @builtin(position) vec4<f32> { return world[0]; }").unwrap();
+    let o = small.create_object();
+    // Slot 3 exists in neither order nor size in `small`: an error, nothing written.
+    assert!(small.object(o).set(tint, &[1.0f32; 4]).is_err());
+    let foreign = freqbuf::ShaderId::clone(&rig.pipelines.keys().copied().max().unwrap());
+    assert!(matches!(
+        small.pipeline_layout(foreign),
+        Err(Error::UnknownShader(_))
+    ));
+    assert!(matches!(
+        small.create_shader_module(foreign),
+        Err(Error::UnknownShader(_))
+    ));
+    let mut binder = freqbuf::Binder::new();
+    let mut enc = h.device.create_command_encoder(&Default::default());
+    let mut pass = enc.begin_compute_pass(&Default::default());
+    assert!(matches!(
+        binder.bind(&mut small, &mut pass, &Draw::new(foreign)),
+        Err(Error::UnknownShader(_))
+    ));
+    // A draw that leaves out an instance its shader needs.
+    let own = small.registry().shaders().next().unwrap().0;
+    small.flush(&h.queue);
+    let err = binder
+        .bind(&mut small, &mut pass, &Draw::new(own))
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::MissingInstance {
+                frequency: Frequency::Object,
+                ..
+            }
+        ),
+        "{err}"
+    );
 }

@@ -163,11 +163,11 @@ impl Shared {
 }
 
 fn pipeline(gpu: &Headless, m: &Manager, id: ShaderId) -> wgpu::RenderPipeline {
-    let module = m.create_shader_module(id);
+    let module = m.create_shader_module(id).expect("registered");
     gpu.device
         .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
             label: None,
-            layout: Some(m.pipeline_layout(id)),
+            layout: Some(m.pipeline_layout(id).expect("registered")),
             vertex: wgpu::VertexState {
                 module: &module,
                 entry_point: Some("vs"),

@@ -302,7 +302,10 @@ impl Scene {
 
 /// A random small rotated, translated quad transform; every element but the last row changes.
 fn world(rng: &mut Rng) -> Mat4 {
-    let (ax, ay) = (rng.unit() * 6.283, rng.unit() * 6.283);
+    let (ax, ay) = (
+        rng.unit() * std::f32::consts::TAU,
+        rng.unit() * std::f32::consts::TAU,
+    );
     let s = 0.01 + rng.unit() * 0.02;
     let (sx, cx, sy, cy) = (ax.sin(), ax.cos(), ay.sin(), ay.cos());
     [
@@ -339,10 +342,10 @@ fn shader(i: usize, n: usize) -> ShaderDef {
             tint: perm % 2 == 1,
         },
         "emissive" => Decl {
-            ambient: perm % 2 == 0,
+            ambient: perm.is_multiple_of(2),
             params: false,
             emissive: true,
-            tint: perm % 3 == 0,
+            tint: perm.is_multiple_of(3),
         },
         "fancy" => Decl {
             ambient: true,
@@ -354,7 +357,7 @@ fn shader(i: usize, n: usize) -> ShaderDef {
             ambient: perm % 2 == 1,
             params: true,
             emissive: perm % 3 == 1,
-            tint: perm % 2 == 0,
+            tint: perm.is_multiple_of(2),
         },
     };
     let mut w = String::new();

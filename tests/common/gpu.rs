@@ -46,6 +46,8 @@ pub fn read_words(h: &Headless, buffer: &wgpu::Buffer) -> Vec<u32> {
     h.device
         .poll(wgpu::PollType::wait_indefinitely())
         .expect("poll");
+    // The mapped view borrows `staging`; copy out before both drop.
+    #[allow(clippy::let_and_return)]
     let words = bytemuck::cast_slice(&slice.get_mapped_range().expect("mapped")).to_vec();
     words
 }

@@ -254,10 +254,10 @@ impl Rig {
             .register_wgsl(&format!("test{}.wgsl", s.tag), &source(s))
             .unwrap_or_else(|e| panic!("{e}"));
         m.frame().set_buffer("out", &self.out).unwrap();
-        let module = m.create_shader_module(id);
+        let module = m.create_shader_module(id).expect("registered");
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: None,
-            layout: Some(m.pipeline_layout(id)),
+            layout: Some(m.pipeline_layout(id).expect("registered")),
             module: &module,
             entry_point: Some("main"),
             compilation_options: Default::default(),
