@@ -30,11 +30,7 @@ fn binder(c: &mut Criterion) {
     };
     let scene = Scene::new(&SceneParams::reference());
     let mut m = Manager::new(&gpu.device, SlotPlan::default());
-    let shaders = scene
-        .shaders
-        .iter()
-        .map(|s| m.register_wgsl(&s.name, &s.wgsl).expect("valid"))
-        .collect::<Vec<_>>();
+    let shaders = support::methods::register_all(&mut m, &scene);
     let views = scene
         .views
         .iter()

@@ -241,31 +241,36 @@ impl Manager {
 
     /// Frees a view; its slot space is reused by the next view created.
     pub fn free_view(&mut self, v: ViewId) -> Result<(), Error> {
-        let i = self
-            .views
-            .remove(v)
-            .ok_or(Error::StaleHandle(Frequency::View))?;
-        self.release(Frequency::View, i);
-        Ok(())
+        self.free(InstanceId::View(v))
     }
 
-    /// Frees a material.
+    /// Frees a material, dropping its textures and samplers.
     pub fn free_material(&mut self, m: MaterialId) -> Result<(), Error> {
-        let i = self
-            .materials
-            .remove(m)
-            .ok_or(Error::StaleHandle(Frequency::Material))?;
-        self.release(Frequency::Material, i);
-        Ok(())
+        self.free(InstanceId::Material(m))
     }
 
     /// Frees an object.
     pub fn free_object(&mut self, o: ObjectId) -> Result<(), Error> {
-        let i = self
-            .objects
-            .remove(o)
-            .ok_or(Error::StaleHandle(Frequency::Object))?;
-        self.release(Frequency::Object, i);
+        self.free(InstanceId::Object(o))
+    }
+
+    /// Frees any instance; freeing twice (or the frame) is [`Error::StaleHandle`].
+    pub fn free(&mut self, id: InstanceId) -> Result<(), Error> {
+        let f = id.frequency();
+        let index = match id {
+            InstanceId::Frame => None,
+            InstanceId::View(k) => self.views.remove(k),
+            InstanceId::Material(k) => self.materials.remove(k),
+            InstanceId::Object(k) => self.objects.remove(k),
+        }
+        .ok_or(Error::StaleHandle(f))?;
+        if let Some(r) = self.resources[f as usize].get_mut(index as usize) {
+            if !r.items.is_empty() {
+                r.items.clear();
+                self.epoch += 1;
+                r.epoch = self.epoch;
+            }
+        }
         Ok(())
     }
 
@@ -378,16 +383,6 @@ impl Manager {
         for slot in self.slots.iter_mut().filter(|s| s.frequency == f) {
             slot.reserve(high);
             slot.clear_instance(index);
-        }
-    }
-
-    fn release(&mut self, f: Frequency, index: u32) {
-        if let Some(r) = self.resources[f as usize].get_mut(index as usize) {
-            if !r.items.is_empty() {
-                r.items.clear();
-                self.epoch += 1;
-                r.epoch = self.epoch;
-            }
         }
     }
 

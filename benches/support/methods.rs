@@ -115,14 +115,7 @@ impl Shared {
     /// the same layout and the pipelines serve all methods.
     pub fn new(gpu: &Headless, scene: &Scene) -> Self {
         let mut m = Manager::new(&gpu.device, SlotPlan::default());
-        let ids = scene
-            .shaders
-            .iter()
-            .map(|s| {
-                m.register_wgsl(&s.name, &s.wgsl)
-                    .unwrap_or_else(|e| panic!("{e}"))
-            })
-            .collect::<Vec<_>>();
+        let ids = register_all(&mut m, scene);
         let pipelines = ids.iter().map(|&id| pipeline(gpu, &m, id)).collect();
         let group_layout = gpu
             .device
@@ -160,6 +153,15 @@ impl Shared {
             }],
         })
     }
+}
+
+/// Registers every shader of the scene, in order.
+pub fn register_all(m: &mut Manager, scene: &Scene) -> Vec<ShaderId> {
+    let register = |s: &super::scene::ShaderDef| {
+        m.register_wgsl(&s.name, &s.wgsl)
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    scene.shaders.iter().map(register).collect()
 }
 
 fn pipeline(gpu: &Headless, m: &Manager, id: ShaderId) -> wgpu::RenderPipeline {
@@ -237,14 +239,7 @@ impl Freqbuf {
         objects: bool,
         name: &'static str,
     ) -> Self {
-        let shaders = scene
-            .shaders
-            .iter()
-            .map(|s| {
-                m.register_wgsl(&s.name, &s.wgsl)
-                    .unwrap_or_else(|e| panic!("{e}"))
-            })
-            .collect::<Vec<_>>();
+        let shaders = register_all(&mut m, scene);
         let param = |m: &Manager, n: &str| m.param(n).unwrap_or_else(|e| panic!("{e}"));
         let p = Params {
             time: param(&m, "time"),
