@@ -1,4 +1,4 @@
-//! `Manager`: the runtime. It owns the registry, one [`crate::slot`] per shared
+//! `Manager`: the runtime. It owns the registry, one slot (`slot.rs`) per shared
 //! uniform slot, the instances, the bind group layouts and bind groups, and the
 //! uploader. Data flows one way: values are set into slot shadows, `flush`
 //! uploads the dirty bytes, and the [`Binder`] binds what each draw needs.
