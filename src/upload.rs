@@ -24,7 +24,7 @@ pub enum FlushStrategy {
     Auto,
     /// One `copy_buffer_to_buffer` per coalesced range.
     Copies,
-    /// One compute dispatch per slot that scatters every range (a workgroup each).
+    /// One compute dispatch per slot that scatters every range (an invocation per word).
     /// Falls back to copies for slot buffers larger than a storage binding may be.
     Scatter,
 }
@@ -41,20 +41,27 @@ const MERGE_GAP: u32 = 16;
 /// is the next row's source minus its own.
 const ROW: u64 = 8;
 
+// One invocation per word: a binary search over the table's source offsets
+// (prefix sums of the range lengths) finds the range a word belongs to, so
+// every lane does work however short or long the ranges are.
 const SCATTER_WGSL: &str = r#"
 @group(0) @binding(0) var<storage, read> data: array<u32>;
 @group(0) @binding(1) var<storage, read> table: array<vec2<u32>>;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
 
 @compute @workgroup_size(64)
-fn scatter(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let row = wg.y * 65535u + wg.x + 1u;
-    if row > table[0].x { return; }
-    let r = table[row];
-    let len = table[row + 1u].y - r.y;
-    for (var i = lid; i < len; i += 64u) {
-        dst[r.x + i] = data[r.y + i];
+fn scatter(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let count = table[0].x;
+    let w = table[1].y + gid.x + gid.y * groups.x * 64u;
+    if w >= table[count + 1u].y { return; }
+    var lo = 1u;
+    var hi = count;
+    while lo < hi {
+        let mid = (lo + hi + 1u) / 2u;
+        if table[mid].y <= w { lo = mid; } else { hi = mid - 1u; }
     }
+    let r = table[lo];
+    dst[r.x + (w - r.y)] = data[w];
 }
 "#;
 
@@ -320,8 +327,12 @@ impl Uploader {
                         }
                     };
                     pass.set_bind_group(0, group, &[job.table as u32]);
-                    let rows = job.ranges.len() as u32;
-                    pass.dispatch_workgroups(rows.min(65535), rows.div_ceil(65535), 1);
+                    let words = self.ranges[job.ranges.clone()]
+                        .iter()
+                        .map(|r| (r.1 - r.0) / 4)
+                        .sum::<u64>();
+                    let groups = words.div_ceil(64) as u32;
+                    pass.dispatch_workgroups(groups.min(65535), groups.div_ceil(65535), 1);
                 }
             }
         }

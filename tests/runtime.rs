@@ -749,3 +749,67 @@ fn ids_and_params_of_another_manager_are_errors_not_panics() {
         "{err}"
     );
 }
+
+#[test]
+fn scatter_moves_long_and_short_ranges_to_the_right_place() {
+    let Some(h) = gpu::adapter_limits_device() else {
+        return;
+    };
+    for strategy in [
+        freqbuf::FlushStrategy::Scatter,
+        freqbuf::FlushStrategy::Copies,
+    ] {
+        let mut m = Manager::with_options(
+            &h.device,
+            SlotPlan::default(),
+            freqbuf::ManagerOptions { strategy },
+        );
+        let mut rig = Rig::new(&h.device, 200);
+        let prefix = rig.register(&h.device, &mut m, &PREFIX);
+        let (id, tint, world) = (
+            m.param("id").unwrap(),
+            m.param("tint").unwrap(),
+            m.param("world").unwrap(),
+        );
+        let mat = m.create_material();
+        let objs = (0..200).map(|_| m.create_object()).collect::<Vec<_>>();
+        m.flush(&h.queue);
+        m.take_stats();
+        let mut expect = vec![(0u32, [0.0f32; 4]); objs.len()];
+        // Objects 20..70 change entirely: with a small stride their spans touch
+        // and coalesce into one long range. Every 7th other object changes its id only.
+        for (i, &o) in objs.iter().enumerate() {
+            if (20..70).contains(&i) {
+                let t = [i as f32, 1.0, 2.0, 3.0];
+                m.object(o).set(world, &[[i as f32 + 0.5; 4]; 4]).unwrap();
+                m.object(o).set(id, &(i as u32 + 1)).unwrap();
+                m.object(o).set(tint, &t).unwrap();
+                expect[i] = (i as u32 + 1, t);
+            } else if i % 7 == 0 {
+                m.object(o).set(id, &(i as u32 * 10)).unwrap();
+                expect[i].0 = i as u32 * 10;
+            }
+        }
+        m.flush(&h.queue);
+        let s = m.take_stats();
+        let object_slot = s.slot(id.slot());
+        if strategy == freqbuf::FlushStrategy::Scatter {
+            assert_eq!(object_slot.dispatches, 1, "{s:?}");
+        } else {
+            assert!(object_slot.copy_commands > 1, "{s:?}");
+        }
+        let draws = objs
+            .iter()
+            .map(|&o| Draw::new(prefix).material(mat).object(o))
+            .collect::<Vec<_>>();
+        let seen = rig.run(h, &mut m, &draws);
+        for (i, rec) in seen.iter().enumerate() {
+            assert_eq!(rec[3], expect[i].0, "{strategy:?} id of object {i}");
+            assert_eq!(
+                &rec[4..8],
+                &expect[i].1.map(f32::to_bits),
+                "{strategy:?} tint of object {i}"
+            );
+        }
+    }
+}
