@@ -105,7 +105,8 @@ impl ShaderReflection {
     /// Reads and reflects a file, choosing the front end by extension:
     /// `.wgsl`, `.spv`, or GLSL by stage (`.vert`, `.frag`, `.comp`).
     ///
-    /// `stage` overrides the extension for GLSL files named otherwise (`.glsl`).
+    /// `stage` is the stage of GLSL files whose extension does not say (`.glsl`);
+    /// it also overrides `.vert`, `.frag` and `.comp`, and is ignored for WGSL and SPIR-V.
     pub fn from_path(
         path: impl AsRef<Path>,
         stage: Option<ShaderStage>,
@@ -129,7 +130,7 @@ impl ShaderReflection {
                 let bytes = std::fs::read(path).map_err(io)?;
                 Self::new(name, ShaderSource::SpirV(&bytes))
             }
-            "wgsl" if stage.is_none() => {
+            "wgsl" => {
                 let text = std::fs::read_to_string(path).map_err(io)?;
                 Self::new(name, ShaderSource::Wgsl(&text))
             }

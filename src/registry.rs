@@ -232,14 +232,14 @@ impl Registry {
         if let Some((id, slot)) = candidates().find(|(_, s)| s.member(first).is_some()) {
             return slot.resolve(&parsed).map(|r| (id, r)).map_err(err);
         }
-        if let Some((id, slot)) = self.slots().find(|(_, s)| s.member(first).is_some()) {
-            if let Some(wanted) = frequency {
-                return Err(err(ParamErrorKind::WrongFrequency {
-                    wanted,
-                    actual: slot.frequency(),
-                }))
-                .map(|r: Resolved<'_>| (id, r));
-            }
+        if let (Some(wanted), Some((_, slot))) = (
+            frequency,
+            self.slots().find(|(_, s)| s.member(first).is_some()),
+        ) {
+            return Err(err(ParamErrorKind::WrongFrequency {
+                wanted,
+                actual: slot.frequency(),
+            }));
         }
         if let Some(b) = self.bindings.values().find(|b| b.resource.name == first) {
             return Err(err(ParamErrorKind::NotUniform {

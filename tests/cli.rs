@@ -142,3 +142,30 @@ fn missing_files_and_arguments_do_not_panic() {
     assert_ne!(code, 0);
     assert!(!stderr.contains("panicked"));
 }
+
+#[test]
+fn stage_applies_to_glsl_files_only() {
+    let (code, _, stderr) = run(&["reflect", "tests/shaders/tint.glsl"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("tint.glsl") && stderr.contains("stage"),
+        "{stderr}"
+    );
+    let (code, stdout, stderr) = run(&[
+        "reflect",
+        "--json",
+        "--stage",
+        "fragment",
+        "tests/shaders/prefix_full.wgsl",
+        "tests/shaders/tint.glsl",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    let material = v["slots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["group"] == 2)
+        .unwrap();
+    assert_eq!(material["shaders"].as_array().unwrap().len(), 2);
+}
