@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::gpu::{self, read_words};
+use common::gpu::{self, read_words, texel};
 use freqbuf::{Binder, Draw, Manager, SlotPlan};
 
 const SHADER: &str = r#"
@@ -56,38 +56,6 @@ struct Out { counter: atomic<u32>, words: array<u32> }
     return vec4<f32>(1.0);
 }
 "#;
-
-fn texel(h: &freqbuf::headless::Headless, rgba: [u8; 4]) -> wgpu::TextureView {
-    let t = h.device.create_texture(&wgpu::TextureDescriptor {
-        label: None,
-        size: wgpu::Extent3d {
-            width: 1,
-            height: 1,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: wgpu::TextureFormat::Rgba8Unorm,
-        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-        view_formats: &[],
-    });
-    h.queue.write_texture(
-        t.as_image_copy(),
-        &rgba,
-        wgpu::TexelCopyBufferLayout {
-            offset: 0,
-            bytes_per_row: Some(4),
-            rows_per_image: None,
-        },
-        wgpu::Extent3d {
-            width: 1,
-            height: 1,
-            depth_or_array_layers: 1,
-        },
-    );
-    t.create_view(&Default::default())
-}
 
 struct Target {
     texture: wgpu::Texture,

@@ -51,3 +51,30 @@ pub fn read_words(h: &Headless, buffer: &wgpu::Buffer) -> Vec<u32> {
     let words = bytemuck::cast_slice(&slice.get_mapped_range().expect("mapped")).to_vec();
     words
 }
+
+/// A 1×1 RGBA8 texture holding `rgba`, as a view.
+pub fn texel(h: &Headless, rgba: [u8; 4]) -> wgpu::TextureView {
+    let size = wgpu::Extent3d {
+        width: 1,
+        height: 1,
+        depth_or_array_layers: 1,
+    };
+    let t = h.device.create_texture(&wgpu::TextureDescriptor {
+        label: None,
+        size,
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Rgba8Unorm,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[],
+    });
+    let layout = wgpu::TexelCopyBufferLayout {
+        offset: 0,
+        bytes_per_row: Some(4),
+        rows_per_image: None,
+    };
+    h.queue
+        .write_texture(t.as_image_copy(), &rgba, layout, size);
+    t.create_view(&Default::default())
+}
