@@ -31,21 +31,9 @@ fn binder(c: &mut Criterion) {
     let scene = Scene::new(&SceneParams::reference());
     let mut m = Manager::new(&gpu.device, SlotPlan::default());
     let shaders = support::methods::register_all(&mut m, &scene);
-    let views = scene
-        .views
-        .iter()
-        .map(|_| m.create_view())
-        .collect::<Vec<_>>();
-    let materials = scene
-        .materials
-        .iter()
-        .map(|_| m.create_material())
-        .collect::<Vec<_>>();
-    let objects = scene
-        .objects
-        .iter()
-        .map(|_| m.create_object())
-        .collect::<Vec<_>>();
+    let views = scene.views.iter().map(|_| m.create_view()).collect::<Vec<_>>();
+    let materials = scene.materials.iter().map(|_| m.create_material()).collect::<Vec<_>>();
+    let objects = scene.objects.iter().map(|_| m.create_object()).collect::<Vec<_>>();
     m.flush(&gpu.queue);
     let draws = scene
         .draws

@@ -27,29 +27,13 @@ struct Setup {
 }
 
 fn setup(gpu: headless::Headless, count: usize, strategy: FlushStrategy) -> Setup {
-    let mut manager = Manager::with_options(
-        &gpu.device,
-        SlotPlan::default(),
-        ManagerOptions { strategy },
-    );
-    manager
-        .register_wgsl("object.wgsl", SHADER)
-        .expect("valid shader");
+    let mut manager = Manager::with_options(&gpu.device, SlotPlan::default(), ManagerOptions { strategy });
+    manager.register_wgsl("object.wgsl", SHADER).expect("valid shader");
     let world = manager.param("world").expect("declared");
-    let objects = (0..count)
-        .map(|_| manager.create_object())
-        .collect::<Vec<_>>();
+    let objects = (0..count).map(|_| manager.create_object()).collect::<Vec<_>>();
     manager.flush(&gpu.queue);
-    gpu.device
-        .poll(wgpu::PollType::wait_indefinitely())
-        .expect("poll");
-    Setup {
-        gpu,
-        manager,
-        objects,
-        world,
-        tick: 1.0,
-    }
+    gpu.device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
+    Setup { gpu, manager, objects, world, tick: 1.0 }
 }
 
 impl Setup {
@@ -60,17 +44,11 @@ impl Setup {
         for _ in 0..iters {
             self.tick += 1.0;
             for &o in self.objects.iter().step_by(step).take(dirty) {
-                self.manager
-                    .object(o)
-                    .set(self.world, &[[self.tick; 4]; 4])
-                    .expect("mat4");
+                self.manager.object(o).set(self.world, &[[self.tick; 4]; 4]).expect("mat4");
             }
             let start = Instant::now();
             self.manager.flush(&self.gpu.queue);
-            self.gpu
-                .device
-                .poll(wgpu::PollType::wait_indefinitely())
-                .expect("poll");
+            self.gpu.device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
             total += start.elapsed();
         }
         total
@@ -97,23 +75,14 @@ fn gpu() -> Option<headless::Headless> {
 fn strategies(c: &mut Criterion) {
     let Some(mut g) = gpu() else { return };
     let mut group = c.benchmark_group("flush_strategy");
-    group
-        .sample_size(20)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(2));
+    group.sample_size(20).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
     for &dirty in &[10usize, 100, 1_000, 10_000] {
         group.throughput(Throughput::Elements(dirty as u64));
-        for strategy in [
-            FlushStrategy::Copies,
-            FlushStrategy::Scatter,
-            FlushStrategy::Auto,
-        ] {
+        for strategy in [FlushStrategy::Copies, FlushStrategy::Scatter, FlushStrategy::Auto] {
             let mut s = setup(g, 100_000, strategy);
-            group.bench_with_input(
-                BenchmarkId::new(format!("{strategy:?}"), dirty),
-                &dirty,
-                |b, &d| b.iter_custom(|iters| s.run(d, iters)),
-            );
+            group.bench_with_input(BenchmarkId::new(format!("{strategy:?}"), dirty), &dirty, |b, &d| {
+                b.iter_custom(|iters| s.run(d, iters))
+            });
             g = s.into_gpu();
         }
     }
@@ -123,18 +92,13 @@ fn strategies(c: &mut Criterion) {
 fn scaling(c: &mut Criterion) {
     let Some(mut g) = gpu() else { return };
     let mut group = c.benchmark_group("flush_scaling");
-    group
-        .sample_size(20)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(2));
+    group.sample_size(20).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
     for &count in &[1_000usize, 10_000, 100_000, 1_000_000] {
         for &dirty in &[0usize, 100] {
             let mut s = setup(g, count, FlushStrategy::default());
-            group.bench_with_input(
-                BenchmarkId::new(format!("dirty{dirty}"), count),
-                &count,
-                |b, _| b.iter_custom(|iters| s.run(dirty, iters)),
-            );
+            group.bench_with_input(BenchmarkId::new(format!("dirty{dirty}"), count), &count, |b, _| {
+                b.iter_custom(|iters| s.run(dirty, iters))
+            });
             g = s.into_gpu();
         }
     }

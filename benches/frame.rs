@@ -26,10 +26,7 @@ fn frames(c: &mut Criterion) {
     };
     eprintln!("adapter: {} ({:?})", gpu.info.name, gpu.info.backend);
     let mut group = c.benchmark_group("frame");
-    group
-        .sample_size(10)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(3));
+    group.sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(3));
     for (scene_name, params) in [
         ("reference", SceneParams::reference()),
         ("static", SceneParams::static_scene()),
@@ -38,12 +35,7 @@ fn frames(c: &mut Criterion) {
         let scene0 = Scene::new(&params);
         let shared = Shared::new(&gpu, &scene0);
         let target = Target::new(&gpu);
-        for name in [
-            "freqbuf",
-            "per_shader_cache",
-            "full_rewrite",
-            "encode_floor",
-        ] {
+        for name in ["freqbuf", "per_shader_cache", "full_rewrite", "encode_floor"] {
             let mut method: Box<dyn Method> = match name {
                 "freqbuf" => Box::new(Freqbuf::new(&gpu, &scene0)),
                 "per_shader_cache" => Box::new(PerShaderCache::new(&gpu, &shared, &scene0)),
@@ -62,9 +54,7 @@ fn frames(c: &mut Criterion) {
                         let start = Instant::now();
                         method.frame(&gpu, &shared, &scene, &changes, &target);
                         total += start.elapsed();
-                        gpu.device
-                            .poll(wgpu::PollType::wait_indefinitely())
-                            .expect("poll");
+                        gpu.device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
                     }
                     total
                 })

@@ -44,37 +44,32 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let format = wgpu::TextureFormat::Rgba8Unorm;
     let pipelines = [lit, unlit].map(|id| {
         let module = fb.create_shader_module(id).expect("registered above");
-        gpu.device
-            .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: None,
-                layout: Some(fb.pipeline_layout(id).expect("registered above")),
-                vertex: wgpu::VertexState {
-                    module: &module,
-                    entry_point: None,
-                    compilation_options: Default::default(),
-                    buffers: &[],
-                },
-                fragment: Some(wgpu::FragmentState {
-                    module: &module,
-                    entry_point: None,
-                    compilation_options: Default::default(),
-                    targets: &[Some(format.into())],
-                }),
-                primitive: Default::default(),
-                depth_stencil: None,
-                multisample: Default::default(),
-                multiview_mask: None,
-                cache: None,
-            })
+        gpu.device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: None,
+            layout: Some(fb.pipeline_layout(id).expect("registered above")),
+            vertex: wgpu::VertexState {
+                module: &module,
+                entry_point: None,
+                compilation_options: Default::default(),
+                buffers: &[],
+            },
+            fragment: Some(wgpu::FragmentState {
+                module: &module,
+                entry_point: None,
+                compilation_options: Default::default(),
+                targets: &[Some(format.into())],
+            }),
+            primitive: Default::default(),
+            depth_stencil: None,
+            multisample: Default::default(),
+            multiview_mask: None,
+            cache: None,
+        })
     });
 
     // Resolve names once; set through the handles every frame.
     let (time, view_proj) = (fb.param("time")?, fb.param("view_proj")?);
-    let (color, roughness, world) = (
-        fb.param("color")?,
-        fb.param("roughness")?,
-        fb.param("world")?,
-    );
+    let (color, roughness, world) = (fb.param("color")?, fb.param("roughness")?, fb.param("world")?);
     let view = fb.create_view();
     let materials = [[1.0, 0.2, 0.2, 1.0], [0.2, 1.0, 0.2, 1.0]].map(|c| {
         let m = fb.create_material();
@@ -83,21 +78,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     });
     fb.material(materials[0]).set(roughness, &0.5f32)?;
     let objects = (0..8).map(|_| fb.create_object()).collect::<Vec<_>>();
-    let identity = [
-        [1.0, 0.0, 0.0, 0.0],
-        [0.0, 1.0, 0.0, 0.0],
-        [0.0, 0.0, 1.0, 0.0],
-        [0.0, 0.0, 0.0, 1.0],
-    ];
+    let identity = [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]];
     fb.view(view).set(view_proj, &identity)?;
 
     let target = gpu.device.create_texture(&wgpu::TextureDescriptor {
         label: None,
-        size: wgpu::Extent3d {
-            width: 64,
-            height: 64,
-            depth_or_array_layers: 1,
-        },
+        size: wgpu::Extent3d { width: 64, height: 64, depth_or_array_layers: 1 },
         mip_level_count: 1,
         sample_count: 1,
         dimension: wgpu::TextureDimension::D2,
@@ -112,8 +98,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // Only one object moves per frame; the rest upload nothing.
         let mut w = identity;
         w[3][0] = frame as f32 * 0.1;
-        fb.object(objects[frame as usize % objects.len()])
-            .set(world, &w)?;
+        fb.object(objects[frame as usize % objects.len()]).set(world, &w)?;
         fb.flush(&gpu.queue);
 
         let mut enc = gpu.device.create_command_encoder(&Default::default());
@@ -124,10 +109,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     view: &target,
                     depth_slice: None,
                     resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
-                        store: wgpu::StoreOp::Store,
-                    },
+                    ops: wgpu::Operations::default(),
                 })],
                 ..Default::default()
             });
@@ -136,10 +118,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             for (s, shader) in [lit, unlit].into_iter().enumerate() {
                 pass.set_pipeline(&pipelines[s]);
                 for (i, &o) in objects.iter().enumerate() {
-                    let draw = Draw::new(shader)
-                        .view(view)
-                        .material(materials[i / 4])
-                        .object(o);
+                    let draw = Draw::new(shader).view(view).material(materials[i / 4]).object(o);
                     binder.bind(&mut fb, &mut pass, &draw)?;
                     pass.draw(0..4, 0..1);
                 }
@@ -149,21 +128,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let s = fb.take_stats().total();
         println!(
             "frame {frame}: {} bytes in {} upload calls, {} copies, {} dirty instances, {} set_bind_group for 16 draws",
-            s.bytes_uploaded,
-            s.upload_calls,
-            s.copy_commands,
-            s.dirty_instances,
-            s.set_bind_group_calls
+            s.bytes_uploaded, s.upload_calls, s.copy_commands, s.dirty_instances, s.set_bind_group_calls
         );
     }
-    for (id, slot) in fb.registry().slots() {
+    for (id, s) in fb.registry().slots() {
+        let (stride, users) = (fb.slot_stride(id).unwrap_or(0), s.users().len());
         println!(
-            "slot {} {:<8} {:>4} bytes per instance, stride {}, users {}",
-            slot.binding(),
-            slot.frequency(),
-            slot.size(),
-            fb.slot_stride(id).unwrap_or(0),
-            slot.users().len()
+            "slot {} {}: {} bytes, stride {stride}, {users} users",
+            s.binding(),
+            s.frequency(),
+            s.size()
         );
     }
     Ok(())

@@ -52,11 +52,7 @@ struct Args {
     #[arg(long, value_name = "FILE")]
     png: Option<std::path::PathBuf>,
     /// Methods to run (freqbuf always runs first, as the reference).
-    #[arg(
-        long,
-        value_delimiter = ',',
-        default_value = "per_shader_cache,full_rewrite,encode_floor"
-    )]
+    #[arg(long, value_delimiter = ',', default_value = "per_shader_cache,full_rewrite,encode_floor")]
     baselines: Vec<String>,
 }
 
@@ -70,15 +66,8 @@ struct Run {
 
 fn main() {
     let args = Args::parse();
-    if args.objects == 0
-        || args.shaders == 0
-        || args.materials == 0
-        || args.views == 0
-        || args.frames == 0
-    {
-        eprintln!(
-            "error: --objects, --shaders, --materials, --views and --frames must be at least 1"
-        );
+    if args.objects == 0 || args.shaders == 0 || args.materials == 0 || args.views == 0 || args.frames == 0 {
+        eprintln!("error: --objects, --shaders, --materials, --views and --frames must be at least 1");
         std::process::exit(2);
     }
     let params = SceneParams {
@@ -95,36 +84,20 @@ fn main() {
     let (gpu, real) = match headless::request(headless::LimitsChoice::Defaults) {
         Ok(g) => (g, true),
         Err(e) => {
-            eprintln!(
-                "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"
-            );
+            eprintln!("!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!");
             eprintln!("!! {e}");
-            eprintln!(
-                "!! Falling back to wgpu's NOOP backend: NOTHING IS RENDERED, images are not"
-            );
+            eprintln!("!! Falling back to wgpu's NOOP backend: NOTHING IS RENDERED, images are not");
             eprintln!("!! compared, and CPU times leave out all GPU work and driver cost.");
-            eprintln!(
-                "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"
-            );
-            (
-                headless::request_noop().expect("the noop backend is always available"),
-                false,
-            )
+            eprintln!("!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!");
+            (headless::request_noop().expect("the noop backend is always available"), false)
         }
     };
-    eprintln!(
-        "adapter: {} ({:?}, {})",
-        gpu.info.name, gpu.info.backend, gpu.info.driver_info
-    );
+    eprintln!("adapter: {} ({:?}, {})", gpu.info.name, gpu.info.backend, gpu.info.driver_info);
 
     let scene0 = Scene::new(&params);
     let t = Instant::now();
     let shared = Shared::new(&gpu, &scene0);
-    eprintln!(
-        "built {} pipelines in {:.1} s",
-        shared.pipelines.len(),
-        t.elapsed().as_secs_f64()
-    );
+    eprintln!("built {} pipelines in {:.1} s", shared.pipelines.len(), t.elapsed().as_secs_f64());
 
     // The floor of bytes, and the final state the encode floor draws.
     let mut final_scene = scene0.clone();
@@ -147,12 +120,9 @@ fn main() {
         total: Cost,
     }
     let mut entries = Vec::new();
-    for name in std::iter::once("freqbuf").chain(
-        args.baselines
-            .iter()
-            .map(String::as_str)
-            .filter(|n| !n.is_empty()),
-    ) {
+    for name in
+        std::iter::once("freqbuf").chain(args.baselines.iter().map(String::as_str).filter(|n| !n.is_empty()))
+    {
         let method: Box<dyn Method> = match name {
             "freqbuf" => Box::new(Freqbuf::new(&gpu, &scene0)),
             "per_shader_cache" => Box::new(PerShaderCache::new(&gpu, &shared, &scene0)),
@@ -241,9 +211,7 @@ fn main() {
 }
 
 fn wait(gpu: &Headless) {
-    gpu.device
-        .poll(wgpu::PollType::wait_indefinitely())
-        .expect("poll");
+    gpu.device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
 }
 
 fn ms(d: Duration) -> f64 {
@@ -264,32 +232,19 @@ fn read_target(gpu: &Headless, target: &Target) -> Vec<u8> {
         target.texture.as_image_copy(),
         wgpu::TexelCopyBufferInfo {
             buffer: &buf,
-            layout: wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(row),
-                rows_per_image: None,
-            },
+            layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(row), rows_per_image: None },
         },
-        wgpu::Extent3d {
-            width: w,
-            height: h,
-            depth_or_array_layers: 1,
-        },
+        wgpu::Extent3d { width: w, height: h, depth_or_array_layers: 1 },
     );
     gpu.queue.submit([enc.finish()]);
-    buf.slice(..)
-        .map_async(wgpu::MapMode::Read, |r| r.expect("map"));
+    buf.slice(..).map_async(wgpu::MapMode::Read, |r| r.expect("map"));
     wait(gpu);
     let data = buf.slice(..).get_mapped_range().expect("mapped");
-    (0..h as usize)
-        .flat_map(|y| data[y * row as usize..y * row as usize + w as usize * 4].to_vec())
-        .collect()
+    (0..h as usize).flat_map(|y| data[y * row as usize..y * row as usize + w as usize * 4].to_vec()).collect()
 }
 
 fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-    })
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
 }
 
 fn save_png(path: &std::path::Path, pixels: &[u8]) -> Result<(), Box<dyn std::error::Error>> {
@@ -316,13 +271,7 @@ fn print_table(p: &SceneParams, runs: &[Run], minimal: f64, real: bool) {
     println!();
     println!(
         "{:<18} {:>14} {:>13} {:>13} {:>12} {:>10} {:>10}",
-        "method",
-        "bytes/frame",
-        "uploads/frame",
-        "binds/frame",
-        "cpu ms/frame",
-        "bytes ×fb",
-        "cpu ×fb"
+        "method", "bytes/frame", "uploads/frame", "binds/frame", "cpu ms/frame", "bytes ×fb", "cpu ×fb"
     );
     let fb = &runs[0];
     for r in runs {
@@ -343,15 +292,9 @@ fn print_table(p: &SceneParams, runs: &[Run], minimal: f64, real: bool) {
     }
     println!();
     println!("minimal bytes/frame (changed values): {minimal:.0}");
-    println!(
-        "freqbuf bytes / minimal:              {:.3}",
-        fb.cost.bytes as f64 / minimal.max(1.0)
-    );
+    println!("freqbuf bytes / minimal:              {:.3}", fb.cost.bytes as f64 / minimal.max(1.0));
     if let Some(floor) = runs.iter().find(|r| r.name == "encode_floor") {
-        println!(
-            "freqbuf cpu / encode floor:           {:.3}",
-            fb.cpu_ms / floor.cpu_ms
-        );
+        println!("freqbuf cpu / encode floor:           {:.3}", fb.cpu_ms / floor.cpu_ms);
         println!(
             "freqbuf overhead per draw:            {:.0} ns",
             (fb.cpu_ms - floor.cpu_ms) * 1e6 / p.objects as f64
@@ -365,9 +308,7 @@ fn print_table(p: &SceneParams, runs: &[Run], minimal: f64, real: bool) {
             fb.hash
         );
     } else {
-        println!(
-            "final images:                         not compared (noop backend renders nothing)"
-        );
+        println!("final images:                         not compared (noop backend renders nothing)");
     }
 }
 
@@ -393,8 +334,5 @@ fn print_json(p: &SceneParams, runs: &[Run], minimal: f64) {
         "methods": methods,
         "minimal_bytes_per_frame": minimal,
     });
-    println!(
-        "{}",
-        serde_json::to_string_pretty(&v).expect("plain values")
-    );
+    println!("{}", serde_json::to_string_pretty(&v).expect("plain values"));
 }

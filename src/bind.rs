@@ -28,11 +28,7 @@ pub(crate) enum VariantEntry {
     /// A shared uniform slot, bound with a dynamic offset.
     Uniform(SlotId),
     /// A texture, sampler or storage buffer owned by the group's instance.
-    Resource {
-        binding: u32,
-        ty: wgpu::BindingType,
-        count: u32,
-    },
+    Resource { binding: u32, ty: wgpu::BindingType, count: u32 },
 }
 
 /// A bind group layout shared by every shader that uses the same bindings in one group.
@@ -81,12 +77,7 @@ impl Draw {
     /// A draw of `shader` with no instances yet.
     #[inline]
     pub fn new(shader: ShaderId) -> Self {
-        Self {
-            shader,
-            view: None,
-            material: None,
-            object: None,
-        }
+        Self { shader, view: None, material: None, object: None }
     }
 
     /// With a view.

@@ -20,10 +20,7 @@ pub struct Location {
 impl Location {
     /// Converts naga's span position.
     pub(crate) fn from_naga(loc: naga::SourceLocation) -> Self {
-        Self {
-            line: loc.line_number,
-            column: loc.line_position,
-        }
+        Self { line: loc.line_number, column: loc.line_position }
     }
 }
 
@@ -82,9 +79,7 @@ pub enum ReflectErrorKind {
     #[error("cannot read the file: {0}")]
     Io(String),
     /// A uniform block's size is not fixed at reflection time.
-    #[error(
-        "uniform `{name}` has a runtime- or override-sized array; uniform blocks must have a fixed size"
-    )]
+    #[error("uniform `{name}` has a runtime- or override-sized array; uniform blocks must have a fixed size")]
     UnsizedUniform {
         /// The block's name.
         name: String,
@@ -118,13 +113,7 @@ pub struct MemberSite {
 
 impl fmt::Display for MemberSite {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "`{}` in {} is {}",
-            self.member,
-            Site(&self.shader, self.location),
-            self.ty
-        )?;
+        write!(f, "`{}` in {} is {}", self.member, Site(&self.shader, self.location), self.ty)?;
         if self.count != 1 {
             write!(f, " x{}", self.count)?;
         }
@@ -303,13 +292,7 @@ fn suggest(list: &[String]) -> String {
     if list.is_empty() {
         String::new()
     } else {
-        format!(
-            "; did you mean {}?",
-            list.iter()
-                .map(|s| format!("`{s}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
+        format!("; did you mean {}?", list.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", "))
     }
 }
 
@@ -352,9 +335,7 @@ pub enum Error {
         frequency: Frequency,
     },
     /// An instance or slot was created after the last flush and is not on the GPU yet.
-    #[error(
-        "a {0} instance or slot is newer than the last flush; call flush before drawing with it"
-    )]
+    #[error("a {0} instance or slot is newer than the last flush; call flush before drawing with it")]
     NotFlushed(Frequency),
     /// A storage buffer binding has no buffer set and no placeholder can stand in.
     #[error("`{name}` at {binding} has not been set")]

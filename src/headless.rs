@@ -28,9 +28,7 @@ pub enum LimitsChoice {
 #[derive(Debug, thiserror::Error)]
 pub enum HeadlessError {
     /// No adapter on the enabled backends (install `mesa-vulkan-drivers` for a software one).
-    #[error(
-        "no GPU adapter found ({0}); for a software Vulkan GPU: apt-get install -y mesa-vulkan-drivers"
-    )]
+    #[error("no GPU adapter found ({0}); for a software Vulkan GPU: apt-get install -y mesa-vulkan-drivers")]
     NoAdapter(String),
     /// The adapter refused the device.
     #[error("the adapter refused a device: {0}")]
@@ -83,9 +81,5 @@ fn open(instance: &wgpu::Instance, limits: LimitsChoice) -> Result<Headless, Hea
         ..Default::default()
     }))
     .map_err(|e| HeadlessError::NoDevice(e.to_string()))?;
-    Ok(Headless {
-        device,
-        queue,
-        info: adapter.get_info(),
-    })
+    Ok(Headless { device, queue, info: adapter.get_info() })
 }

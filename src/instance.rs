@@ -69,11 +69,7 @@ pub(crate) struct Instances<K: Key> {
 
 impl<K: Key> Instances<K> {
     pub(crate) fn new() -> Self {
-        Self {
-            map: SlotMap::with_key(),
-            free: Vec::new(),
-            high: 0,
-        }
+        Self { map: SlotMap::with_key(), free: Vec::new(), high: 0 }
     }
 
     /// A new handle and its dense index (a freed index when there is one).

@@ -49,23 +49,13 @@ impl Resolved<'_> {
     /// Bytes covered, from the first element's start to the last element's end.
     #[inline]
     pub fn span(&self) -> u32 {
-        if self.count > 1 {
-            (self.count - 1) * self.stride + self.ty.size()
-        } else {
-            self.ty.size()
-        }
+        if self.count > 1 { (self.count - 1) * self.stride + self.ty.size() } else { self.ty.size() }
     }
 }
 
 impl SlotLayout {
     pub(crate) fn new(binding: BindingPoint, frequency: Frequency) -> Self {
-        Self {
-            binding,
-            frequency,
-            size: 0,
-            members: Vec::new(),
-            users: Vec::new(),
-        }
+        Self { binding, frequency, size: 0, members: Vec::new(), users: Vec::new() }
     }
 
     /// The slot's binding point.
@@ -100,10 +90,7 @@ impl SlotLayout {
 
     /// The top-level member called `name` (already normalized).
     pub fn member(&self, name: &str) -> Option<&Member> {
-        self.members
-            .iter()
-            .map(|m| &m.member)
-            .find(|m| m.name == name)
+        self.members.iter().map(|m| &m.member).find(|m| m.name == name)
     }
 
     /// Merges one shader's declaration of the block into this layout.
@@ -153,11 +140,7 @@ impl SlotLayout {
                             second: site(new, shader_name, location),
                         });
                     }
-                    added.push(SlotMember {
-                        member: new.clone(),
-                        shader: shader_name.to_owned(),
-                        location,
-                    });
+                    added.push(SlotMember { member: new.clone(), shader: shader_name.to_owned(), location });
                 }
             }
         }
@@ -176,9 +159,7 @@ impl SlotLayout {
     /// the whole array (`GMRTs[4]`), and resolves to the whole array.
     pub fn resolve<'a>(&'a self, path: &[Segment<'_>]) -> Result<Resolved<'a>, ParamErrorKind> {
         let (first, rest) = path.split_first().ok_or(ParamErrorKind::Malformed)?;
-        let member = self.member(first.name).ok_or(ParamErrorKind::Unknown {
-            suggestions: Vec::new(),
-        })?;
+        let member = self.member(first.name).ok_or(ParamErrorKind::Unknown { suggestions: Vec::new() })?;
         resolve_in(member, first, rest, 0)
     }
 
@@ -207,9 +188,7 @@ fn resolve_in<'a>(
     let whole = match seg.index {
         None => true,
         Some(_) if !member.is_array() => {
-            return Err(ParamErrorKind::NotAnArray {
-                member: member.name.clone(),
-            });
+            return Err(ParamErrorKind::NotAnArray { member: member.name.clone() });
         }
         Some(i) if i == member.count && rest.is_empty() => true,
         Some(i) if i >= member.count => {
@@ -225,36 +204,23 @@ fn resolve_in<'a>(
         }
     };
     match rest.split_first() {
-        None if whole => Ok(Resolved {
-            offset,
-            ty: &member.ty,
-            count: member.count,
-            stride: member.stride,
-        }),
-        None => Ok(Resolved {
-            offset,
-            ty: &member.ty,
-            count: 1,
-            stride: 0,
-        }),
-        Some(_) if whole && member.is_array() => Err(ParamErrorKind::NeedsIndex {
-            member: member.name.clone(),
-        }),
+        None if whole => Ok(Resolved { offset, ty: &member.ty, count: member.count, stride: member.stride }),
+        None => Ok(Resolved { offset, ty: &member.ty, count: 1, stride: 0 }),
+        Some(_) if whole && member.is_array() => {
+            Err(ParamErrorKind::NeedsIndex { member: member.name.clone() })
+        }
         Some((next, rest)) => match &member.ty {
             MemberType::Struct { fields, .. } => {
-                let field = fields.iter().find(|f| f.name == next.name).ok_or_else(|| {
-                    ParamErrorKind::Unknown {
+                let field =
+                    fields.iter().find(|f| f.name == next.name).ok_or_else(|| ParamErrorKind::Unknown {
                         suggestions: crate::registry::closest(
                             next.name,
                             fields.iter().map(|f| f.name.as_str()),
                         ),
-                    }
-                })?;
+                    })?;
                 resolve_in(field, next, rest, offset)
             }
-            MemberType::Plain { .. } => Err(ParamErrorKind::NotAStruct {
-                member: member.name.clone(),
-            }),
+            MemberType::Plain { .. } => Err(ParamErrorKind::NotAStruct { member: member.name.clone() }),
         },
     }
 }

@@ -31,8 +31,7 @@ pub mod upload;
 
 pub use bind::{BindTarget, Binder, Draw};
 pub use error::{
-    Error, LayoutError, LayoutErrorKind, Location, ParamError, ParamErrorKind, ReflectError,
-    ReflectErrorKind,
+    Error, LayoutError, LayoutErrorKind, Location, ParamError, ParamErrorKind, ReflectError, ReflectErrorKind,
 };
 pub use instance::{InstanceId, MaterialId, ObjectId, ViewId};
 pub use layout::SlotLayout;
@@ -40,8 +39,7 @@ pub use manager::{InstanceMut, Manager, ManagerOptions};
 pub use param::{Param, Uniform};
 pub use plan::{BindingPoint, Frequency, SlotPlan};
 pub use reflect::{
-    BlockLayout, EntryPoint, Member, MemberType, Resource, ResourceKind, ShaderReflection,
-    ShaderSource,
+    BlockLayout, EntryPoint, Member, MemberType, Resource, ResourceKind, ShaderReflection, ShaderSource,
 };
 pub use registry::{Registry, ShaderId, SlotId};
 pub use stats::{FrameStats, Stats};

@@ -117,19 +117,12 @@ impl Manager {
     /// the shader grows a slot. On error nothing changes.
     pub fn register(&mut self, shader: ShaderReflection) -> Result<ShaderId, Error> {
         let name = shader.name().to_owned();
-        let unsupported = |what: String| Error::Unsupported {
-            shader: name.clone(),
-            what,
-        };
+        let unsupported = |what: String| Error::Unsupported { shader: name.clone(), what };
         // Checks the registry cannot make: device features, binding types, group owners.
         let features = self.device.features();
         let mut owners: HashMap<u32, Frequency> = HashMap::new();
-        for r in shader
-            .used_resources()
-            .filter(|r| r.kind != ResourceKind::Uniform)
-        {
-            resources::binding_type(&r.kind)
-                .map_err(|e| unsupported(format!("`{}`: {e}", r.name)))?;
+        for r in shader.used_resources().filter(|r| r.kind != ResourceKind::Uniform) {
+            resources::binding_type(&r.kind).map_err(|e| unsupported(format!("`{}`: {e}", r.name)))?;
             if r.count > 1 && !features.contains(wgpu::Features::TEXTURE_BINDING_ARRAY) {
                 return Err(unsupported(format!(
                     "`{}` is a binding array of {}, and the device lacks Features::TEXTURE_BINDING_ARRAY",
@@ -178,14 +171,10 @@ impl Manager {
     pub fn create_shader_module(&self, shader: ShaderId) -> Result<wgpu::ShaderModule, Error> {
         self.shader(shader)?;
         let reflection = &self.registry[shader];
-        Ok(self
-            .device
-            .create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(reflection.name()),
-                source: wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(
-                    reflection.module().clone(),
-                )),
-            }))
+        Ok(self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(reflection.name()),
+            source: wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(reflection.module().clone())),
+        }))
     }
 
     /// The pipeline layout to build the shader's pipelines with.
@@ -194,21 +183,13 @@ impl Manager {
     }
 
     /// The bind group layouts of the shader by group index, empty groups included.
-    pub fn bind_group_layouts(
-        &self,
-        shader: ShaderId,
-    ) -> Result<Vec<(u32, &wgpu::BindGroupLayout)>, Error> {
+    pub fn bind_group_layouts(&self, shader: ShaderId) -> Result<Vec<(u32, &wgpu::BindGroupLayout)>, Error> {
         let groups = &self.shader(shader)?.groups;
-        Ok(groups
-            .iter()
-            .map(|&(g, v)| (g, &self.variants[v.0 as usize].layout))
-            .collect())
+        Ok(groups.iter().map(|&(g, v)| (g, &self.variants[v.0 as usize].layout)).collect())
     }
 
     fn shader(&self, shader: ShaderId) -> Result<&ShaderBinding, Error> {
-        self.shaders
-            .get(shader.index())
-            .ok_or(Error::UnknownShader(shader.index()))
+        self.shaders.get(shader.index()).ok_or(Error::UnknownShader(shader.index()))
     }
 
     /// Resolves a name or path (`view_proj`, `lights[3].color`, `GMRTs[2]`) to a
@@ -287,46 +268,31 @@ impl Manager {
     /// The frame instance, to set values on.
     #[inline]
     pub fn frame(&mut self) -> InstanceMut<'_> {
-        InstanceMut {
-            manager: self,
-            id: InstanceId::Frame,
-        }
+        InstanceMut { manager: self, id: InstanceId::Frame }
     }
 
     /// A view instance, to set values on.
     #[inline]
     pub fn view(&mut self, v: ViewId) -> InstanceMut<'_> {
-        InstanceMut {
-            manager: self,
-            id: InstanceId::View(v),
-        }
+        InstanceMut { manager: self, id: InstanceId::View(v) }
     }
 
     /// A material instance, to set values, textures and samplers on.
     #[inline]
     pub fn material(&mut self, m: MaterialId) -> InstanceMut<'_> {
-        InstanceMut {
-            manager: self,
-            id: InstanceId::Material(m),
-        }
+        InstanceMut { manager: self, id: InstanceId::Material(m) }
     }
 
     /// An object instance, to set values on.
     #[inline]
     pub fn object(&mut self, o: ObjectId) -> InstanceMut<'_> {
-        InstanceMut {
-            manager: self,
-            id: InstanceId::Object(o),
-        }
+        InstanceMut { manager: self, id: InstanceId::Object(o) }
     }
 
     /// Any instance, to set values on.
     #[inline]
     pub fn instance(&mut self, id: impl Into<InstanceId>) -> InstanceMut<'_> {
-        InstanceMut {
-            manager: self,
-            id: id.into(),
-        }
+        InstanceMut { manager: self, id: id.into() }
     }
 
     /// Uploads the dirty bytes of every slot: at most one upload call per slot,
@@ -335,13 +301,7 @@ impl Manager {
     ///
     /// Draws submitted after this call see the values set before it.
     pub fn flush(&mut self, queue: &wgpu::Queue) {
-        self.uploader.flush(
-            &self.device,
-            queue,
-            &mut self.slots,
-            &mut self.stats,
-            &mut self.epoch,
-        );
+        self.uploader.flush(&self.device, queue, &mut self.slots, &mut self.stats, &mut self.epoch);
     }
 
     /// Statistics since the last call of `take_stats`.
@@ -352,10 +312,7 @@ impl Manager {
 
     /// Returns the statistics gathered since the last call and starts new ones.
     pub fn take_stats(&mut self) -> FrameStats {
-        let fresh = FrameStats {
-            slots: vec![Default::default(); self.slots.len()],
-            ..Default::default()
-        };
+        let fresh = FrameStats { slots: vec![Default::default(); self.slots.len()], ..Default::default() };
         std::mem::replace(&mut self.stats, fresh)
     }
 
@@ -403,13 +360,8 @@ impl Manager {
                     }
                 }
                 None => {
-                    let mut slot = Slot::new(
-                        id,
-                        layout.binding(),
-                        layout.frequency(),
-                        layout.size(),
-                        self.align,
-                    );
+                    let mut slot =
+                        Slot::new(id, layout.binding(), layout.frequency(), layout.size(), self.align);
                     slot.reserve(high);
                     self.slots.push(slot);
                 }
@@ -419,8 +371,7 @@ impl Manager {
 
     /// Variants and pipeline layout for a newly registered shader.
     fn shader_binding(&mut self, id: ShaderId) -> ShaderBinding {
-        let mut by_group: Vec<(u32, Vec<wgpu::BindGroupLayoutEntry>, Vec<VariantEntry>)> =
-            Vec::new();
+        let mut by_group: Vec<(u32, Vec<wgpu::BindGroupLayoutEntry>, Vec<VariantEntry>)> = Vec::new();
         for r in self.registry[id].used_resources() {
             let BindingPoint { group, binding } = r.binding;
             if by_group.last().is_none_or(|g| g.0 != group) {
@@ -428,26 +379,15 @@ impl Manager {
             }
             let g = by_group.last_mut().expect("pushed above");
             if r.kind == ResourceKind::Uniform {
-                let slot = self
-                    .registry
-                    .slot_at(r.binding)
-                    .expect("registry made a slot for each used block");
+                let slot =
+                    self.registry.slot_at(r.binding).expect("registry made a slot for each used block");
                 g.1.push(uniform_entry(binding));
                 g.2.push(VariantEntry::Uniform(slot));
             } else {
                 let ty = resources::binding_type(&r.kind).expect("checked in register");
                 let count = std::num::NonZeroU32::new(r.count).filter(|_| r.count > 1);
-                g.1.push(wgpu::BindGroupLayoutEntry {
-                    binding,
-                    visibility: visibility(&ty),
-                    ty,
-                    count,
-                });
-                g.2.push(VariantEntry::Resource {
-                    binding,
-                    ty,
-                    count: r.count,
-                });
+                g.1.push(wgpu::BindGroupLayoutEntry { binding, visibility: visibility(&ty), ty, count });
+                g.2.push(VariantEntry::Resource { binding, ty, count: r.count });
             }
         }
         // Fill gaps with empty groups: wgpu-core does not rebind the groups after
@@ -467,12 +407,10 @@ impl Manager {
             let vid = match self.variant_index.get(&key) {
                 Some(&v) => v,
                 None => {
-                    let layout =
-                        self.device
-                            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                                label: Some("freqbuf group"),
-                                entries: &key.1,
-                            });
+                    let layout = self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                        label: Some("freqbuf group"),
+                        entries: &key.1,
+                    });
                     let uniforms = entries
                         .iter()
                         .filter_map(|e| match e {
@@ -481,10 +419,9 @@ impl Manager {
                         })
                         .collect();
                     let owner = entries.iter().find_map(|e| match e {
-                        VariantEntry::Resource { binding, .. } => self
-                            .registry
-                            .plan()
-                            .frequency(BindingPoint::new(group, *binding)),
+                        VariantEntry::Resource { binding, .. } => {
+                            self.registry.plan().frequency(BindingPoint::new(group, *binding))
+                        }
                         _ => None,
                     });
                     let v = VariantId(self.variants.len() as u32);
@@ -506,17 +443,12 @@ impl Manager {
         for &(g, v) in &groups {
             layouts[g as usize] = Some(&self.variants[v.0 as usize].layout);
         }
-        let pipeline_layout = self
-            .device
-            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some(self.registry[id].name()),
-                bind_group_layouts: &layouts,
-                immediate_size: 0,
-            });
-        ShaderBinding {
-            groups,
-            pipeline_layout,
-        }
+        let pipeline_layout = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(self.registry[id].name()),
+            bind_group_layouts: &layouts,
+            immediate_size: 0,
+        });
+        ShaderBinding { groups, pipeline_layout }
     }
 
     /// Binds what `draw` needs on `pass` (see [`Binder::bind`]). The hot path:
@@ -560,9 +492,7 @@ impl Manager {
             let owner = match v.owner {
                 Some(f) => {
                     let i = self.instance_index(index, f, draw)?;
-                    let epoch = self.resources[f as usize]
-                        .get(i as usize)
-                        .map_or(0, |r| r.epoch);
+                    let epoch = self.resources[f as usize].get(i as usize).map_or(0, |r| r.epoch);
                     stamp = stamp.max(epoch);
                     i
                 }
@@ -576,9 +506,7 @@ impl Manager {
             if bound.serial == serial && bound.offsets == offsets {
                 continue;
             }
-            let cached = self.variants[vid.0 as usize].cache[owner as usize]
-                .as_ref()
-                .expect("built above");
+            let cached = self.variants[vid.0 as usize].cache[owner as usize].as_ref().expect("built above");
             pass.set_bind_group(group, &cached.group, &offsets);
             *bound = Bound { serial, offsets };
             self.stats.shared.set_bind_group_calls += 1;
@@ -609,11 +537,7 @@ impl Manager {
         if cache.len() <= owner as usize {
             cache.resize_with(owner as usize + 1, || None);
         }
-        cache[owner as usize] = Some(CachedGroup {
-            group,
-            stamp,
-            serial: self.serial,
-        });
+        cache[owner as usize] = Some(CachedGroup { group, stamp, serial: self.serial });
         Ok(self.serial)
     }
 
@@ -624,9 +548,7 @@ impl Manager {
         let mut views: Vec<(u32, Vec<wgpu::TextureView>)> = Vec::new();
         let mut samplers: Vec<(u32, Vec<wgpu::Sampler>)> = Vec::new();
         let mut buffers: Vec<(u32, wgpu::Buffer)> = Vec::new();
-        let owned = v
-            .owner
-            .and_then(|f| self.resources[f as usize].get(owner as usize));
+        let owned = v.owner.and_then(|f| self.resources[f as usize].get(owner as usize));
         for e in &v.entries {
             let VariantEntry::Resource { binding, ty, count } = *e else {
                 continue;
@@ -639,10 +561,7 @@ impl Manager {
                         match owned.and_then(|r| r.get(point, el)) {
                             Some(resources::Bound::Texture(t)) => list.push(t.clone()),
                             _ => list.push(
-                                self.placeholders
-                                    .view(&self.device, ty)
-                                    .expect("texture type")
-                                    .clone(),
+                                self.placeholders.view(&self.device, ty).expect("texture type").clone(),
                             ),
                         }
                     }
@@ -655,10 +574,7 @@ impl Manager {
                             Some(resources::Bound::Sampler(s)) => list.push(s.clone()),
                             _ => list.push(
                                 self.placeholders
-                                    .sampler(
-                                        &self.device,
-                                        kind == wgpu::SamplerBindingType::Comparison,
-                                    )
+                                    .sampler(&self.device, kind == wgpu::SamplerBindingType::Comparison)
                                     .clone(),
                             ),
                         }
@@ -673,31 +589,21 @@ impl Manager {
                             .bindings()
                             .find(|b| b.resource.binding == point)
                             .map_or_else(String::new, |b| b.resource.name.clone());
-                        return Err(Error::Unset {
-                            name,
-                            binding: point,
-                        });
+                        return Err(Error::Unset { name, binding: point });
                     }
                 },
             }
         }
-        let view_refs: Vec<(u32, Vec<&wgpu::TextureView>)> = views
-            .iter()
-            .map(|(b, l)| (*b, l.iter().collect()))
-            .collect();
-        let sampler_refs: Vec<(u32, Vec<&wgpu::Sampler>)> = samplers
-            .iter()
-            .map(|(b, l)| (*b, l.iter().collect()))
-            .collect();
+        let view_refs: Vec<(u32, Vec<&wgpu::TextureView>)> =
+            views.iter().map(|(b, l)| (*b, l.iter().collect())).collect();
+        let sampler_refs: Vec<(u32, Vec<&wgpu::Sampler>)> =
+            samplers.iter().map(|(b, l)| (*b, l.iter().collect())).collect();
         let mut entries = Vec::with_capacity(v.entries.len());
         for e in &v.entries {
             match *e {
                 VariantEntry::Uniform(s) => {
                     let slot = &self.slots[s.index()];
-                    let buffer = slot
-                        .buffer
-                        .as_ref()
-                        .ok_or(Error::NotFlushed(slot.frequency))?;
+                    let buffer = slot.buffer.as_ref().ok_or(Error::NotFlushed(slot.frequency))?;
                     entries.push(wgpu::BindGroupEntry {
                         binding: slot.binding.binding,
                         resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
@@ -710,11 +616,8 @@ impl Manager {
                 VariantEntry::Resource { binding, ty, count } => {
                     let resource = match ty {
                         wgpu::BindingType::Texture { .. } => {
-                            let list = &view_refs
-                                .iter()
-                                .find(|(b, _)| *b == binding)
-                                .expect("resolved above")
-                                .1;
+                            let list =
+                                &view_refs.iter().find(|(b, _)| *b == binding).expect("resolved above").1;
                             if count > 1 {
                                 wgpu::BindingResource::TextureViewArray(list)
                             } else {
@@ -722,11 +625,8 @@ impl Manager {
                             }
                         }
                         wgpu::BindingType::Sampler(_) => {
-                            let list = &sampler_refs
-                                .iter()
-                                .find(|(b, _)| *b == binding)
-                                .expect("resolved above")
-                                .1;
+                            let list =
+                                &sampler_refs.iter().find(|(b, _)| *b == binding).expect("resolved above").1;
                             if count > 1 {
                                 wgpu::BindingResource::SamplerArray(list)
                             } else {
@@ -770,10 +670,9 @@ fn dense<K>(key: Option<K>, get: impl FnOnce(K) -> Option<u32>) -> u32 {
 /// storage stays out of the vertex stage (which would need an extra feature).
 fn visibility(ty: &wgpu::BindingType) -> wgpu::ShaderStages {
     match ty {
-        wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only: false },
-            ..
-        } => wgpu::ShaderStages::FRAGMENT | wgpu::ShaderStages::COMPUTE,
+        wgpu::BindingType::Buffer { ty: wgpu::BufferBindingType::Storage { read_only: false }, .. } => {
+            wgpu::ShaderStages::FRAGMENT | wgpu::ShaderStages::COMPUTE
+        }
         _ => all_stages(),
     }
 }
@@ -795,12 +694,7 @@ impl InstanceMut<'_> {
     #[inline]
     pub fn set<T: Uniform>(&mut self, param: Param, value: &T) -> Result<(), Error> {
         if param.count > 1 {
-            return Err(self.param_error(
-                param,
-                ParamErrorKind::NeedsIndex {
-                    member: String::new(),
-                },
-            ));
+            return Err(self.param_error(param, ParamErrorKind::NeedsIndex { member: String::new() }));
         }
         self.check_type::<T>(param)?;
         self.write(param, &[bytemuck::bytes_of(value)])
@@ -829,27 +723,18 @@ impl InstanceMut<'_> {
         if param.count > 1 {
             let expected = (param.count * param.stride) as usize;
             if bytes.len() != expected {
-                return Err(self.param_error(
-                    param,
-                    ParamErrorKind::SizeMismatch {
-                        expected,
-                        found: bytes.len(),
-                    },
-                ));
+                return Err(
+                    self.param_error(param, ParamErrorKind::SizeMismatch { expected, found: bytes.len() })
+                );
             }
-            let chunks: SmallVec<[&[u8]; 8]> = bytes
-                .chunks(param.stride as usize)
-                .map(|c| &c[..param.elem_size as usize])
-                .collect();
+            let chunks: SmallVec<[&[u8]; 8]> =
+                bytes.chunks(param.stride as usize).map(|c| &c[..param.elem_size as usize]).collect();
             return self.write(param, &chunks);
         }
         if bytes.len() != param.elem_size as usize {
             return Err(self.param_error(
                 param,
-                ParamErrorKind::SizeMismatch {
-                    expected: param.elem_size as usize,
-                    found: bytes.len(),
-                },
+                ParamErrorKind::SizeMismatch { expected: param.elem_size as usize, found: bytes.len() },
             ));
         }
         self.write(param, &[bytes])
@@ -867,11 +752,7 @@ impl InstanceMut<'_> {
         let index = self.manager.index_of(self.id)?;
         let slot = &self.manager.slots[param.slot.index()];
         let bytes = slot.instance_bytes(index);
-        let span = if param.count > 1 {
-            param.count * param.stride
-        } else {
-            param.elem_size
-        };
+        let span = if param.count > 1 { param.count * param.stride } else { param.elem_size };
         Ok(bytes[param.offset as usize..(param.offset + span) as usize].to_vec())
     }
 
@@ -897,33 +778,18 @@ impl InstanceMut<'_> {
     }
 
     fn param_error(&self, param: Param, kind: ParamErrorKind) -> Error {
-        let layout = self
-            .manager
-            .registry
-            .slots()
-            .nth(param.slot.index())
-            .map(|(_, l)| l);
+        let layout = self.manager.registry.slots().nth(param.slot.index()).map(|(_, l)| l);
         let member = layout
             .and_then(|l| {
                 l.members().iter().find(|m| {
-                    m.member.offset <= param.offset
-                        && param.offset < m.member.offset + m.member.size
+                    m.member.offset <= param.offset && param.offset < m.member.offset + m.member.size
                 })
             })
-            .map_or_else(
-                || format!("offset {}", param.offset),
-                |m| m.member.name.clone(),
-            );
+            .map_or_else(|| format!("offset {}", param.offset), |m| m.member.name.clone());
         let kind = match kind {
-            ParamErrorKind::NeedsIndex { .. } => ParamErrorKind::NeedsIndex {
-                member: member.clone(),
-            },
+            ParamErrorKind::NeedsIndex { .. } => ParamErrorKind::NeedsIndex { member: member.clone() },
             ParamErrorKind::IndexOutOfRange { index, count, .. } => {
-                ParamErrorKind::IndexOutOfRange {
-                    member: member.clone(),
-                    index,
-                    count,
-                }
+                ParamErrorKind::IndexOutOfRange { member: member.clone(), index, count }
             }
             k => k,
         };
@@ -934,30 +800,19 @@ impl InstanceMut<'_> {
         if param.slot.index() >= self.manager.slots.len() {
             return Err(Error::Param(ParamError {
                 name: format!("slot {}", param.slot.index()),
-                kind: ParamErrorKind::Unknown {
-                    suggestions: Vec::new(),
-                },
+                kind: ParamErrorKind::Unknown { suggestions: Vec::new() },
             }));
         }
         let wanted = self.id.frequency();
         if param.frequency != wanted {
-            return Err(self.param_error(
-                param,
-                ParamErrorKind::WrongFrequency {
-                    wanted,
-                    actual: param.frequency,
-                },
-            ));
+            return Err(
+                self.param_error(param, ParamErrorKind::WrongFrequency { wanted, actual: param.frequency })
+            );
         }
         // A param of another manager could point past this slot's block.
         let end = param.offset + param.count.saturating_sub(1) * param.stride + param.elem_size;
         if end > self.manager.slots[param.slot.index()].size {
-            return Err(self.param_error(
-                param,
-                ParamErrorKind::Unknown {
-                    suggestions: Vec::new(),
-                },
-            ));
+            return Err(self.param_error(param, ParamErrorKind::Unknown { suggestions: Vec::new() }));
         }
         Ok(())
     }
@@ -965,16 +820,9 @@ impl InstanceMut<'_> {
     #[inline]
     fn check_type<T: Uniform>(&self, param: Param) -> Result<(), Error> {
         if param.value != Some(T::TYPE) || std::mem::size_of::<T>() != param.elem_size as usize {
-            let expected = param
-                .value
-                .map_or_else(|| "a struct".to_owned(), |v| type_name(&v));
-            return Err(self.param_error(
-                param,
-                ParamErrorKind::TypeMismatch {
-                    expected,
-                    found: type_name(&T::TYPE),
-                },
-            ));
+            let expected = param.value.map_or_else(|| "a struct".to_owned(), |v| type_name(&v));
+            return Err(self
+                .param_error(param, ParamErrorKind::TypeMismatch { expected, found: type_name(&T::TYPE) }));
         }
         Ok(())
     }
@@ -991,18 +839,8 @@ impl InstanceMut<'_> {
         Ok(())
     }
 
-    fn set_resource(
-        &mut self,
-        name: &str,
-        want: &'static str,
-        bound: resources::Bound,
-    ) -> Result<(), Error> {
-        let err = |kind| {
-            Error::Param(ParamError {
-                name: name.to_owned(),
-                kind,
-            })
-        };
+    fn set_resource(&mut self, name: &str, want: &'static str, bound: resources::Bound) -> Result<(), Error> {
+        let err = |kind| Error::Param(ParamError { name: name.to_owned(), kind });
         let path = parse_path(name).map_err(err)?;
         if path.len() != 1 {
             return Err(err(ParamErrorKind::Malformed));
@@ -1017,9 +855,7 @@ impl InstanceMut<'_> {
                 }));
             }
             let names = registry.bindings().map(|b| b.resource.name.as_str());
-            return Err(err(ParamErrorKind::Unknown {
-                suggestions: closest(seg.name, names),
-            }));
+            return Err(err(ParamErrorKind::Unknown { suggestions: closest(seg.name, names) }));
         };
         let kind = match shared.resource.kind {
             ResourceKind::Texture { .. } => "texture",
@@ -1028,31 +864,21 @@ impl InstanceMut<'_> {
             ref k => k.as_str(),
         };
         if kind != want {
-            return Err(err(ParamErrorKind::TypeMismatch {
-                expected: kind.into(),
-                found: want.into(),
-            }));
+            return Err(err(ParamErrorKind::TypeMismatch { expected: kind.into(), found: want.into() }));
         }
         let wanted = self.id.frequency();
         if shared.frequency != wanted {
-            return Err(err(ParamErrorKind::WrongFrequency {
-                wanted,
-                actual: shared.frequency,
-            }));
+            return Err(err(ParamErrorKind::WrongFrequency { wanted, actual: shared.frequency }));
         }
         let count = shared.resource.count;
         let element = match seg.index {
             None if count > 1 => {
-                return Err(err(ParamErrorKind::NeedsIndex {
-                    member: seg.name.to_owned(),
-                }));
+                return Err(err(ParamErrorKind::NeedsIndex { member: seg.name.to_owned() }));
             }
             None => 0,
             Some(i) if count == 1 => {
                 let _ = i;
-                return Err(err(ParamErrorKind::NotAnArray {
-                    member: seg.name.to_owned(),
-                }));
+                return Err(err(ParamErrorKind::NotAnArray { member: seg.name.to_owned() }));
             }
             Some(i) if i >= count => {
                 return Err(err(ParamErrorKind::IndexOutOfRange {

@@ -90,20 +90,8 @@ mod tests {
     fn parse_paths() {
         let p = parse_path("lights[3].color").unwrap();
         assert_eq!(p.len(), 2);
-        assert_eq!(
-            p[0],
-            Segment {
-                name: "lights",
-                index: Some(3)
-            }
-        );
-        assert_eq!(
-            p[1],
-            Segment {
-                name: "color",
-                index: None
-            }
-        );
+        assert_eq!(p[0], Segment { name: "lights", index: Some(3) });
+        assert_eq!(p[1], Segment { name: "color", index: None });
         assert!(parse_path("").is_err());
         assert!(parse_path("a..b").is_err());
         assert!(parse_path("a[").is_err());

@@ -23,12 +23,8 @@ pub enum Frequency {
 
 impl Frequency {
     /// All frequencies, from least to most often changed.
-    pub const ALL: [Frequency; 4] = [
-        Frequency::Frame,
-        Frequency::View,
-        Frequency::Material,
-        Frequency::Object,
-    ];
+    pub const ALL: [Frequency; 4] =
+        [Frequency::Frame, Frequency::View, Frequency::Material, Frequency::Object];
 
     /// The lowercase name used in reports and JSON (`frame`, `view`, `material`, `object`).
     #[inline]
@@ -91,10 +87,7 @@ pub struct SlotPlan {
 impl SlotPlan {
     /// A plan that maps nothing; add groups or points to it.
     pub fn empty() -> Self {
-        Self {
-            groups: BTreeMap::new(),
-            points: BTreeMap::new(),
-        }
+        Self { groups: BTreeMap::new(), points: BTreeMap::new() }
     }
 
     /// Maps every binding of `group` to `frequency` (unless a point overrides it).
@@ -112,10 +105,7 @@ impl SlotPlan {
     /// The frequency of `point`, or `None` when the plan does not cover it.
     #[inline]
     pub fn frequency(&self, point: BindingPoint) -> Option<Frequency> {
-        self.points
-            .get(&point)
-            .or_else(|| self.groups.get(&point.group))
-            .copied()
+        self.points.get(&point).or_else(|| self.groups.get(&point.group)).copied()
     }
 
     /// The frequency a whole group is planned at, ignoring per-point overrides.
@@ -131,9 +121,7 @@ impl Default for SlotPlan {
         Frequency::ALL
             .iter()
             .enumerate()
-            .fold(Self::empty(), |plan, (group, &freq)| {
-                plan.with_group(group as u32, freq)
-            })
+            .fold(Self::empty(), |plan, (group, &freq)| plan.with_group(group as u32, freq))
     }
 }
 
@@ -144,27 +132,15 @@ mod tests {
     #[test]
     fn default_plan_sorts_groups() {
         let plan = SlotPlan::default();
-        assert_eq!(
-            plan.frequency(BindingPoint::new(0, 13)),
-            Some(Frequency::Frame)
-        );
-        assert_eq!(
-            plan.frequency(BindingPoint::new(3, 0)),
-            Some(Frequency::Object)
-        );
+        assert_eq!(plan.frequency(BindingPoint::new(0, 13)), Some(Frequency::Frame));
+        assert_eq!(plan.frequency(BindingPoint::new(3, 0)), Some(Frequency::Object));
         assert_eq!(plan.frequency(BindingPoint::new(4, 0)), None);
     }
 
     #[test]
     fn point_overrides_group() {
         let plan = SlotPlan::default().with_point(BindingPoint::new(2, 5), Frequency::Object);
-        assert_eq!(
-            plan.frequency(BindingPoint::new(2, 5)),
-            Some(Frequency::Object)
-        );
-        assert_eq!(
-            plan.frequency(BindingPoint::new(2, 4)),
-            Some(Frequency::Material)
-        );
+        assert_eq!(plan.frequency(BindingPoint::new(2, 5)), Some(Frequency::Object));
+        assert_eq!(plan.frequency(BindingPoint::new(2, 4)), Some(Frequency::Material));
     }
 }

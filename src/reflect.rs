@@ -52,11 +52,7 @@ impl ShaderReflection {
     /// Cost: one parse and one validation of the module.
     pub fn new(name: impl Into<String>, source: ShaderSource<'_>) -> Result<Self, ReflectError> {
         let name = name.into();
-        let fail = |location, kind| ReflectError {
-            shader: name.clone(),
-            location,
-            kind,
-        };
+        let fail = |location, kind| ReflectError { shader: name.clone(), location, kind };
         let (module, text) = match source {
             ShaderSource::Wgsl(src) => {
                 let module = naga::front::wgsl::parse_str(src).map_err(|e| {
@@ -72,16 +68,10 @@ impl ShaderReflection {
                     .parse(&naga::front::glsl::Options::from(stage), source)
                     .map_err(|e| {
                         let first = e.errors.first();
-                        let message = e
-                            .errors
-                            .iter()
-                            .map(|e| e.kind.to_string())
-                            .collect::<Vec<_>>()
-                            .join("; ");
+                        let message =
+                            e.errors.iter().map(|e| e.kind.to_string()).collect::<Vec<_>>().join("; ");
                         fail(
-                            first
-                                .and_then(|f| f.location(source))
-                                .map(Location::from_naga),
+                            first.and_then(|f| f.location(source)).map(Location::from_naga),
                             ReflectErrorKind::Glsl(message),
                         )
                     })?;
@@ -107,10 +97,7 @@ impl ShaderReflection {
     ///
     /// `stage` is the stage of GLSL files whose extension does not say (`.glsl`);
     /// it also overrides `.vert`, `.frag` and `.comp`, and is ignored for WGSL and SPIR-V.
-    pub fn from_path(
-        path: impl AsRef<Path>,
-        stage: Option<ShaderStage>,
-    ) -> Result<Self, ReflectError> {
+    pub fn from_path(path: impl AsRef<Path>, stage: Option<ShaderStage>) -> Result<Self, ReflectError> {
         let path = path.as_ref();
         let name = path.display().to_string();
         let io = |e: std::io::Error| ReflectError {
@@ -137,19 +124,11 @@ impl ShaderReflection {
             _ => match glsl_stage {
                 Some(stage) => {
                     let text = std::fs::read_to_string(path).map_err(io)?;
-                    Self::new(
-                        name,
-                        ShaderSource::Glsl {
-                            source: &text,
-                            stage,
-                        },
-                    )
+                    Self::new(name, ShaderSource::Glsl { source: &text, stage })
                 }
-                None => Err(ReflectError {
-                    shader: name,
-                    location: None,
-                    kind: ReflectErrorKind::UnknownFormat,
-                }),
+                None => {
+                    Err(ReflectError { shader: name, location: None, kind: ReflectErrorKind::UnknownFormat })
+                }
             },
         }
     }
@@ -160,16 +139,15 @@ impl ShaderReflection {
         source: Option<&str>,
     ) -> Result<Self, ReflectError> {
         let locate = |span: naga::Span| {
-            source
-                .filter(|_| span.is_defined())
-                .map(|s| Location::from_naga(span.location(s)))
+            source.filter(|_| span.is_defined()).map(|s| Location::from_naga(span.location(s)))
         };
-        let info = Validator::new(ValidationFlags::all(), Capabilities::all())
-            .validate(&module)
-            .map_err(|e| ReflectError {
-                shader: name.clone(),
-                location: source.and_then(|s| e.location(s)).map(Location::from_naga),
-                kind: ReflectErrorKind::Validation(error_chain(e.as_inner())),
+        let info =
+            Validator::new(ValidationFlags::all(), Capabilities::all()).validate(&module).map_err(|e| {
+                ReflectError {
+                    shader: name.clone(),
+                    location: source.and_then(|s| e.location(s)).map(Location::from_naga),
+                    kind: ReflectErrorKind::Validation(error_chain(e.as_inner())),
+                }
             })?;
         let mut layouter = Layouter::default();
         // The validator has already laid out every type; this cannot fail after it.
@@ -182,19 +160,16 @@ impl ShaderReflection {
         let entry_points = module
             .entry_points
             .iter()
-            .map(|ep| EntryPoint {
-                name: ep.name.clone(),
-                stage: ep.stage,
-            })
+            .map(|ep| EntryPoint { name: ep.name.clone(), stage: ep.stage })
             .collect::<Vec<_>>();
 
         let mut resources = Vec::new();
         for (handle, var) in module.global_variables.iter() {
             let kind = match var.space {
                 AddressSpace::Uniform => ResourceKind::Uniform,
-                AddressSpace::Storage { access } => ResourceKind::Storage {
-                    read_only: !access.contains(naga::StorageAccess::STORE),
-                },
+                AddressSpace::Storage { access } => {
+                    ResourceKind::Storage { read_only: !access.contains(naga::StorageAccess::STORE) }
+                }
                 AddressSpace::Handle => match resource_kind(&module, var.ty) {
                     Some(kind) => kind,
                     None => continue,
@@ -216,22 +191,16 @@ impl ShaderReflection {
                 });
             };
             let count = match module.types[var.ty].inner {
-                TypeInner::BindingArray {
-                    size: ArraySize::Constant(n),
-                    ..
-                } => n.get(),
+                TypeInner::BindingArray { size: ArraySize::Constant(n), .. } => n.get(),
                 _ => 1,
             };
-            let users = (0..entry_points.len())
-                .filter(|&i| !info.get_entry_point(i)[handle].is_empty())
-                .collect();
+            let users =
+                (0..entry_points.len()).filter(|&i| !info.get_entry_point(i)[handle].is_empty()).collect();
             let block = if kind == ResourceKind::Uniform {
                 let unsized_err = || ReflectError {
                     shader: name.clone(),
                     location,
-                    kind: ReflectErrorKind::UnsizedUniform {
-                        name: res_name.clone(),
-                    },
+                    kind: ReflectErrorKind::UnsizedUniform { name: res_name.clone() },
                 };
                 Some(block_layout(&module, &layouter, var.ty, &res_name).ok_or_else(unsized_err)?)
             } else {
@@ -248,13 +217,7 @@ impl ShaderReflection {
             });
         }
         resources.sort_by_key(|r| r.binding);
-        Ok(Self {
-            name,
-            module,
-            info,
-            entry_points,
-            resources,
-        })
+        Ok(Self { name, module, info, entry_points, resources })
     }
 
     /// The name given at construction (a path, for files).
@@ -277,10 +240,7 @@ impl ShaderReflection {
 
     /// The resource at `point`, if the shader declares one.
     pub fn resource(&self, point: BindingPoint) -> Option<&Resource> {
-        self.resources
-            .binary_search_by_key(&point, |r| r.binding)
-            .ok()
-            .map(|i| &self.resources[i])
+        self.resources.binary_search_by_key(&point, |r| r.binding).ok().map(|i| &self.resources[i])
     }
 
     /// Resources that at least one entry point uses.
@@ -290,9 +250,7 @@ impl ShaderReflection {
 
     /// Uniform blocks that no entry point uses. They neither create nor change a slot.
     pub fn unused_blocks(&self) -> impl Iterator<Item = &Resource> {
-        self.resources
-            .iter()
-            .filter(|r| r.kind == ResourceKind::Uniform && !r.is_used())
+        self.resources.iter().filter(|r| r.kind == ResourceKind::Uniform && !r.is_used())
     }
 
     /// The validated naga module, for building a `wgpu::ShaderModule` without reparsing.
@@ -489,45 +447,26 @@ pub struct ValueType {
 impl ValueType {
     /// A scalar of `kind` and `width` bytes.
     pub const fn scalar(kind: naga::ScalarKind, width: u8) -> Self {
-        Self {
-            kind,
-            width,
-            columns: 1,
-            rows: 1,
-        }
+        Self { kind, width, columns: 1, rows: 1 }
     }
 
     /// A vector of `rows` scalars.
     pub const fn vector(kind: naga::ScalarKind, width: u8, rows: u8) -> Self {
-        Self {
-            kind,
-            width,
-            columns: 1,
-            rows,
-        }
+        Self { kind, width, columns: 1, rows }
     }
 
     /// A matrix of `columns` columns of `rows` scalars.
     pub const fn matrix(kind: naga::ScalarKind, width: u8, columns: u8, rows: u8) -> Self {
-        Self {
-            kind,
-            width,
-            columns,
-            rows,
-        }
+        Self { kind, width, columns, rows }
     }
 
     fn of(inner: &TypeInner) -> Option<Self> {
         Some(match *inner {
             TypeInner::Scalar(s) | TypeInner::Atomic(s) => Self::scalar(s.kind, s.width),
-            TypeInner::Vector { size, scalar } => {
-                Self::vector(scalar.kind, scalar.width, size as u8)
+            TypeInner::Vector { size, scalar } => Self::vector(scalar.kind, scalar.width, size as u8),
+            TypeInner::Matrix { columns, rows, scalar } => {
+                Self::matrix(scalar.kind, scalar.width, columns as u8, rows as u8)
             }
-            TypeInner::Matrix {
-                columns,
-                rows,
-                scalar,
-            } => Self::matrix(scalar.kind, scalar.width, columns as u8, rows as u8),
             _ => return None,
         })
     }
@@ -539,21 +478,9 @@ fn resource_kind(module: &Module, ty: Handle<naga::Type>) -> Option<ResourceKind
         ref other => other,
     };
     Some(match *inner {
-        TypeInner::Image {
-            dim,
-            arrayed,
-            class,
-        } => match class {
-            ImageClass::Storage { .. } => ResourceKind::StorageTexture {
-                dim,
-                arrayed,
-                class,
-            },
-            _ => ResourceKind::Texture {
-                dim,
-                arrayed,
-                class,
-            },
+        TypeInner::Image { dim, arrayed, class } => match class {
+            ImageClass::Storage { .. } => ResourceKind::StorageTexture { dim, arrayed, class },
+            _ => ResourceKind::Texture { dim, arrayed, class },
         },
         TypeInner::Sampler { comparison } => ResourceKind::Sampler { comparison },
         TypeInner::AccelerationStructure { .. } => ResourceKind::AccelerationStructure,
@@ -613,29 +540,15 @@ fn member(
         _ => (ty, 1, 0),
     };
     let ty = member_type(module, layouter, elem)?;
-    let size = if stride == 0 {
-        ty.size()
-    } else {
-        count * stride
-    };
-    Some(Member {
-        name: name.to_owned(),
-        offset,
-        size,
-        ty,
-        count,
-        stride,
-    })
+    let size = if stride == 0 { ty.size() } else { count * stride };
+    Some(Member { name: name.to_owned(), offset, size, ty, count, stride })
 }
 
 fn member_type(module: &Module, layouter: &Layouter, ty: Handle<naga::Type>) -> Option<MemberType> {
     let size = layouter[ty].size;
     Some(match module.types[ty].inner {
         TypeInner::Struct { ref members, span } => MemberType::Struct {
-            name: module.types[ty]
-                .name
-                .clone()
-                .unwrap_or_else(|| "{anonymous struct}".into()),
+            name: module.types[ty].name.clone().unwrap_or_else(|| "{anonymous struct}".into()),
             size: span.max(size),
             fields: struct_members(module, layouter, members)?,
         },
@@ -643,11 +556,7 @@ fn member_type(module: &Module, layouter: &Layouter, ty: Handle<naga::Type>) -> 
         ref inner => {
             let mut wgsl = String::new();
             module.to_ctx().write_type_inner(inner, &mut wgsl).ok()?;
-            MemberType::Plain {
-                wgsl,
-                size,
-                value: ValueType::of(inner)?,
-            }
+            MemberType::Plain { wgsl, size, value: ValueType::of(inner)? }
         }
     })
 }

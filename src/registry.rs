@@ -104,23 +104,16 @@ impl Registry {
         for res in shader.used_resources() {
             let point = res.binding;
             let frequency = self.plan.frequency(point).ok_or_else(|| {
-                fail(
-                    point,
-                    LayoutErrorKind::Unplanned {
-                        shader: name.to_owned(),
-                        name: res.name.clone(),
-                    },
-                )
+                fail(point, LayoutErrorKind::Unplanned { shader: name.to_owned(), name: res.name.clone() })
             })?;
-            let other = self
-                .bindings
-                .get(&point)
-                .map(|b| (&self.shaders[b.shader.index()], &b.resource))
-                .or_else(|| {
-                    let slot = &self.slots[self.slot_by_point.get(&point)?.index()];
-                    let user = &self.shaders[slot.users().first()?.index()];
-                    Some((user, user.resource(point)?))
-                });
+            let other =
+                self.bindings.get(&point).map(|b| (&self.shaders[b.shader.index()], &b.resource)).or_else(
+                    || {
+                        let slot = &self.slots[self.slot_by_point.get(&point)?.index()];
+                        let user = &self.shaders[slot.users().first()?.index()];
+                        Some((user, user.resource(point)?))
+                    },
+                );
             if let Some((other_shader, other_res)) = other {
                 if other_res.kind != res.kind || other_res.count != res.count {
                     return Err(fail(
@@ -149,20 +142,15 @@ impl Registry {
                             },
                         ));
                     }
-                    let slot = staged.entry(point).or_insert_with(|| {
-                        match self.slot_by_point.get(&point) {
-                            Some(s) => self.slots[s.index()].clone(),
-                            None => SlotLayout::new(point, frequency),
-                        }
+                    let slot = staged.entry(point).or_insert_with(|| match self.slot_by_point.get(&point) {
+                        Some(s) => self.slots[s.index()].clone(),
+                        None => SlotLayout::new(point, frequency),
                     });
-                    slot.merge(id, name, res.location, block)
-                        .map_err(|k| fail(point, k))?;
+                    slot.merge(id, name, res.location, block).map_err(|k| fail(point, k))?;
                 }
-                None if other.is_none() => new_bindings.push(SharedBinding {
-                    resource: res.clone(),
-                    frequency,
-                    shader: id,
-                }),
+                None if other.is_none() => {
+                    new_bindings.push(SharedBinding { resource: res.clone(), frequency, shader: id })
+                }
                 None => {}
             }
         }
@@ -170,8 +158,7 @@ impl Registry {
             match self.slot_by_point.get(&point) {
                 Some(s) => self.slots[s.index()] = layout,
                 None => {
-                    self.slot_by_point
-                        .insert(point, SlotId(self.slots.len() as u32));
+                    self.slot_by_point.insert(point, SlotId(self.slots.len() as u32));
                     self.slots.push(layout);
                 }
             }
@@ -185,18 +172,12 @@ impl Registry {
 
     /// Every registered shader, with its id.
     pub fn shaders(&self) -> impl ExactSizeIterator<Item = (ShaderId, &ShaderReflection)> {
-        self.shaders
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (ShaderId(i as u32), s))
+        self.shaders.iter().enumerate().map(|(i, s)| (ShaderId(i as u32), s))
     }
 
     /// Every slot, with its id, in creation order.
     pub fn slots(&self) -> impl ExactSizeIterator<Item = (SlotId, &SlotLayout)> {
-        self.slots
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (SlotId(i as u32), s))
+        self.slots.iter().enumerate().map(|(i, s)| (SlotId(i as u32), s))
     }
 
     /// The slot at a binding point, if a used uniform block is there.
@@ -219,39 +200,23 @@ impl Registry {
         path: &str,
         frequency: Option<Frequency>,
     ) -> Result<(SlotId, Resolved<'_>), ParamError> {
-        let err = |kind| ParamError {
-            name: path.to_owned(),
-            kind,
-        };
+        let err = |kind| ParamError { name: path.to_owned(), kind };
         let parsed = parse_path(path).map_err(err)?;
         let first = parsed[0].name;
-        let candidates = || {
-            self.slots()
-                .filter(|(_, s)| frequency.is_none_or(|f| s.frequency() == f))
-        };
+        let candidates = || self.slots().filter(|(_, s)| frequency.is_none_or(|f| s.frequency() == f));
         if let Some((id, slot)) = candidates().find(|(_, s)| s.member(first).is_some()) {
             return slot.resolve(&parsed).map(|r| (id, r)).map_err(err);
         }
-        if let (Some(wanted), Some((_, slot))) = (
-            frequency,
-            self.slots().find(|(_, s)| s.member(first).is_some()),
-        ) {
-            return Err(err(ParamErrorKind::WrongFrequency {
-                wanted,
-                actual: slot.frequency(),
-            }));
+        if let (Some(wanted), Some((_, slot))) =
+            (frequency, self.slots().find(|(_, s)| s.member(first).is_some()))
+        {
+            return Err(err(ParamErrorKind::WrongFrequency { wanted, actual: slot.frequency() }));
         }
         if let Some(b) = self.bindings.values().find(|b| b.resource.name == first) {
-            return Err(err(ParamErrorKind::NotUniform {
-                kind: b.resource.kind.as_str(),
-            }));
+            return Err(err(ParamErrorKind::NotUniform { kind: b.resource.kind.as_str() }));
         }
-        let names = candidates()
-            .flat_map(|(_, s)| s.names())
-            .collect::<Vec<_>>();
-        Err(err(ParamErrorKind::Unknown {
-            suggestions: closest(first, names),
-        }))
+        let names = candidates().flat_map(|(_, s)| s.names()).collect::<Vec<_>>();
+        Err(err(ParamErrorKind::Unknown { suggestions: closest(first, names) }))
     }
 }
 
@@ -280,39 +245,19 @@ pub(crate) fn closest<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) 
         .collect::<Vec<_>>();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
     scored.dedup_by(|a, b| a.1 == b.1);
-    scored
-        .into_iter()
-        .take(3)
-        .map(|(_, k)| k.to_owned())
-        .collect()
+    scored.into_iter().take(3).map(|(_, k)| k.to_owned()).collect()
 }
 
 fn describe(r: &Resource) -> String {
     let base = match r.kind {
-        ResourceKind::Texture {
-            dim,
-            arrayed,
-            class,
-        } => format!(
-            "texture {dim:?}{} {class:?}",
-            if arrayed { " array" } else { "" }
-        ),
-        ResourceKind::StorageTexture {
-            dim,
-            arrayed,
-            class,
-        } => {
-            format!(
-                "storage texture {dim:?}{} {class:?}",
-                if arrayed { " array" } else { "" }
-            )
+        ResourceKind::Texture { dim, arrayed, class } => {
+            format!("texture {dim:?}{} {class:?}", if arrayed { " array" } else { "" })
+        }
+        ResourceKind::StorageTexture { dim, arrayed, class } => {
+            format!("storage texture {dim:?}{} {class:?}", if arrayed { " array" } else { "" })
         }
         ResourceKind::Sampler { comparison: true } => "comparison sampler".into(),
         ref k => k.as_str().replace('_', " "),
     };
-    if r.count > 1 {
-        format!("{base} x{}", r.count)
-    } else {
-        base
-    }
+    if r.count > 1 { format!("{base} x{}", r.count) } else { base }
 }

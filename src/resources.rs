@@ -25,18 +25,11 @@ pub(crate) struct InstanceResources {
 
 impl InstanceResources {
     pub(crate) fn get(&self, point: BindingPoint, element: u32) -> Option<&Bound> {
-        self.items
-            .iter()
-            .find(|(p, e, _)| *p == point && *e == element)
-            .map(|(_, _, b)| b)
+        self.items.iter().find(|(p, e, _)| *p == point && *e == element).map(|(_, _, b)| b)
     }
 
     pub(crate) fn set(&mut self, point: BindingPoint, element: u32, bound: Bound, epoch: u64) {
-        match self
-            .items
-            .iter_mut()
-            .find(|(p, e, _)| *p == point && *e == element)
-        {
+        match self.items.iter_mut().find(|(p, e, _)| *p == point && *e == element) {
             Some(item) => item.2 = bound,
             None => self.items.push((point, element, bound)),
         }
@@ -48,11 +41,7 @@ impl InstanceResources {
 pub(crate) fn binding_type(kind: &ResourceKind) -> Result<wgpu::BindingType, &'static str> {
     use naga::{ImageClass, ImageDimension as D, ScalarKind};
     Ok(match *kind {
-        ResourceKind::Texture {
-            dim,
-            arrayed,
-            class,
-        } => {
+        ResourceKind::Texture { dim, arrayed, class } => {
             let view_dimension = match (dim, arrayed) {
                 (D::D1, _) => wgpu::TextureViewDimension::D1,
                 (D::D2, false) => wgpu::TextureViewDimension::D2,
@@ -73,11 +62,7 @@ pub(crate) fn binding_type(kind: &ResourceKind) -> Result<wgpu::BindingType, &'s
                 ImageClass::Depth { multi } => (wgpu::TextureSampleType::Depth, multi),
                 _ => return Err("external and storage images are not supported"),
             };
-            wgpu::BindingType::Texture {
-                sample_type,
-                view_dimension,
-                multisampled,
-            }
+            wgpu::BindingType::Texture { sample_type, view_dimension, multisampled }
         }
         ResourceKind::Sampler { comparison } => wgpu::BindingType::Sampler(if comparison {
             wgpu::SamplerBindingType::Comparison
@@ -113,12 +98,7 @@ impl Placeholders {
         device: &wgpu::Device,
         ty: wgpu::BindingType,
     ) -> Option<&wgpu::TextureView> {
-        let wgpu::BindingType::Texture {
-            sample_type,
-            view_dimension,
-            multisampled,
-        } = ty
-        else {
+        let wgpu::BindingType::Texture { sample_type, view_dimension, multisampled } = ty else {
             return None;
         };
         Some(self.views.entry(ty).or_insert_with(|| {
@@ -141,11 +121,7 @@ impl Placeholders {
             }
             let texture = device.create_texture(&wgpu::TextureDescriptor {
                 label: Some("freqbuf placeholder"),
-                size: wgpu::Extent3d {
-                    width: 1,
-                    height: 1,
-                    depth_or_array_layers: layers,
-                },
+                size: wgpu::Extent3d { width: 1, height: 1, depth_or_array_layers: layers },
                 mip_level_count: 1,
                 sample_count: if multisampled { 4 } else { 1 },
                 dimension,

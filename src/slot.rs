@@ -130,11 +130,7 @@ impl Slot {
         let Some(first) = dst.iter().zip(bytes).position(|(a, b)| a != b) else {
             return false;
         };
-        let last = dst
-            .iter()
-            .zip(bytes)
-            .rposition(|(a, b)| a != b)
-            .unwrap_or(first);
+        let last = dst.iter().zip(bytes).rposition(|(a, b)| a != b).unwrap_or(first);
         dst[first..=last].copy_from_slice(&bytes[first..=last]);
         // Copies move whole 4-byte words.
         let lo = (offset + first as u32) & !3;
@@ -182,10 +178,7 @@ impl Slot {
         let first = out.len();
         for &i in &self.dirty {
             let d = std::mem::take(&mut self.dirty_ranges[i as usize]);
-            let (lo, hi) = (
-                i as u64 * stride + d.lo as u64,
-                i as u64 * stride + d.hi as u64,
-            );
+            let (lo, hi) = (i as u64 * stride + d.lo as u64, i as u64 * stride + d.hi as u64);
             match out[first..].last_mut() {
                 Some(last) if lo <= last.1 + gap as u64 => last.1 = last.1.max(hi),
                 _ => out.push((lo, hi)),

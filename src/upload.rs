@@ -151,8 +151,7 @@ impl Uploader {
                 if let Some(old) = &slot.buffer {
                     if slot.gpu_stride == slot.stride {
                         let bytes = slot.gpu_capacity as u64 * slot.stride as u64;
-                        encoder_for(device, &mut encoder)
-                            .copy_buffer_to_buffer(old, 0, &buffer, 0, bytes);
+                        encoder_for(device, &mut encoder).copy_buffer_to_buffer(old, 0, &buffer, 0, bytes);
                         s.copy_commands += 1;
                         copied_over = true;
                     } else {
@@ -200,13 +199,7 @@ impl Uploader {
             } else {
                 s.copy_commands += n as u64;
             }
-            self.jobs.push(Job {
-                slot: i,
-                ranges: start..self.ranges.len(),
-                src: packed,
-                table: 0,
-                scatter,
-            });
+            self.jobs.push(Job { slot: i, ranges: start..self.ranges.len(), src: packed, table: 0, scatter });
             packed += bytes;
         }
 
@@ -254,9 +247,7 @@ impl Uploader {
                 let Some(len) = wgpu::BufferSize::new(write_len) else {
                     return;
                 };
-                let mut view = queue
-                    .write_buffer_with(&staging, 0, len)
-                    .expect("staging buffer fits");
+                let mut view = queue.write_buffer_with(&staging, 0, len).expect("staging buffer fits");
                 for job in &self.jobs {
                     let shadow = &slots[job.slot].shadow;
                     let mut at = job.src;
@@ -319,18 +310,12 @@ impl Uploader {
                             &o.into_mut().1
                         }
                         std::collections::hash_map::Entry::Vacant(v) => {
-                            &v.insert((
-                                stamp,
-                                scatter_group(device, &scatter.layout, &staging, window, slot),
-                            ))
-                            .1
+                            &v.insert((stamp, scatter_group(device, &scatter.layout, &staging, window, slot)))
+                                .1
                         }
                     };
                     pass.set_bind_group(0, group, &[job.table as u32]);
-                    let words = self.ranges[job.ranges.clone()]
-                        .iter()
-                        .map(|r| (r.1 - r.0) / 4)
-                        .sum::<u64>();
+                    let words = self.ranges[job.ranges.clone()].iter().map(|r| (r.1 - r.0) / 4).sum::<u64>();
                     let groups = words.div_ceil(64) as u32;
                     pass.dispatch_workgroups(groups.min(65535), groups.div_ceil(65535), 1);
                 }
@@ -347,9 +332,7 @@ fn encoder_for<'e>(
     e: &'e mut Option<wgpu::CommandEncoder>,
 ) -> &'e mut wgpu::CommandEncoder {
     e.get_or_insert_with(|| {
-        device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("freqbuf flush"),
-        })
+        device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("freqbuf flush") })
     })
 }
 
@@ -367,11 +350,7 @@ impl Scatter {
         };
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("freqbuf scatter"),
-            entries: &[
-                storage(0, true, false),
-                storage(1, true, true),
-                storage(2, false, false),
-            ],
+            entries: &[storage(0, true, false), storage(1, true, true), storage(2, false, false)],
         });
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("freqbuf scatter"),
@@ -390,11 +369,7 @@ impl Scatter {
             compilation_options: Default::default(),
             cache: None,
         });
-        Self {
-            layout,
-            pipeline,
-            groups: HashMap::new(),
-        }
+        Self { layout, pipeline, groups: HashMap::new() }
     }
 }
 
@@ -410,10 +385,7 @@ fn scatter_group(
         label: Some("freqbuf scatter"),
         layout,
         entries: &[
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: staging.as_entire_binding(),
-            },
+            wgpu::BindGroupEntry { binding: 0, resource: staging.as_entire_binding() },
             wgpu::BindGroupEntry {
                 binding: 1,
                 resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
@@ -422,10 +394,7 @@ fn scatter_group(
                     size: wgpu::BufferSize::new(window),
                 }),
             },
-            wgpu::BindGroupEntry {
-                binding: 2,
-                resource: dst.as_entire_binding(),
-            },
+            wgpu::BindGroupEntry { binding: 2, resource: dst.as_entire_binding() },
         ],
     })
 }

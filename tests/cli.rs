@@ -32,10 +32,7 @@ fn json_has_the_documented_shape() {
     assert_eq!(code, 0, "{stderr}");
     let v: Value = serde_json::from_str(&stdout).unwrap();
     let slots = v["slots"].as_array().unwrap();
-    let frame = slots
-        .iter()
-        .find(|s| s["group"] == 0 && s["binding"] == 0)
-        .unwrap();
+    let frame = slots.iter().find(|s| s["group"] == 0 && s["binding"] == 0).unwrap();
     assert_eq!(frame["frequency"], "frame");
     assert_eq!(frame["size"], 80);
     assert_eq!(
@@ -46,45 +43,21 @@ fn json_has_the_documented_shape() {
     assert_eq!(users.len(), 3, "{users:?}");
     assert!(users.contains(&Value::from("tests/shaders/frame.vert")));
 
-    let cascade = slots
-        .iter()
-        .find(|s| s["group"] == 0 && s["binding"] == 3)
-        .unwrap();
+    let cascade = slots.iter().find(|s| s["group"] == 0 && s["binding"] == 3).unwrap();
     let m = &cascade["members"][0];
     assert_eq!(
-        (
-            m["type"].as_str(),
-            m["count"].as_u64(),
-            m["stride"].as_u64(),
-            m["size"].as_u64()
-        ),
+        (m["type"].as_str(), m["count"].as_u64(), m["stride"].as_u64(), m["size"].as_u64()),
         (Some("vec4<f32>"), Some(4), Some(16), Some(64))
     );
 
     let shaders = v["shaders"].as_array().unwrap();
-    let tex = shaders
-        .iter()
-        .find(|s| s["name"] == "tests/shaders/texture_array.wgsl")
-        .unwrap();
-    let gmrts = tex["resources"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["name"] == "GMRTs")
-        .unwrap();
+    let tex = shaders.iter().find(|s| s["name"] == "tests/shaders/texture_array.wgsl").unwrap();
+    let gmrts = tex["resources"].as_array().unwrap().iter().find(|r| r["name"] == "GMRTs").unwrap();
     assert_eq!(
-        (
-            gmrts["group"].as_u64(),
-            gmrts["binding"].as_u64(),
-            gmrts["kind"].as_str(),
-            gmrts["count"].as_u64()
-        ),
+        (gmrts["group"].as_u64(), gmrts["binding"].as_u64(), gmrts["kind"].as_str(), gmrts["count"].as_u64()),
         (Some(2), Some(3), Some("texture"), Some(4))
     );
-    let unused = shaders
-        .iter()
-        .find(|s| s["name"] == "tests/shaders/unused.wgsl")
-        .unwrap();
+    let unused = shaders.iter().find(|s| s["name"] == "tests/shaders/unused.wgsl").unwrap();
     assert_eq!(unused["unused"], serde_json::json!(["debug_view"]));
     let kinds = unused["resources"]
         .as_array()
@@ -118,19 +91,9 @@ fn errors_exit_1_and_name_every_file() {
     ]);
     assert_eq!(code, 1);
     assert!(stdout.is_empty());
-    assert!(
-        stderr.contains("tests/shaders/bad/syntax.wgsl:6:"),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains("conflict_type.wgsl") && stderr.contains("tests/shaders/frame.wgsl"),
-        "{stderr}"
-    );
-    assert_eq!(
-        stderr.lines().filter(|l| l.starts_with("error")).count(),
-        2,
-        "{stderr}"
-    );
+    assert!(stderr.contains("tests/shaders/bad/syntax.wgsl:6:"), "{stderr}");
+    assert!(stderr.contains("conflict_type.wgsl") && stderr.contains("tests/shaders/frame.wgsl"), "{stderr}");
+    assert_eq!(stderr.lines().filter(|l| l.starts_with("error")).count(), 2, "{stderr}");
 }
 
 #[test]
@@ -147,10 +110,7 @@ fn missing_files_and_arguments_do_not_panic() {
 fn stage_applies_to_glsl_files_only() {
     let (code, _, stderr) = run(&["reflect", "tests/shaders/tint.glsl"]);
     assert_eq!(code, 1);
-    assert!(
-        stderr.contains("tint.glsl") && stderr.contains("stage"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("tint.glsl") && stderr.contains("stage"), "{stderr}");
     let (code, stdout, stderr) = run(&[
         "reflect",
         "--json",
@@ -161,11 +121,6 @@ fn stage_applies_to_glsl_files_only() {
     ]);
     assert_eq!(code, 0, "{stderr}");
     let v: Value = serde_json::from_str(&stdout).unwrap();
-    let material = v["slots"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["group"] == 2)
-        .unwrap();
+    let material = v["slots"].as_array().unwrap().iter().find(|s| s["group"] == 2).unwrap();
     assert_eq!(material["shaders"].as_array().unwrap().len(), 2);
 }

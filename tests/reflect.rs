@@ -25,20 +25,13 @@ fn registry(names: &[&str]) -> Registry {
 }
 
 fn source(name: &str) -> String {
-    std::fs::read_to_string(format!(
-        "{}/tests/shaders/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap()
+    std::fs::read_to_string(format!("{}/tests/shaders/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
 }
 
 /// Checks reflected members against the fields and the rules, recursively.
 fn check_members(members: &[Member], fields: &[Field], rules: Rules, base: &str) {
     let offsets = field_offsets(fields, rules);
-    let members = members
-        .iter()
-        .filter(|m| !m.name.starts_with("_pad"))
-        .collect::<Vec<_>>();
+    let members = members.iter().filter(|m| !m.name.starts_with("_pad")).collect::<Vec<_>>();
     assert_eq!(members.len(), fields.len(), "{base}: member count");
     for ((m, fl), off) in members.iter().zip(fields).zip(offsets) {
         let what = format!("{base}.{}", fl.name);
@@ -57,23 +50,12 @@ fn check_members(members: &[Member], fields: &[Field], rules: Rules, base: &str)
             }
         };
         if let Ty::Struct(name, sub) = elem {
-            let MemberType::Struct {
-                name: n,
-                fields,
-                size,
-            } = &m.ty
-            else {
-                panic!("{what}: not a struct")
-            };
+            let MemberType::Struct { name: n, fields, size } = &m.ty else { panic!("{what}: not a struct") };
             assert_eq!(n, name);
             assert_eq!(*size, align_size(elem, rules).1, "{what}: struct size");
             check_members(fields, sub, rules, &what);
         } else {
-            assert_eq!(
-                m.ty.size(),
-                align_size(elem, rules).1,
-                "{what}: element size"
-            );
+            assert_eq!(m.ty.size(), align_size(elem, rules).1, "{what}: element size");
         }
     }
 }
@@ -100,11 +82,7 @@ fn wgsl_padding_follows_the_wgsl_rules() {
         "Outer",
         vec![
             f("x", Ty::Scalar),
-            Field {
-                name: "inner",
-                ty: inner,
-                align_attr: Some(16),
-            },
+            Field { name: "inner", ty: inner, align_attr: Some(16) },
             f("y", Ty::Scalar),
         ],
     );
@@ -118,10 +96,7 @@ fn wgsl_padding_follows_the_wgsl_rules() {
         f("flag", Ty::Scalar),
     ];
     check_members(&block.members, &fields, Rules::Wgsl, "Object");
-    assert_eq!(
-        block.size,
-        align_size(&Ty::Struct("Object", fields), Rules::Wgsl).1
-    );
+    assert_eq!(block.size, align_size(&Ty::Struct("Object", fields), Rules::Wgsl).1);
     // vec3 followed by f32 packs into one 16-byte row.
     assert_eq!(block.members[2].offset, block.members[1].offset + 12);
     assert_eq!(block.members[3].ty.name(), "mat3x3<f32>");
@@ -143,10 +118,7 @@ fn glsl_std140_padding() {
     ];
     let block = padded.block.as_ref().unwrap();
     check_members(&block.members, &fields, Rules::Std140, "Padded");
-    assert_eq!(
-        block.size,
-        align_size(&Ty::Struct("Padded", fields), Rules::Std140).1
-    );
+    assert_eq!(block.size, align_size(&Ty::Struct("Padded", fields), Rules::Std140).1);
     // std140 strides a float array at 16 bytes, unlike a packed array.
     assert_eq!(block.members[2].stride, 16);
 }
@@ -166,10 +138,7 @@ fn non_struct_uniform_is_one_member_named_after_the_variable() {
     assert_eq!(block.members.len(), 1);
     let m = &block.members[0];
     let ty = Ty::Array(Box::new(Ty::Vec(4)), 4);
-    assert_eq!(
-        (m.name.as_str(), m.offset, m.count),
-        ("cascade_splits", 0, 4)
-    );
+    assert_eq!((m.name.as_str(), m.offset, m.count), ("cascade_splits", 0, 4));
     assert_eq!(m.stride, stride(&ty, Rules::Wgsl));
     assert_eq!(m.size, align_size(&ty, Rules::Wgsl).1);
     assert_eq!(m.ty.name(), "vec4<f32>");
@@ -185,11 +154,7 @@ fn wgsl_and_glsl_declare_the_same_block() {
         f("resolution", Ty::Vec(2)),
         f("view_proj", Ty::Mat(4, 4)),
     ];
-    let members = slot
-        .members()
-        .iter()
-        .map(|m| m.member.clone())
-        .collect::<Vec<_>>();
+    let members = slot.members().iter().map(|m| m.member.clone()).collect::<Vec<_>>();
     check_members(&members, &fields, Rules::Wgsl, "Frame");
     check_members(&members, &fields, Rules::Std140, "Frame");
     assert_eq!(slot.users().len(), 2);
@@ -200,21 +165,8 @@ fn wgsl_and_glsl_declare_the_same_block() {
 fn prefix_and_subset_declarations_merge() {
     let r = registry(&["prefix_short.wgsl", "subset.wgsl", "prefix_full.wgsl"]);
     let slot = &r[r.slot_at(BindingPoint::new(2, 0)).unwrap()];
-    let names = slot
-        .members()
-        .iter()
-        .map(|m| m.member.name.as_str())
-        .collect::<Vec<_>>();
-    assert_eq!(
-        names,
-        [
-            "base_color",
-            "roughness",
-            "metallic",
-            "emissive",
-            "uv_scale"
-        ]
-    );
+    let names = slot.members().iter().map(|m| m.member.name.as_str()).collect::<Vec<_>>();
+    assert_eq!(names, ["base_color", "roughness", "metallic", "emissive", "uv_scale"]);
     let full = Ty::Struct(
         "Mat",
         vec![
@@ -237,9 +189,7 @@ fn prefix_and_subset_declarations_merge() {
 fn high_binding_numbers_keep_their_binding() {
     let r = registry(&["frame.wgsl", "high_binding.wgsl"]);
     assert!(r.slot_at(BindingPoint::new(1, 0)).is_none());
-    let id = r
-        .slot_at(BindingPoint::new(1, 13))
-        .expect("slot at binding 13");
+    let id = r.slot_at(BindingPoint::new(1, 13)).expect("slot at binding 13");
     assert_eq!(r[id].binding(), BindingPoint::new(1, 13));
     assert_eq!(r[id].frequency(), Frequency::View);
 }
@@ -260,10 +210,7 @@ fn texture_binding_arrays_have_counts_and_bare_names() {
 #[test]
 fn unused_blocks_neither_create_nor_change_slots() {
     let s = shader("unused.wgsl");
-    let unused = s
-        .unused_blocks()
-        .map(|r| r.name.clone())
-        .collect::<Vec<_>>();
+    let unused = s.unused_blocks().map(|r| r.name.clone()).collect::<Vec<_>>();
     assert_eq!(unused, ["debug_view"]);
     let r = registry(&["unused.wgsl", "frame.wgsl"]);
     assert!(r.slot_at(BindingPoint::new(1, 0)).is_none());
@@ -283,63 +230,33 @@ fn unused_blocks_neither_create_nor_change_slots() {
 fn spirv_and_naga_modules_reflect_like_their_wgsl() {
     let text = source("padding.wgsl");
     let module = freqbuf::naga::front::wgsl::parse_str(&text).unwrap();
-    let info = freqbuf::naga::valid::Validator::new(
-        Default::default(),
-        freqbuf::naga::valid::Capabilities::all(),
-    )
-    .validate(&module)
-    .unwrap();
-    let options = naga::back::spv::Options {
-        flags: naga::back::spv::WriterFlags::DEBUG,
-        ..Default::default()
-    };
+    let info =
+        freqbuf::naga::valid::Validator::new(Default::default(), freqbuf::naga::valid::Capabilities::all())
+            .validate(&module)
+            .unwrap();
+    let options =
+        naga::back::spv::Options { flags: naga::back::spv::WriterFlags::DEBUG, ..Default::default() };
     let words = naga::back::spv::write_vec(&module, &info, &options, None).unwrap();
-    let bytes = words
-        .iter()
-        .flat_map(|w| w.to_le_bytes())
-        .collect::<Vec<_>>();
+    let bytes = words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<_>>();
     let from_spv = ShaderReflection::new("padding.spv", ShaderSource::SpirV(&bytes)).unwrap();
     let from_wgsl = shader("padding.wgsl");
     let from_naga = ShaderReflection::from_module("padding", module).unwrap();
     let blocks = |s: &ShaderReflection| {
-        s.resources()
-            .iter()
-            .map(|r| (r.binding, r.block.clone().map(|b| b.members)))
-            .collect::<Vec<_>>()
+        s.resources().iter().map(|r| (r.binding, r.block.clone().map(|b| b.members))).collect::<Vec<_>>()
     };
     assert_eq!(blocks(&from_naga), blocks(&from_wgsl));
-    let spv_object = from_spv
-        .resource(BindingPoint::new(3, 0))
-        .unwrap()
-        .block
-        .clone()
-        .unwrap();
-    let wgsl_object = from_wgsl
-        .resource(BindingPoint::new(3, 0))
-        .unwrap()
-        .block
-        .clone()
-        .unwrap();
+    let spv_object = from_spv.resource(BindingPoint::new(3, 0)).unwrap().block.clone().unwrap();
+    let wgsl_object = from_wgsl.resource(BindingPoint::new(3, 0)).unwrap().block.clone().unwrap();
     // naga's SPIR-V writer wraps every uniform in a one-member `Block` struct
     // (glslang does not); the wrapped struct must have the WGSL layout.
     assert_eq!(spv_object.members.len(), 1);
-    let MemberType::Struct { fields, size, .. } = &spv_object.members[0].ty else {
-        panic!("not wrapped")
-    };
+    let MemberType::Struct { fields, size, .. } = &spv_object.members[0].ty else { panic!("not wrapped") };
     assert_eq!(*size, wgsl_object.size);
     // SPIR-V records no struct's trailing padding, so a nested struct's size can
     // come back smaller; offsets, counts and strides must all agree.
     let offsets = |ms: &[Member]| {
         ms.iter()
-            .map(|m| {
-                (
-                    m.name.clone(),
-                    m.offset,
-                    m.count,
-                    m.stride,
-                    m.ty.name().to_owned(),
-                )
-            })
+            .map(|m| (m.name.clone(), m.offset, m.count, m.stride, m.ty.name().to_owned()))
             .collect::<Vec<_>>()
     };
     assert_eq!(offsets(fields), offsets(&wgsl_object.members));
@@ -360,11 +277,7 @@ fn names_resolve_with_indices_and_fields() {
             "Outer",
             vec![
                 f("x", Ty::Scalar),
-                Field {
-                    name: "inner",
-                    ty: inner,
-                    align_attr: Some(16),
-                },
+                Field { name: "inner", ty: inner, align_attr: Some(16) },
                 f("y", Ty::Scalar),
             ],
         );
@@ -390,9 +303,7 @@ fn names_resolve_with_indices_and_fields() {
 
     let (_, whole) = r.resolve("cascade_splits", None).unwrap();
     assert_eq!((whole.count, whole.stride), (4, 16));
-    let (_, elem) = r
-        .resolve("cascade_splits[2]", Some(Frequency::Frame))
-        .unwrap();
+    let (_, elem) = r.resolve("cascade_splits[2]", Some(Frequency::Frame)).unwrap();
     assert_eq!((elem.offset, elem.count), (32, 1));
     // The D3D spelling of the declaration is the whole array.
     let (_, decl) = r.resolve("cascade_splits[4]", None).unwrap();
@@ -401,44 +312,16 @@ fn names_resolve_with_indices_and_fields() {
     let kind = |path: &str| r.resolve(path, None).unwrap_err().kind;
     assert_eq!(
         kind("cascade_splits[5]"),
-        ParamErrorKind::IndexOutOfRange {
-            member: "cascade_splits".into(),
-            index: 5,
-            count: 4
-        }
+        ParamErrorKind::IndexOutOfRange { member: "cascade_splits".into(), index: 5, count: 4 }
     );
     assert_eq!(
         kind("lights[4].color"),
-        ParamErrorKind::IndexOutOfRange {
-            member: "lights".into(),
-            index: 4,
-            count: 4
-        }
+        ParamErrorKind::IndexOutOfRange { member: "lights".into(), index: 4, count: 4 }
     );
-    assert_eq!(
-        kind("world[0]"),
-        ParamErrorKind::NotAnArray {
-            member: "world".into()
-        }
-    );
-    assert_eq!(
-        kind("world.x"),
-        ParamErrorKind::NotAStruct {
-            member: "world".into()
-        }
-    );
-    assert_eq!(
-        kind("lights.color"),
-        ParamErrorKind::NeedsIndex {
-            member: "lights".into()
-        }
-    );
-    assert_eq!(
-        kind("lights[1].colour"),
-        ParamErrorKind::Unknown {
-            suggestions: vec!["color".into()]
-        }
-    );
+    assert_eq!(kind("world[0]"), ParamErrorKind::NotAnArray { member: "world".into() });
+    assert_eq!(kind("world.x"), ParamErrorKind::NotAStruct { member: "world".into() });
+    assert_eq!(kind("lights.color"), ParamErrorKind::NeedsIndex { member: "lights".into() });
+    assert_eq!(kind("lights[1].colour"), ParamErrorKind::Unknown { suggestions: vec!["color".into()] });
     assert_eq!(kind("lights[1"), ParamErrorKind::Malformed);
     match kind("wrold") {
         ParamErrorKind::Unknown { suggestions } => {
@@ -447,13 +330,8 @@ fn names_resolve_with_indices_and_fields() {
         other => panic!("{other:?}"),
     }
     assert_eq!(
-        r.resolve("world", Some(Frequency::Material))
-            .unwrap_err()
-            .kind,
-        ParamErrorKind::WrongFrequency {
-            wanted: Frequency::Material,
-            actual: Frequency::Object
-        }
+        r.resolve("world", Some(Frequency::Material)).unwrap_err().kind,
+        ParamErrorKind::WrongFrequency { wanted: Frequency::Material, actual: Frequency::Object }
     );
 }
 
@@ -465,10 +343,7 @@ fn custom_plans_by_group_and_point() {
         .with_point(BindingPoint::new(1, 13), Frequency::Material);
     let mut r = Registry::new(plan);
     r.add(shader("high_binding.wgsl")).unwrap();
-    assert_eq!(
-        r[r.slot_at(BindingPoint::new(1, 13)).unwrap()].frequency(),
-        Frequency::Material
-    );
+    assert_eq!(r[r.slot_at(BindingPoint::new(1, 13)).unwrap()].frequency(), Frequency::Material);
     // Group 2 is not in this plan.
     let err = r.add(shader("prefix_full.wgsl")).unwrap_err();
     assert!(
@@ -489,58 +364,34 @@ fn position_of(text: &str, needle: &str) -> (u32, u32) {
 
 #[test]
 fn wgsl_syntax_error_has_file_line_and_column() {
-    let path = format!(
-        "{}/tests/shaders/bad/syntax.wgsl",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let path = format!("{}/tests/shaders/bad/syntax.wgsl", env!("CARGO_MANIFEST_DIR"));
     let e = ShaderReflection::from_path(&path, None).unwrap_err();
     assert!(matches!(e.kind, ReflectErrorKind::Wgsl(_)));
     let loc = e.location.unwrap();
-    assert_eq!(
-        (loc.line, loc.column),
-        position_of(&source("bad/syntax.wgsl"), ";\n}")
-    );
-    assert!(
-        e.to_string()
-            .starts_with(&format!("{path}:{}:{}: ", loc.line, loc.column)),
-        "{e}"
-    );
+    assert_eq!((loc.line, loc.column), position_of(&source("bad/syntax.wgsl"), ";\n}"));
+    assert!(e.to_string().starts_with(&format!("{path}:{}:{}: ", loc.line, loc.column)), "{e}");
 }
 
 #[test]
 fn glsl_syntax_error_has_line_and_column() {
     let e = ShaderReflection::new(
         "syntax.frag",
-        ShaderSource::Glsl {
-            source: &source("bad/syntax.frag"),
-            stage: ShaderStage::Fragment,
-        },
+        ShaderSource::Glsl { source: &source("bad/syntax.frag"), stage: ShaderStage::Fragment },
     )
     .unwrap_err();
     assert!(matches!(e.kind, ReflectErrorKind::Glsl(_)));
     let loc = e.location.unwrap();
-    assert_eq!(
-        (loc.line, loc.column),
-        position_of(&source("bad/syntax.frag"), "* 2.0")
-    );
+    assert_eq!((loc.line, loc.column), position_of(&source("bad/syntax.frag"), "* 2.0"));
 }
 
 #[test]
 fn validation_error_names_the_variable_and_position() {
-    let e = ShaderReflection::new(
-        "invalid.wgsl",
-        ShaderSource::Wgsl(&source("bad/invalid.wgsl")),
-    )
-    .unwrap_err();
-    let ReflectErrorKind::Validation(msg) = &e.kind else {
-        panic!("{e}")
-    };
+    let e =
+        ShaderReflection::new("invalid.wgsl", ShaderSource::Wgsl(&source("bad/invalid.wgsl"))).unwrap_err();
+    let ReflectErrorKind::Validation(msg) = &e.kind else { panic!("{e}") };
     assert!(msg.contains("weights") && msg.contains("stride"), "{msg}");
     let loc = e.location.unwrap();
-    assert_eq!(
-        loc.line,
-        position_of(&source("bad/invalid.wgsl"), "var<uniform> weights").0
-    );
+    assert_eq!(loc.line, position_of(&source("bad/invalid.wgsl"), "var<uniform> weights").0);
 }
 
 #[test]
@@ -565,27 +416,13 @@ fn conflicting_member_names_both_shaders_offsets_and_types() {
     let mut r = registry(&["frame.wgsl"]);
     let (who, kind) = add_err(&mut r, "bad/conflict_type.wgsl");
     assert!(who.ends_with("conflict_type.wgsl"));
-    let LayoutErrorKind::MemberMismatch {
-        ref first,
-        ref second,
-    } = kind
-    else {
-        panic!("{kind:?}")
-    };
+    let LayoutErrorKind::MemberMismatch { ref first, ref second } = kind else { panic!("{kind:?}") };
     assert!(first.shader.ends_with("frame.wgsl") && second.shader.ends_with("conflict_type.wgsl"));
-    assert_eq!(
-        (first.member.as_str(), first.ty.as_str(), first.offset),
-        ("time", "f32", 0)
-    );
-    assert_eq!(
-        (second.member.as_str(), second.ty.as_str(), second.offset),
-        ("time", "vec2<f32>", 0)
-    );
+    assert_eq!((first.member.as_str(), first.ty.as_str(), first.offset), ("time", "f32", 0));
+    assert_eq!((second.member.as_str(), second.ty.as_str(), second.offset), ("time", "vec2<f32>", 0));
     let text = kind.to_string();
     assert!(
-        text.contains("frame.wgsl")
-            && text.contains("conflict_type.wgsl")
-            && text.contains("vec2<f32>"),
+        text.contains("frame.wgsl") && text.contains("conflict_type.wgsl") && text.contains("vec2<f32>"),
         "{text}"
     );
     // Nothing changed: the slot still has frame.wgsl's members and one user.
@@ -599,32 +436,16 @@ fn conflicting_member_names_both_shaders_offsets_and_types() {
 fn overlapping_members_are_rejected() {
     let mut r = registry(&["frame.wgsl"]);
     let (_, kind) = add_err(&mut r, "bad/conflict_overlap.wgsl");
-    let LayoutErrorKind::Overlap { first, second } = kind else {
-        panic!()
-    };
-    assert_eq!(
-        (first.member.as_str(), second.member.as_str()),
-        ("time", "seconds")
-    );
-    assert!(
-        r.slot_at(BindingPoint::new(0, 0))
-            .map(|s| r[s].member("seconds").is_none())
-            .unwrap()
-    );
+    let LayoutErrorKind::Overlap { first, second } = kind else { panic!() };
+    assert_eq!((first.member.as_str(), second.member.as_str()), ("time", "seconds"));
+    assert!(r.slot_at(BindingPoint::new(0, 0)).map(|s| r[s].member("seconds").is_none()).unwrap());
 }
 
 #[test]
 fn different_resource_kinds_at_one_binding_point_are_rejected() {
     let mut r = registry(&["frame.wgsl"]);
     let (_, kind) = add_err(&mut r, "bad/conflict_kind.wgsl");
-    let LayoutErrorKind::KindMismatch {
-        first_kind,
-        second_kind,
-        ..
-    } = kind
-    else {
-        panic!()
-    };
+    let LayoutErrorKind::KindMismatch { first_kind, second_kind, .. } = kind else { panic!() };
     assert!(first_kind.starts_with("uniform") && second_kind.starts_with("texture"));
 }
 
@@ -635,12 +456,7 @@ fn blocks_over_the_limit_are_rejected_with_size_and_limit() {
     let size = align_size(&Ty::Array(Box::new(Ty::Vec(4)), 4097), Rules::Wgsl).1;
     assert_eq!(
         kind,
-        LayoutErrorKind::TooLarge {
-            shader: kind_shader(&kind),
-            block: "huge".into(),
-            size,
-            limit: 65536
-        }
+        LayoutErrorKind::TooLarge { shader: kind_shader(&kind), block: "huge".into(), size, limit: 65536 }
     );
     // A device with a larger limit accepts it.
     let mut big = Registry::with_limit(SlotPlan::default(), 1 << 20);

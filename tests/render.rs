@@ -66,11 +66,7 @@ struct Target {
 fn target(h: &freqbuf::headless::Headless) -> Target {
     let texture = h.device.create_texture(&wgpu::TextureDescriptor {
         label: None,
-        size: wgpu::Extent3d {
-            width: 1,
-            height: 1,
-            depth_or_array_layers: 1,
-        },
+        size: wgpu::Extent3d { width: 1, height: 1, depth_or_array_layers: 1 },
         mip_level_count: 1,
         sample_count: 1,
         dimension: wgpu::TextureDimension::D2,
@@ -82,42 +78,35 @@ fn target(h: &freqbuf::headless::Headless) -> Target {
     let out = h.device.create_buffer(&wgpu::BufferDescriptor {
         label: None,
         size: 4 + 16 * 64,
-        usage: wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_SRC
-            | wgpu::BufferUsages::COPY_DST,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
     Target { texture, view, out }
 }
 
-fn pipeline(
-    h: &freqbuf::headless::Headless,
-    m: &Manager,
-    id: freqbuf::ShaderId,
-) -> wgpu::RenderPipeline {
+fn pipeline(h: &freqbuf::headless::Headless, m: &Manager, id: freqbuf::ShaderId) -> wgpu::RenderPipeline {
     let module = m.create_shader_module(id).expect("registered");
-    h.device
-        .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: None,
-            layout: Some(m.pipeline_layout(id).expect("registered")),
-            vertex: wgpu::VertexState {
-                module: &module,
-                entry_point: Some("vs"),
-                compilation_options: Default::default(),
-                buffers: &[],
-            },
-            fragment: Some(wgpu::FragmentState {
-                module: &module,
-                entry_point: Some("fs"),
-                compilation_options: Default::default(),
-                targets: &[Some(wgpu::TextureFormat::Rgba8Unorm.into())],
-            }),
-            primitive: Default::default(),
-            depth_stencil: None,
-            multisample: Default::default(),
-            multiview_mask: None,
-            cache: None,
-        })
+    h.device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: None,
+        layout: Some(m.pipeline_layout(id).expect("registered")),
+        vertex: wgpu::VertexState {
+            module: &module,
+            entry_point: Some("vs"),
+            compilation_options: Default::default(),
+            buffers: &[],
+        },
+        fragment: Some(wgpu::FragmentState {
+            module: &module,
+            entry_point: Some("fs"),
+            compilation_options: Default::default(),
+            targets: &[Some(wgpu::TextureFormat::Rgba8Unorm.into())],
+        }),
+        primitive: Default::default(),
+        depth_stencil: None,
+        multisample: Default::default(),
+        multiview_mask: None,
+        cache: None,
+    })
 }
 
 /// Draws once per entry, 3 vertices each, and returns the records and the final pixel.
@@ -150,9 +139,7 @@ fn render(
         pass.set_pipeline(p);
         let mut binder = Binder::new();
         for d in draws {
-            binder
-                .bind(m, &mut pass, d)
-                .unwrap_or_else(|e| panic!("{e}"));
+            binder.bind(m, &mut pass, d).unwrap_or_else(|e| panic!("{e}"));
             pass.draw(0..3, 0..1);
         }
     }
@@ -166,30 +153,15 @@ fn render(
         t.texture.as_image_copy(),
         wgpu::TexelCopyBufferInfo {
             buffer: &pixel,
-            layout: wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(256),
-                rows_per_image: None,
-            },
+            layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(256), rows_per_image: None },
         },
-        wgpu::Extent3d {
-            width: 1,
-            height: 1,
-            depth_or_array_layers: 1,
-        },
+        wgpu::Extent3d { width: 1, height: 1, depth_or_array_layers: 1 },
     );
     h.queue.submit([enc.finish()]);
     let words = read_words(h, &t.out);
     assert_eq!(words[0] as usize, draws.len(), "one fragment per draw");
     let recs = (0..draws.len())
-        .map(|i| {
-            [
-                words[1 + 4 * i],
-                words[2 + 4 * i],
-                words[3 + 4 * i],
-                words[4 + 4 * i],
-            ]
-        })
+        .map(|i| [words[1 + 4 * i], words[2 + 4 * i], words[3 + 4 * i], words[4 + 4 * i]])
         .collect();
     let px = read_words(h, &pixel)[0].to_le_bytes();
     (recs, px)
@@ -209,23 +181,15 @@ fn materials_bind_their_textures_and_both_stages_see_the_slots() {
     m.frame().set(time, &3.25f32).unwrap();
 
     let texels = [[255u8, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 255]];
-    let colors = [
-        [1.0f32, 0.0, 0.0, 1.0],
-        [0.0, 1.0, 0.0, 1.0],
-        [0.0, 0.0, 1.0, 1.0],
-    ];
+    let colors = [[1.0f32, 0.0, 0.0, 1.0], [0.0, 1.0, 0.0, 1.0], [0.0, 0.0, 1.0, 1.0]];
     let sampler = h.device.create_sampler(&Default::default());
     let mats = (0..3)
         .map(|i| {
             let mat = m.create_material();
             m.material(mat).set(color, &colors[i]).unwrap();
             if i < 2 {
-                m.material(mat)
-                    .set_texture("albedo", &texel(h, texels[i]))
-                    .unwrap();
-                m.material(mat)
-                    .set_sampler("albedo_sampler", &sampler)
-                    .unwrap();
+                m.material(mat).set_texture("albedo", &texel(h, texels[i])).unwrap();
+                m.material(mat).set_sampler("albedo_sampler", &sampler).unwrap();
             }
             mat
         })
@@ -251,49 +215,30 @@ fn materials_bind_their_textures_and_both_stages_see_the_slots() {
         assert_eq!(rec[0], 100 + i as u32, "the vertex stage saw object.id");
         assert_eq!(f32::from_bits(rec[1]), 3.25);
         // Material 2 set no texture: the placeholder is zero.
-        let tex = if mat < 2 {
-            u32::from_le_bytes(texels[mat])
-        } else {
-            0
-        };
+        let tex = if mat < 2 { u32::from_le_bytes(texels[mat]) } else { 0 };
         assert_eq!(rec[2], tex, "draw {i} sampled its material's texture");
         let c = colors[mat].map(|x| (x * 255.0) as u8);
         assert_eq!(rec[3], u32::from_le_bytes(c));
     }
-    assert_eq!(
-        px,
-        [0, 0, 255, 255],
-        "the last draw's material colour reached the target"
-    );
+    assert_eq!(px, [0, 0, 255, 255], "the last draw's material colour reached the target");
     // Group 0 once, the empty group 1 (no view here) once, group 2 once per
     // material (draws are sorted by material), group 3 at every draw.
     let s = m.take_stats().total();
     assert_eq!(s.set_bind_group_calls, 1 + 1 + 3 + 6, "{s:?}");
 
     // Replacing a texture rebuilds that material's bind group only.
-    m.material(mats[0])
-        .set_texture("albedo", &texel(h, [9, 9, 9, 9]))
-        .unwrap();
+    m.material(mats[0]).set_texture("albedo", &texel(h, [9, 9, 9, 9])).unwrap();
     m.flush(&h.queue);
     let (recs, _) = render(h, &mut m, &t, &p, &draws[..1]);
     assert_eq!(recs[0][2], u32::from_le_bytes([9, 9, 9, 9]));
     assert_eq!(m.take_stats().total().bind_groups_created, 1);
 
     // Resource errors: unknown names suggest, indexes are checked.
-    let err = m
-        .material(mats[0])
-        .set_texture("albedo_tex", &texel(h, [0; 4]))
-        .unwrap_err();
+    let err = m.material(mats[0]).set_texture("albedo_tex", &texel(h, [0; 4])).unwrap_err();
     assert!(err.to_string().contains("`albedo`"), "{err}");
-    let err = m
-        .material(mats[0])
-        .set_texture("albedo[1]", &texel(h, [0; 4]))
-        .unwrap_err();
+    let err = m.material(mats[0]).set_texture("albedo[1]", &texel(h, [0; 4])).unwrap_err();
     assert!(err.to_string().contains("not an array"), "{err}");
-    let err = m
-        .object(objs[0])
-        .set_texture("albedo", &texel(h, [0; 4]))
-        .unwrap_err();
+    let err = m.object(objs[0]).set_texture("albedo", &texel(h, [0; 4])).unwrap_err();
     assert!(err.to_string().contains("material"), "{err}");
 }
 
@@ -302,13 +247,8 @@ fn binding_array_elements_are_set_by_index() {
     let Some(h) = gpu::device() else { return };
     let mut m = Manager::new(&h.device, SlotPlan::default());
     let shader =
-        freqbuf::ShaderReflection::new("gmrt.wgsl", freqbuf::ShaderSource::Wgsl(ARRAY_SHADER))
-            .unwrap();
-    if !h
-        .device
-        .features()
-        .contains(wgpu::Features::TEXTURE_BINDING_ARRAY)
-    {
+        freqbuf::ShaderReflection::new("gmrt.wgsl", freqbuf::ShaderSource::Wgsl(ARRAY_SHADER)).unwrap();
+    if !h.device.features().contains(wgpu::Features::TEXTURE_BINDING_ARRAY) {
         let err = m.register(shader).unwrap_err();
         assert!(err.to_string().contains("TEXTURE_BINDING_ARRAY"), "{err}");
         eprintln!("SKIPPED: the adapter has no texture binding arrays; checked the error instead");
@@ -320,29 +260,40 @@ fn binding_array_elements_are_set_by_index() {
     let p = pipeline(h, &m, id);
     let mat = m.create_material();
     let o = m.create_object();
-    m.object(o)
-        .set_by_name("object_id", &[77u32, 0, 0, 0])
-        .unwrap();
-    m.material(mat)
-        .set_texture("GMRTs[2]", &texel(h, [1, 2, 3, 4]))
-        .unwrap();
-    let err = m
-        .material(mat)
-        .set_texture("GMRTs[4]", &texel(h, [0; 4]))
-        .unwrap_err();
+    m.object(o).set_by_name("object_id", &[77u32, 0, 0, 0]).unwrap();
+    m.material(mat).set_texture("GMRTs[2]", &texel(h, [1, 2, 3, 4])).unwrap();
+    let err = m.material(mat).set_texture("GMRTs[4]", &texel(h, [0; 4])).unwrap_err();
     assert!(err.to_string().contains("out of range"), "{err}");
-    let err = m
-        .material(mat)
-        .set_texture("GMRTs", &texel(h, [0; 4]))
-        .unwrap_err();
+    let err = m.material(mat).set_texture("GMRTs", &texel(h, [0; 4])).unwrap_err();
     assert!(err.to_string().contains("GMRTs[0]"), "{err}");
     m.flush(&h.queue);
     let (recs, _) = render(h, &mut m, &t, &p, &[Draw::new(id).material(mat).object(o)]);
     assert_eq!(recs[0][0], 77);
     assert_eq!(recs[0][1], 0, "element 1 is the placeholder");
-    assert_eq!(
-        recs[0][2],
-        u32::from_le_bytes([1, 2, 3, 4]),
-        "element 2 is the texture set as GMRTs[2]"
+    assert_eq!(recs[0][2], u32::from_le_bytes([1, 2, 3, 4]), "element 2 is the texture set as GMRTs[2]");
+}
+
+#[test]
+fn binding_arrays_without_the_feature_are_a_clear_error() {
+    if gpu::device().is_none() {
+        return;
+    }
+    // A device that does not enable TEXTURE_BINDING_ARRAY, whatever the adapter offers.
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+        backends: wgpu::Backends::VULKAN | wgpu::Backends::GL,
+        ..wgpu::InstanceDescriptor::new_without_display_handle()
+    });
+    let adapter = pollster::block_on(instance.request_adapter(&Default::default())).expect("an adapter");
+    let (device, _queue) = pollster::block_on(adapter.request_device(&Default::default())).expect("a device");
+    let mut m = Manager::new(&device, SlotPlan::default());
+    let shader =
+        freqbuf::ShaderReflection::new("gmrt.wgsl", freqbuf::ShaderSource::Wgsl(ARRAY_SHADER)).unwrap();
+    let err = m.register(shader).unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, freqbuf::Error::Unsupported { .. }), "{text}");
+    assert!(
+        text.contains("gmrt.wgsl") && text.contains("GMRTs") && text.contains("TEXTURE_BINDING_ARRAY"),
+        "{text}"
     );
+    assert_eq!(m.registry().shaders().len(), 0, "nothing was registered");
 }

@@ -27,9 +27,8 @@ fn set_all(m: &mut Manager, model: &mut Model, s: &scene::TestShader, draw: &Dra
             Frequency::Material => InstanceId::Material(draw.material.unwrap()),
             Frequency::Object => InstanceId::Object(draw.object.unwrap()),
         };
-        let words = (0..rep.kind.words())
-            .map(|k| scene::word(rep.kind, seed + i as u32, k))
-            .collect::<Vec<_>>();
+        let words =
+            (0..rep.kind.words()).map(|k| scene::word(rep.kind, seed + i as u32, k)).collect::<Vec<_>>();
         scene::set(m, id, p, rep.kind, &words).unwrap();
         model.values.insert((id, rep.name), words);
     }
@@ -65,13 +64,10 @@ fn shaders_see_the_values_set_through_shared_slots() {
     // Registering a shader that grows the object slot keeps every value.
     let prefix = rig.register(&h.device, &mut m, &PREFIX);
     let tint = m.param("tint").unwrap();
-    m.object(objs[3])
-        .set(tint, &[1.0f32, 2.0, 3.0, 4.0])
-        .unwrap();
-    model.values.insert(
-        (InstanceId::Object(objs[3]), "tint"),
-        [1.0f32, 2.0, 3.0, 4.0].map(f32::to_bits).to_vec(),
-    );
+    m.object(objs[3]).set(tint, &[1.0f32, 2.0, 3.0, 4.0]).unwrap();
+    model
+        .values
+        .insert((InstanceId::Object(objs[3]), "tint"), [1.0f32, 2.0, 3.0, 4.0].map(f32::to_bits).to_vec());
     m.flush(&h.queue);
     let draws = objs
         .iter()
@@ -116,15 +112,9 @@ fn draws_see_the_last_flush_before_submission_and_not_later_sets() {
 #[test]
 fn many_instances_grow_buffers_without_losing_values() {
     let h = device_or_skip!();
-    for strategy in [
-        freqbuf::FlushStrategy::Copies,
-        freqbuf::FlushStrategy::Scatter,
-    ] {
-        let mut m = Manager::with_options(
-            &h.device,
-            SlotPlan::default(),
-            freqbuf::ManagerOptions { strategy },
-        );
+    for strategy in [freqbuf::FlushStrategy::Copies, freqbuf::FlushStrategy::Scatter] {
+        let mut m =
+            Manager::with_options(&h.device, SlotPlan::default(), freqbuf::ManagerOptions { strategy });
         let mut rig = Rig::new(&h.device, 300);
         let prefix = rig.register(&h.device, &mut m, &PREFIX);
         let id = m.param("id").unwrap();
@@ -139,21 +129,13 @@ fn many_instances_grow_buffers_without_losing_values() {
             }
             // Scattered updates of older objects: many ranges in one slot.
             for (i, &o) in objs.iter().enumerate().step_by(3) {
-                m.object(o)
-                    .set(id, &(i as u32 + 50_000 * (round + 1)))
-                    .unwrap();
+                m.object(o).set(id, &(i as u32 + 50_000 * (round + 1))).unwrap();
             }
             m.flush(&h.queue);
             let stats = m.take_stats();
-            assert!(
-                stats.total().upload_calls <= m.registry().slots().len() as u64,
-                "{stats:?}"
-            );
+            assert!(stats.total().upload_calls <= m.registry().slots().len() as u64, "{stats:?}");
         }
-        let draws = objs
-            .iter()
-            .map(|&o| Draw::new(prefix).material(mat).object(o))
-            .collect::<Vec<_>>();
+        let draws = objs.iter().map(|&o| Draw::new(prefix).material(mat).object(o)).collect::<Vec<_>>();
         let seen = rig.run(h, &mut m, &draws);
         for (i, rec) in seen.iter().enumerate() {
             let last_round_touched = if i % 3 == 0 { Some(2) } else { None };
@@ -178,42 +160,20 @@ fn freed_instances_are_reused_and_start_at_zero() {
     m.object(a).set(id, &99u32).unwrap();
     m.flush(&h.queue);
     m.free_object(a).unwrap();
-    assert!(matches!(
-        m.object(a).set(id, &1u32),
-        Err(Error::StaleHandle(Frequency::Object))
-    ));
-    assert!(matches!(
-        m.free_object(a),
-        Err(Error::StaleHandle(Frequency::Object))
-    ));
+    assert!(matches!(m.object(a).set(id, &1u32), Err(Error::StaleHandle(Frequency::Object))));
+    assert!(matches!(m.free_object(a), Err(Error::StaleHandle(Frequency::Object))));
     let b = m.create_object();
     m.flush(&h.queue);
-    assert_eq!(
-        m.take_stats().total().buffer_growths,
-        0,
-        "the freed index was reused"
-    );
+    assert_eq!(m.take_stats().total().buffer_growths, 0, "the freed index was reused");
     let rec = &rig.run(h, &mut m, &[Draw::new(prefix).material(mat).object(b)])[0];
-    assert_eq!(
-        rec[3], 0,
-        "a reused instance reads as zero, not as the freed one's values"
-    );
+    assert_eq!(rec[3], 0, "a reused instance reads as zero, not as the freed one's values");
     let err = {
         let mut binder = freqbuf::Binder::new();
         let mut enc = h.device.create_command_encoder(&Default::default());
         let mut pass = enc.begin_compute_pass(&Default::default());
-        binder
-            .bind(
-                &mut m,
-                &mut pass,
-                &Draw::new(prefix).material(mat).object(a),
-            )
-            .unwrap_err()
+        binder.bind(&mut m, &mut pass, &Draw::new(prefix).material(mat).object(a)).unwrap_err()
     };
-    assert!(
-        matches!(err, Error::StaleHandle(Frequency::Object)),
-        "{err}"
-    );
+    assert!(matches!(err, Error::StaleHandle(Frequency::Object)), "{err}");
 }
 
 #[test]
@@ -226,9 +186,7 @@ fn failed_sets_change_nothing_and_errors_say_why() {
     rig.register(&h.device, &mut m, &LIGHTS);
     let (v, mat, o) = (m.create_view(), m.create_material(), m.create_object());
     let color = m.param("color").unwrap();
-    m.material(mat)
-        .set(color, &[0.25f32, 0.5, 0.75, 1.0])
-        .unwrap();
+    m.material(mat).set(color, &[0.25f32, 0.5, 0.75, 1.0]).unwrap();
     m.flush(&h.queue);
     m.take_stats();
 
@@ -243,22 +201,10 @@ fn failed_sets_change_nothing_and_errors_say_why() {
         "{e}"
     );
     let e = kind(m.material(mat).set_bytes(color, &[0u8; 12]).unwrap_err());
-    assert_eq!(
-        e,
-        ParamErrorKind::SizeMismatch {
-            expected: 16,
-            found: 12
-        }
-    );
+    assert_eq!(e, ParamErrorKind::SizeMismatch { expected: 16, found: 12 });
     // Wrong frequency.
     let e = kind(m.object(o).set(color, &[0.0f32; 4]).unwrap_err());
-    assert_eq!(
-        e,
-        ParamErrorKind::WrongFrequency {
-            wanted: Frequency::Object,
-            actual: Frequency::Material
-        }
-    );
+    assert_eq!(e, ParamErrorKind::WrongFrequency { wanted: Frequency::Object, actual: Frequency::Material });
     // Unknown names suggest the closest known ones.
     let e = m.param("colour").unwrap_err();
     assert!(
@@ -266,11 +212,7 @@ fn failed_sets_change_nothing_and_errors_say_why() {
         "{e}"
     );
     assert!(e.to_string().contains("did you mean `color`"), "{e}");
-    let e = kind(
-        m.material(mat)
-            .set_by_name("roughnes", &1.0f32)
-            .unwrap_err(),
-    );
+    let e = kind(m.material(mat).set_by_name("roughnes", &1.0f32).unwrap_err());
     assert!(
         matches!(e, ParamErrorKind::Unknown { ref suggestions } if suggestions.contains(&"roughness".to_owned())),
         "{e}"
@@ -278,38 +220,19 @@ fn failed_sets_change_nothing_and_errors_say_why() {
     // Out of range.
     assert!(matches!(
         m.param("lights[4].position").unwrap_err().kind,
-        ParamErrorKind::IndexOutOfRange {
-            index: 4,
-            count: 4,
-            ..
-        }
+        ParamErrorKind::IndexOutOfRange { index: 4, count: 4, .. }
     ));
     // Textures are not values.
-    let e = kind(
-        m.material(mat)
-            .set_texture("color", &gpu::texel(h, [0; 4]))
-            .unwrap_err(),
-    );
+    let e = kind(m.material(mat).set_texture("color", &gpu::texel(h, [0; 4])).unwrap_err());
     assert!(matches!(e, ParamErrorKind::TypeMismatch { .. }), "{e}");
 
     assert_eq!(m.take_stats().total().dirty_instances, 0);
     m.flush(&h.queue);
     let stats = m.take_stats();
-    assert_eq!(
-        stats.total().bytes_uploaded,
-        0,
-        "failed sets made nothing dirty: {stats:?}"
-    );
-    let rec = &rig.run(
-        h,
-        &mut m,
-        &[Draw::new(full).view(v).material(mat).object(o)],
-    )[0];
+    assert_eq!(stats.total().bytes_uploaded, 0, "failed sets made nothing dirty: {stats:?}");
+    let rec = &rig.run(h, &mut m, &[Draw::new(full).view(v).material(mat).object(o)])[0];
     let at = 1 + 1 + 1 + 16 + 4;
-    assert_eq!(
-        &rec[at..at + 4],
-        &[0.25f32, 0.5, 0.75, 1.0].map(f32::to_bits)
-    );
+    assert_eq!(&rec[at..at + 4], &[0.25f32, 0.5, 0.75, 1.0].map(f32::to_bits));
 }
 
 #[test]
@@ -327,14 +250,9 @@ fn equal_values_and_shader_switches_upload_nothing() {
     m.frame().set(time, &2.0f32).unwrap();
     m.flush(&h.queue);
     let s = m.take_stats().total();
-    assert_eq!(
-        (s.bytes_uploaded, s.upload_calls, s.dirty_instances),
-        (0, 0, 0),
-        "{s:?}"
-    );
+    assert_eq!((s.bytes_uploaded, s.upload_calls, s.dirty_instances), (0, 0, 0), "{s:?}");
     // Alternate shaders: binds may happen, uploads may not.
-    let draws =
-        [full, prefix, full, prefix].map(|sh| Draw::new(sh).view(v).material(mat).object(o));
+    let draws = [full, prefix, full, prefix].map(|sh| Draw::new(sh).view(v).material(mat).object(o));
     m.flush(&h.queue);
     rig.run(h, &mut m, &draws);
     m.flush(&h.queue);
@@ -380,10 +298,7 @@ fn offsets_follow_the_device_alignment() {
     let id = m.param("id").unwrap();
     let stride = m.slot_stride(id.slot()).unwrap();
     assert_eq!(stride % align, 0);
-    assert!(
-        stride >= 96 && stride < 96 + align,
-        "stride {stride} for a 96-byte block at alignment {align}"
-    );
+    assert!(stride >= 96 && stride < 96 + align, "stride {stride} for a 96-byte block at alignment {align}");
     let mat = m.create_material();
     let objs = (0..40u32)
         .map(|i| {
@@ -393,10 +308,7 @@ fn offsets_follow_the_device_alignment() {
         })
         .collect::<Vec<_>>();
     m.flush(&h.queue);
-    let draws = objs
-        .iter()
-        .map(|&o| Draw::new(prefix).material(mat).object(o))
-        .collect::<Vec<_>>();
+    let draws = objs.iter().map(|&o| Draw::new(prefix).material(mat).object(o)).collect::<Vec<_>>();
     let seen = rig.run(h, &mut m, &draws);
     for (i, rec) in seen.iter().enumerate() {
         assert_eq!(rec[3], i as u32 * 3 + 1);
@@ -418,21 +330,11 @@ fn the_same_block_from_glsl_and_wgsl_shares_one_slot_on_the_gpu() {
     )
     .unwrap();
     m.register(glsl).unwrap();
-    assert_eq!(
-        m.registry()
-            .slots()
-            .filter(|(_, s)| s.frequency() == Frequency::Object)
-            .count(),
-        1
-    );
+    assert_eq!(m.registry().slots().filter(|(_, s)| s.frequency() == Frequency::Object).count(), 1);
     let (v, mat, o) = (m.create_view(), m.create_material(), m.create_object());
     m.object(o).set_by_name("id", &42u32).unwrap();
     m.flush(&h.queue);
-    let rec = &rig.run(
-        h,
-        &mut m,
-        &[Draw::new(full).view(v).material(mat).object(o)],
-    )[0];
+    let rec = &rig.run(h, &mut m, &[Draw::new(full).view(v).material(mat).object(o)])[0];
     assert_eq!(*rec.last().unwrap(), 42);
 }
 
@@ -446,25 +348,13 @@ mod random {
     enum Op {
         Create(Frequency),
         Free(Frequency, usize),
-        Set {
-            freq: Frequency,
-            which: usize,
-            report: usize,
-            seed: u32,
-        },
+        Set { freq: Frequency, which: usize, report: usize, seed: u32 },
         Register,
-        Frame {
-            draws: Vec<(usize, usize, usize, usize)>,
-            late: Vec<(usize, usize, u32)>,
-        },
+        Frame { draws: Vec<(usize, usize, usize, usize)>, late: Vec<(usize, usize, u32)> },
     }
 
     fn freq() -> impl Strategy<Value = Frequency> {
-        prop_oneof![
-            Just(Frequency::View),
-            Just(Frequency::Material),
-            Just(Frequency::Object)
-        ]
+        prop_oneof![Just(Frequency::View), Just(Frequency::Material), Just(Frequency::Object)]
     }
 
     fn op() -> impl Strategy<Value = Op> {
@@ -496,9 +386,7 @@ mod random {
         fn pick(&self, f: Frequency, i: usize) -> Option<InstanceId> {
             match f {
                 Frequency::Frame => Some(InstanceId::Frame),
-                _ => self.live[f as usize]
-                    .get(i % self.live[f as usize].len().max(1))
-                    .copied(),
+                _ => self.live[f as usize].get(i % self.live[f as usize].len().max(1)).copied(),
             }
         }
 
@@ -509,9 +397,7 @@ mod random {
                 return;
             };
             let _ = freq;
-            let words = (0..rep.kind.words())
-                .map(|k| scene::word(rep.kind, seed, k))
-                .collect::<Vec<_>>();
+            let words = (0..rep.kind.words()).map(|k| scene::word(rep.kind, seed, k)).collect::<Vec<_>>();
             scene::set(&mut self.m, id, p, rep.kind, &words).unwrap();
             self.model.values.insert((id, rep.name), words);
         }
@@ -561,12 +447,7 @@ mod random {
                     }
                     w.model.forget(id);
                 }
-                Op::Set {
-                    freq,
-                    which,
-                    report,
-                    seed,
-                } => w.set(freq, which, report, seed),
+                Op::Set { freq, which, report, seed } => w.set(freq, which, report, seed),
                 Op::Register => register(&mut w),
                 Op::Frame { draws, late } => {
                     w.m.flush(&h.queue);
@@ -630,10 +511,7 @@ fn set_array_and_whole_array_params() {
     let (v, o) = (m.create_view(), m.create_object());
     let whole = m.param("lights").unwrap();
     assert_eq!((whole.count(), whole.stride()), (4, 16));
-    assert!(matches!(
-        m.view(v).set(whole, &[0f32; 4]),
-        Err(Error::Param(_))
-    ));
+    assert!(matches!(m.view(v).set(whole, &[0f32; 4]), Err(Error::Param(_))));
     let mut raw = vec![0u8; 64];
     for i in 0..4 {
         raw[i * 16..i * 16 + 16].copy_from_slice(bytemuck::cast_slice(&[
@@ -648,16 +526,8 @@ fn set_array_and_whole_array_params() {
     m.view(v).set(p2, &[7.0f32, 8.0, 9.0]).unwrap();
     m.flush(&h.queue);
     let rec = &rig.run(h, &mut m, &[Draw::new(lights).view(v).object(o)])[0];
-    let got = rec[1..17]
-        .iter()
-        .map(|&w| f32::from_bits(w))
-        .collect::<Vec<_>>();
-    assert_eq!(
-        got,
-        [
-            0.0, 1.0, 2.0, 10.0, 1.0, 1.0, 2.0, 11.0, 7.0, 8.0, 9.0, 12.0, 3.0, 1.0, 2.0, 13.0
-        ]
-    );
+    let got = rec[1..17].iter().map(|&w| f32::from_bits(w)).collect::<Vec<_>>();
+    assert_eq!(got, [0.0, 1.0, 2.0, 10.0, 1.0, 1.0, 2.0, 11.0, 7.0, 8.0, 9.0, 12.0, 3.0, 1.0, 2.0, 13.0]);
     let _ = Kind::F32;
 }
 
@@ -676,10 +546,7 @@ fn switching_to_a_shader_without_a_view_group_keeps_later_groups_right() {
     let seen = rig.run(
         h,
         &mut m,
-        &[
-            Draw::new(full).view(v).material(mat).object(o),
-            Draw::new(prefix).view(v).material(mat).object(o),
-        ],
+        &[Draw::new(full).view(v).material(mat).object(o), Draw::new(prefix).view(v).material(mat).object(o)],
     );
     assert_eq!(f32::from_bits(seen[1][2]), 0.5, "{:?}", seen[1]);
 }
@@ -698,37 +565,17 @@ fn ids_and_params_of_another_manager_are_errors_not_panics() {
     // Slot 3 exists in neither order nor size in `small`: an error, nothing written.
     assert!(small.object(o).set(tint, &[1.0f32; 4]).is_err());
     let foreign = freqbuf::ShaderId::clone(&rig.pipelines.keys().copied().max().unwrap());
-    assert!(matches!(
-        small.pipeline_layout(foreign),
-        Err(Error::UnknownShader(_))
-    ));
-    assert!(matches!(
-        small.create_shader_module(foreign),
-        Err(Error::UnknownShader(_))
-    ));
+    assert!(matches!(small.pipeline_layout(foreign), Err(Error::UnknownShader(_))));
+    assert!(matches!(small.create_shader_module(foreign), Err(Error::UnknownShader(_))));
     let mut binder = freqbuf::Binder::new();
     let mut enc = h.device.create_command_encoder(&Default::default());
     let mut pass = enc.begin_compute_pass(&Default::default());
-    assert!(matches!(
-        binder.bind(&mut small, &mut pass, &Draw::new(foreign)),
-        Err(Error::UnknownShader(_))
-    ));
+    assert!(matches!(binder.bind(&mut small, &mut pass, &Draw::new(foreign)), Err(Error::UnknownShader(_))));
     // A draw that leaves out an instance its shader needs.
     let own = small.registry().shaders().next().unwrap().0;
     small.flush(&h.queue);
-    let err = binder
-        .bind(&mut small, &mut pass, &Draw::new(own))
-        .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            Error::MissingInstance {
-                frequency: Frequency::Object,
-                ..
-            }
-        ),
-        "{err}"
-    );
+    let err = binder.bind(&mut small, &mut pass, &Draw::new(own)).unwrap_err();
+    assert!(matches!(err, Error::MissingInstance { frequency: Frequency::Object, .. }), "{err}");
 }
 
 #[test]
@@ -736,22 +583,12 @@ fn scatter_moves_long_and_short_ranges_to_the_right_place() {
     let Some(h) = gpu::adapter_limits_device() else {
         return;
     };
-    for strategy in [
-        freqbuf::FlushStrategy::Scatter,
-        freqbuf::FlushStrategy::Copies,
-    ] {
-        let mut m = Manager::with_options(
-            &h.device,
-            SlotPlan::default(),
-            freqbuf::ManagerOptions { strategy },
-        );
+    for strategy in [freqbuf::FlushStrategy::Scatter, freqbuf::FlushStrategy::Copies] {
+        let mut m =
+            Manager::with_options(&h.device, SlotPlan::default(), freqbuf::ManagerOptions { strategy });
         let mut rig = Rig::new(&h.device, 200);
         let prefix = rig.register(&h.device, &mut m, &PREFIX);
-        let (id, tint, world) = (
-            m.param("id").unwrap(),
-            m.param("tint").unwrap(),
-            m.param("world").unwrap(),
-        );
+        let (id, tint, world) = (m.param("id").unwrap(), m.param("tint").unwrap(), m.param("world").unwrap());
         let mat = m.create_material();
         let objs = (0..200).map(|_| m.create_object()).collect::<Vec<_>>();
         m.flush(&h.queue);
@@ -779,18 +616,11 @@ fn scatter_moves_long_and_short_ranges_to_the_right_place() {
         } else {
             assert!(object_slot.copy_commands > 1, "{s:?}");
         }
-        let draws = objs
-            .iter()
-            .map(|&o| Draw::new(prefix).material(mat).object(o))
-            .collect::<Vec<_>>();
+        let draws = objs.iter().map(|&o| Draw::new(prefix).material(mat).object(o)).collect::<Vec<_>>();
         let seen = rig.run(h, &mut m, &draws);
         for (i, rec) in seen.iter().enumerate() {
             assert_eq!(rec[3], expect[i].0, "{strategy:?} id of object {i}");
-            assert_eq!(
-                &rec[4..8],
-                &expect[i].1.map(f32::to_bits),
-                "{strategy:?} tint of object {i}"
-            );
+            assert_eq!(&rec[4..8], &expect[i].1.map(f32::to_bits), "{strategy:?} tint of object {i}");
         }
     }
 }

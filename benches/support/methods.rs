@@ -72,11 +72,7 @@ impl Target {
     pub fn new(gpu: &Headless) -> Self {
         let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
             label: Some("stress target"),
-            size: wgpu::Extent3d {
-                width: SIZE.0,
-                height: SIZE.1,
-                depth_or_array_layers: 1,
-            },
+            size: wgpu::Extent3d { width: SIZE.0, height: SIZE.1, depth_or_array_layers: 1 },
             mip_level_count: 1,
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
@@ -117,25 +113,20 @@ impl Shared {
         let mut m = Manager::new(&gpu.device, SlotPlan::default());
         let ids = register_all(&mut m, scene);
         let pipelines = ids.iter().map(|&id| pipeline(gpu, &m, id)).collect();
-        let group_layout = gpu
-            .device
-            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some("uniform group"),
-                entries: &[wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::VERTEX_FRAGMENT | wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: true,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                }],
-            });
-        Self {
-            pipelines,
-            group_layout,
-        }
+        let group_layout = gpu.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("uniform group"),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT | wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: true,
+                    min_binding_size: None,
+                },
+                count: None,
+            }],
+        });
+        Self { pipelines, group_layout }
     }
 
     /// A bind group over `buffer` for one group, `size` bytes per draw.
@@ -157,40 +148,37 @@ impl Shared {
 
 /// Registers every shader of the scene, in order.
 pub fn register_all(m: &mut Manager, scene: &Scene) -> Vec<ShaderId> {
-    let register = |s: &super::scene::ShaderDef| {
-        m.register_wgsl(&s.name, &s.wgsl)
-            .unwrap_or_else(|e| panic!("{e}"))
-    };
+    let register =
+        |s: &super::scene::ShaderDef| m.register_wgsl(&s.name, &s.wgsl).unwrap_or_else(|e| panic!("{e}"));
     scene.shaders.iter().map(register).collect()
 }
 
 fn pipeline(gpu: &Headless, m: &Manager, id: ShaderId) -> wgpu::RenderPipeline {
     let module = m.create_shader_module(id).expect("registered");
-    gpu.device
-        .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: None,
-            layout: Some(m.pipeline_layout(id).expect("registered")),
-            vertex: wgpu::VertexState {
-                module: &module,
-                entry_point: Some("vs"),
-                compilation_options: Default::default(),
-                buffers: &[],
-            },
-            fragment: Some(wgpu::FragmentState {
-                module: &module,
-                entry_point: Some("fs"),
-                compilation_options: Default::default(),
-                targets: &[Some(FORMAT.into())],
-            }),
-            primitive: wgpu::PrimitiveState {
-                topology: wgpu::PrimitiveTopology::TriangleStrip,
-                ..Default::default()
-            },
-            depth_stencil: None,
-            multisample: Default::default(),
-            multiview_mask: None,
-            cache: None,
-        })
+    gpu.device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: None,
+        layout: Some(m.pipeline_layout(id).expect("registered")),
+        vertex: wgpu::VertexState {
+            module: &module,
+            entry_point: Some("vs"),
+            compilation_options: Default::default(),
+            buffers: &[],
+        },
+        fragment: Some(wgpu::FragmentState {
+            module: &module,
+            entry_point: Some("fs"),
+            compilation_options: Default::default(),
+            targets: &[Some(FORMAT.into())],
+        }),
+        primitive: wgpu::PrimitiveState {
+            topology: wgpu::PrimitiveTopology::TriangleStrip,
+            ..Default::default()
+        },
+        depth_stencil: None,
+        multisample: Default::default(),
+        multiview_mask: None,
+        cache: None,
+    })
 }
 
 fn bytes_of_mat(m: &[[f32; 4]; 4]) -> &[u8] {
@@ -223,13 +211,7 @@ struct Params {
 impl Freqbuf {
     /// Registers every shader, creates every instance and sets the frame-0 values.
     pub fn new(gpu: &Headless, scene: &Scene) -> Self {
-        Self::with_manager(
-            gpu,
-            scene,
-            Manager::new(&gpu.device, SlotPlan::default()),
-            true,
-            "freqbuf",
-        )
+        Self::with_manager(gpu, scene, Manager::new(&gpu.device, SlotPlan::default()), true, "freqbuf")
     }
 
     fn with_manager(
@@ -248,12 +230,8 @@ impl Freqbuf {
             base_color: param(&m, "base_color"),
             world: param(&m, "world"),
         };
-        let (ambient, params, emissive, tint) = (
-            m.param("ambient").ok(),
-            m.param("params").ok(),
-            m.param("emissive").ok(),
-            m.param("tint").ok(),
-        );
+        let (ambient, params, emissive, tint) =
+            (m.param("ambient").ok(), m.param("params").ok(), m.param("emissive").ok(), m.param("tint").ok());
         if let Some(a) = ambient {
             m.frame().set(a, &scene.ambient).expect("vec4");
         }
@@ -307,25 +285,14 @@ impl Freqbuf {
             .map(|&o| {
                 let obj = &scene.objects[o];
                 let s = scene.materials[obj.material].shader;
-                let mut d = Draw::new(shaders[s])
-                    .view(views[obj.view])
-                    .material(materials[obj.material]);
+                let mut d = Draw::new(shaders[s]).view(views[obj.view]).material(materials[obj.material]);
                 if objects {
                     d = d.object(object_ids[o]);
                 }
                 (s, d)
             })
             .collect();
-        Self {
-            m,
-            shaders,
-            views,
-            materials,
-            objects: object_ids,
-            p,
-            draws,
-            name,
-        }
+        Self { m, shaders, views, materials, objects: object_ids, p, draws, name }
     }
 
     fn set_shared(&mut self, changes: &FrameChanges) {
@@ -334,16 +301,10 @@ impl Freqbuf {
             self.m.frame().set(fi, &changes.frame).expect("u32");
         }
         for &(v, ref vp) in &changes.views {
-            self.m
-                .view(self.views[v])
-                .set(self.p.view_proj, vp)
-                .expect("mat4");
+            self.m.view(self.views[v]).set(self.p.view_proj, vp).expect("mat4");
         }
         for &(mat, ref c) in &changes.materials {
-            self.m
-                .material(self.materials[mat])
-                .set(self.p.base_color, c)
-                .expect("vec4");
+            self.m.material(self.materials[mat]).set(self.p.base_color, c).expect("vec4");
         }
     }
 }
@@ -363,10 +324,7 @@ impl Method for Freqbuf {
     ) -> Cost {
         self.set_shared(changes);
         for &(o, ref w) in &changes.objects {
-            self.m
-                .object(self.objects[o])
-                .set(self.p.world, w)
-                .expect("mat4");
+            self.m.object(self.objects[o]).set(self.p.world, w).expect("mat4");
         }
         self.m.flush(&gpu.queue);
         let mut enc = gpu.device.create_command_encoder(&Default::default());
@@ -385,11 +343,7 @@ impl Method for Freqbuf {
         }
         gpu.queue.submit([enc.finish()]);
         let s = self.m.take_stats().total();
-        Cost {
-            bytes: s.bytes_uploaded,
-            upload_calls: s.upload_calls,
-            bind_calls: s.set_bind_group_calls,
-        }
+        Cost { bytes: s.bytes_uploaded, upload_calls: s.upload_calls, bind_calls: s.set_bind_group_calls }
     }
 }
 
@@ -446,18 +400,14 @@ impl PerShaderCache {
             .shaders
             .iter()
             .map(|s| {
-                let r =
-                    freqbuf::ShaderReflection::new(&s.name, freqbuf::ShaderSource::Wgsl(&s.wgsl))
-                        .expect("valid");
+                let r = freqbuf::ShaderReflection::new(&s.name, freqbuf::ShaderSource::Wgsl(&s.wgsl))
+                    .expect("valid");
                 let mut blocks: [Vec<u8>; 4] = Default::default();
                 let find = |name: &str| -> Option<Handle> {
                     r.resources().iter().find_map(|res| {
                         let b = res.block.as_ref()?;
                         let m = b.members.iter().find(|m| m.name == name)?;
-                        Some(Handle {
-                            block: res.binding.group as usize,
-                            offset: m.offset as usize,
-                        })
+                        Some(Handle { block: res.binding.group as usize, offset: m.offset as usize })
                     })
                 };
                 let c = ShaderCache {
@@ -492,22 +442,10 @@ impl PerShaderCache {
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let max_block = |g: usize| {
-            caches
-                .iter()
-                .map(|c| c.blocks[g].len())
-                .max()
-                .unwrap_or(16)
-                .max(16) as u64
-        };
-        let groups =
-            [0, 1, 2, 3].map(|g| shared.group(gpu, &ring, max_block(g).next_multiple_of(16)));
-        Self {
-            caches,
-            ring,
-            ring_cpu: Vec::with_capacity(capacity as usize),
-            groups,
-        }
+        let max_block =
+            |g: usize| caches.iter().map(|c| c.blocks[g].len()).max().unwrap_or(16).max(16) as u64;
+        let groups = [0, 1, 2, 3].map(|g| shared.group(gpu, &ring, max_block(g).next_multiple_of(16)));
+        Self { caches, ring, ring_cpu: Vec::with_capacity(capacity as usize), groups }
     }
 }
 
@@ -623,12 +561,7 @@ impl FullRewrite {
             mapped_at_creation: false,
         });
         let group = shared.group(gpu, &objects, 80);
-        Self {
-            inner,
-            objects,
-            objects_cpu: Vec::new(),
-            group,
-        }
+        Self { inner, objects, objects_cpu: Vec::new(), group }
     }
 }
 
@@ -660,9 +593,7 @@ impl Method for FullRewrite {
                     pass.set_pipeline(&shared.pipelines[*s]);
                     current = *s;
                 }
-                binder
-                    .bind_groups(&mut self.inner.m, &mut pass, d, 0..3)
-                    .expect("bind");
+                binder.bind_groups(&mut self.inner.m, &mut pass, d, 0..3).expect("bind");
                 pass.set_bind_group(3, &self.group, &[(o as u64 * ALIGN) as u32]);
                 binds += 1;
                 pass.draw(0..4, 0..1);
@@ -710,8 +641,7 @@ impl EncodeFloor {
         };
         let mut frame = vec![0u8; ALIGN as usize];
         frame[off::TIME..off::TIME + 4].copy_from_slice(bytemuck::bytes_of(&s.time));
-        frame[off::FRAME_INDEX..off::FRAME_INDEX + 4]
-            .copy_from_slice(bytemuck::bytes_of(&s.frame_index));
+        frame[off::FRAME_INDEX..off::FRAME_INDEX + 4].copy_from_slice(bytemuck::bytes_of(&s.frame_index));
         frame[off::AMBIENT..off::AMBIENT + 16].copy_from_slice(bytemuck::bytes_of(&s.ambient));
         let mut views = vec![0u8; s.views.len() * ALIGN as usize];
         for (i, v) in s.views.iter().enumerate() {
@@ -722,8 +652,7 @@ impl EncodeFloor {
             let at = i * ALIGN as usize;
             mats[at + off::BASE_COLOR..at + off::BASE_COLOR + 16]
                 .copy_from_slice(bytemuck::bytes_of(&m.base_color));
-            mats[at + off::PARAMS..at + off::PARAMS + 16]
-                .copy_from_slice(bytemuck::bytes_of(&m.params));
+            mats[at + off::PARAMS..at + off::PARAMS + 16].copy_from_slice(bytemuck::bytes_of(&m.params));
             mats[at + off::EMISSIVE..at + off::EMISSIVE + 16]
                 .copy_from_slice(bytemuck::bytes_of(&m.emissive));
         }
@@ -742,13 +671,8 @@ impl EncodeFloor {
                 cmds.push(Cmd::Pipeline(sh));
                 current = sh;
             }
-            let offsets = [
-                0,
-                obj.view as u64 * ALIGN,
-                obj.material as u64 * ALIGN,
-                o as u64 * ALIGN,
-            ]
-            .map(|x| x as u32);
+            let offsets =
+                [0, obj.view as u64 * ALIGN, obj.material as u64 * ALIGN, o as u64 * ALIGN].map(|x| x as u32);
             for g in 0..4 {
                 if bound[g] != offsets[g] {
                     cmds.push(Cmd::Bind(g as u32, offsets[g]));
@@ -757,11 +681,7 @@ impl EncodeFloor {
             }
             cmds.push(Cmd::Draw);
         }
-        Self {
-            groups,
-            cmds,
-            _buffers: buffers,
-        }
+        Self { groups, cmds, _buffers: buffers }
     }
 }
 
@@ -794,10 +714,6 @@ impl Method for EncodeFloor {
             }
         }
         gpu.queue.submit([enc.finish()]);
-        Cost {
-            bytes: 0,
-            upload_calls: 0,
-            bind_calls: binds,
-        }
+        Cost { bytes: 0, upload_calls: 0, bind_calls: binds }
     }
 }

@@ -45,21 +45,12 @@ impl SceneParams {
 
     /// The reference scene with nothing moving: only the frame time changes.
     pub fn static_scene() -> Self {
-        Self {
-            moving: 0.0,
-            material_changes: 0.0,
-            camera_moves: false,
-            ..Self::reference()
-        }
+        Self { moving: 0.0, material_changes: 0.0, camera_moves: false, ..Self::reference() }
     }
 
     /// The reference scene with every object and material changing every frame.
     pub fn everything_moves() -> Self {
-        Self {
-            moving: 1.0,
-            material_changes: 1.0,
-            ..Self::reference()
-        }
+        Self { moving: 1.0, material_changes: 1.0, ..Self::reference() }
     }
 }
 
@@ -167,9 +158,7 @@ impl Scene {
     /// Generates the scene at frame 0.
     pub fn new(params: &SceneParams) -> Self {
         let mut rng = Rng::new(params.seed);
-        let shaders = (0..params.shaders)
-            .map(|i| shader(i, params.shaders))
-            .collect::<Vec<_>>();
+        let shaders = (0..params.shaders).map(|i| shader(i, params.shaders)).collect::<Vec<_>>();
         let materials = (0..params.materials)
             .map(|i| MaterialDef {
                 shader: i % params.shaders.max(1),
@@ -183,25 +172,12 @@ impl Scene {
                 material: rng.below(params.materials.max(1)),
                 view: i % params.views.max(1),
                 world: world(&mut rng),
-                tint: [
-                    0.5 + rng.unit() * 0.5,
-                    0.5 + rng.unit() * 0.5,
-                    0.5 + rng.unit() * 0.5,
-                    1.0,
-                ],
+                tint: [0.5 + rng.unit() * 0.5, 0.5 + rng.unit() * 0.5, 0.5 + rng.unit() * 0.5, 1.0],
             })
             .collect::<Vec<_>>();
         let mut draws = (0..objects.len()).collect::<Vec<_>>();
-        draws.sort_by_key(|&o| {
-            (
-                materials[objects[o].material].shader,
-                objects[o].material,
-                o,
-            )
-        });
-        let views = (0..params.views)
-            .map(|v| view_matrix(v, params.views, 0.0))
-            .collect();
+        draws.sort_by_key(|&o| (materials[objects[o].material].shader, objects[o].material, o));
+        let views = (0..params.views).map(|v| view_matrix(v, params.views, 0.0)).collect();
         Self {
             params: params.clone(),
             shaders,
@@ -221,9 +197,7 @@ impl Scene {
         let mut rng = Rng::new(p.seed.wrapping_mul(1_000_003).wrapping_add(frame as u64));
         let time = frame as f32 / 60.0;
         let views = if p.camera_moves {
-            (0..p.views)
-                .map(|v| (v, view_matrix(v, p.views, time)))
-                .collect()
+            (0..p.views).map(|v| (v, view_matrix(v, p.views, time))).collect()
         } else {
             Vec::new()
         };
@@ -241,21 +215,12 @@ impl Scene {
                 .into_iter()
                 .collect()
         };
-        let objects = pick(&mut rng, p.objects, p.moving)
-            .into_iter()
-            .map(|o| (o, world(&mut rng)))
-            .collect();
+        let objects = pick(&mut rng, p.objects, p.moving).into_iter().map(|o| (o, world(&mut rng))).collect();
         let materials = pick(&mut rng, p.materials, p.material_changes)
             .into_iter()
             .map(|m| (m, [rng.unit(), rng.unit(), rng.unit(), 1.0]))
             .collect();
-        FrameChanges {
-            frame,
-            time,
-            views,
-            objects,
-            materials,
-        }
+        FrameChanges { frame, time, views, objects, materials }
     }
 
     /// Applies a frame's changes to the scene's values.
@@ -284,28 +249,16 @@ impl Scene {
             bytes += 4;
         }
         bytes += c.views.iter().filter(|(v, m)| self.views[*v] != *m).count() as u64 * 64;
-        bytes += c
-            .objects
-            .iter()
-            .filter(|(o, w)| self.objects[*o].world != *w)
-            .count() as u64
-            * 64;
-        bytes += c
-            .materials
-            .iter()
-            .filter(|(m, col)| self.materials[*m].base_color != *col)
-            .count() as u64
-            * 16;
+        bytes += c.objects.iter().filter(|(o, w)| self.objects[*o].world != *w).count() as u64 * 64;
+        bytes +=
+            c.materials.iter().filter(|(m, col)| self.materials[*m].base_color != *col).count() as u64 * 16;
         bytes
     }
 }
 
 /// A random small rotated, translated quad transform; every element but the last row changes.
 fn world(rng: &mut Rng) -> Mat4 {
-    let (ax, ay) = (
-        rng.unit() * std::f32::consts::TAU,
-        rng.unit() * std::f32::consts::TAU,
-    );
+    let (ax, ay) = (rng.unit() * std::f32::consts::TAU, rng.unit() * std::f32::consts::TAU);
     let s = 0.01 + rng.unit() * 0.02;
     let (sx, cx, sy, cy) = (ax.sin(), ax.cos(), ay.sin(), ay.cos());
     [
@@ -322,12 +275,7 @@ fn view_matrix(v: usize, n: usize, time: f32) -> Mat4 {
     let (s, c) = (time * 0.5).sin_cos();
     let w = 1.0 / n;
     let x = -1.0 + w * (2.0 * v as f32 + 1.0);
-    [
-        [c * w, s, 0.0, 0.0],
-        [-s * w, c, 0.0, 0.0],
-        [0.0, 0.0, 1.0, 0.0],
-        [x, 0.0, 0.0, 1.0],
-    ]
+    [[c * w, s, 0.0, 0.0], [-s * w, c, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [x, 0.0, 0.0, 1.0]]
 }
 
 /// Shader `i` of `n`: a family and a permutation of declared members.
@@ -335,24 +283,14 @@ fn shader(i: usize, n: usize) -> ShaderDef {
     let family = FAMILIES[i % FAMILIES.len()];
     let perm = i / FAMILIES.len();
     let decl = match family {
-        "unlit" => Decl {
-            ambient: false,
-            params: false,
-            emissive: false,
-            tint: perm % 2 == 1,
-        },
+        "unlit" => Decl { ambient: false, params: false, emissive: false, tint: perm % 2 == 1 },
         "emissive" => Decl {
             ambient: perm.is_multiple_of(2),
             params: false,
             emissive: true,
             tint: perm.is_multiple_of(3),
         },
-        "fancy" => Decl {
-            ambient: true,
-            params: true,
-            emissive: true,
-            tint: true,
-        },
+        "fancy" => Decl { ambient: true, params: true, emissive: true, tint: true },
         _ => Decl {
             ambient: perm % 2 == 1,
             params: true,
@@ -369,13 +307,9 @@ fn shader(i: usize, n: usize) -> ShaderDef {
     });
     w.push_str("struct View { view_proj: mat4x4<f32> }\n");
     w.push_str(match (decl.params, decl.emissive) {
-        (true, true) => {
-            "struct Material { base_color: vec4<f32>, params: vec4<f32>, emissive: vec4<f32> }\n"
-        }
+        (true, true) => "struct Material { base_color: vec4<f32>, params: vec4<f32>, emissive: vec4<f32> }\n",
         (true, false) => "struct Material { base_color: vec4<f32>, params: vec4<f32> }\n",
-        (false, true) => {
-            "struct Material { base_color: vec4<f32>, _pad0: vec4<f32>, emissive: vec4<f32> }\n"
-        }
+        (false, true) => "struct Material { base_color: vec4<f32>, _pad0: vec4<f32>, emissive: vec4<f32> }\n",
         (false, false) => "struct Material { base_color: vec4<f32> }\n",
     });
     w.push_str(if decl.tint {
@@ -393,16 +327,11 @@ fn shader(i: usize, n: usize) -> ShaderDef {
              let corner = vec2<f32>(f32(i & 1u), f32((i >> 1u) & 1u)) * 2.0 - 1.0;\n\
              let p = view.view_proj * object.world * vec4<f32>(corner, 0.0, 1.0);\n",
     );
-    let tint = if decl.tint {
-        "object.tint"
-    } else {
-        "vec4<f32>(1.0)"
-    };
-    let _ = writeln!(
-        w,
-        "    return VsOut(vec4<f32>(p.xy, 0.5, 1.0), {tint});\n}}"
+    let tint = if decl.tint { "object.tint" } else { "vec4<f32>(1.0)" };
+    let _ = writeln!(w, "    return VsOut(vec4<f32>(p.xy, 0.5, 1.0), {tint});\n}}");
+    w.push_str(
+        "@fragment fn fs(v: VsOut) -> @location(0) vec4<f32> {\n    var c = material.base_color * v.tint;\n",
     );
-    w.push_str("@fragment fn fs(v: VsOut) -> @location(0) vec4<f32> {\n    var c = material.base_color * v.tint;\n");
     if decl.params {
         w.push_str("    c = c * (1.0 - 0.5 * material.params.x);\n");
     }
@@ -417,9 +346,5 @@ fn shader(i: usize, n: usize) -> ShaderDef {
         "    return vec4<f32>(c.rgb * {:.4} + vec3<f32>(frame.time * 0.0), 1.0);\n}}",
         1.0 - perm as f32 * 0.001
     );
-    ShaderDef {
-        name: format!("{family}_{perm:02}.wgsl"),
-        wgsl: w,
-        decl,
-    }
+    ShaderDef { name: format!("{family}_{perm:02}.wgsl"), wgsl: w, decl }
 }

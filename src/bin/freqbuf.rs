@@ -7,11 +7,7 @@ use freqbuf::{Registry, ShaderReflection, SlotPlan};
 use serde_json::{Value, json};
 
 #[derive(Parser)]
-#[command(
-    name = "freqbuf",
-    version,
-    about = "Reflect shaders into shared, frequency-sorted uniform slots"
-)]
+#[command(name = "freqbuf", version, about = "Reflect shaders into shared, frequency-sorted uniform slots")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -44,12 +40,7 @@ enum Stage {
 }
 
 fn main() -> ExitCode {
-    let Command::Reflect {
-        json,
-        stage,
-        max_uniform_size,
-        files,
-    } = Cli::parse().command;
+    let Command::Reflect { json, stage, max_uniform_size, files } = Cli::parse().command;
     let stage = stage.map(|s| match s {
         Stage::Vertex => freqbuf::naga::ShaderStage::Vertex,
         Stage::Fragment => freqbuf::naga::ShaderStage::Fragment,
@@ -72,10 +63,7 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&to_json(&registry)).expect("JSON of plain values")
-        );
+        println!("{}", serde_json::to_string_pretty(&to_json(&registry)).expect("JSON of plain values"));
     } else {
         print_table(&registry);
     }
@@ -123,22 +111,9 @@ fn print_table(registry: &Registry) {
     let mut slots = registry.slots().map(|(_, s)| s).collect::<Vec<_>>();
     slots.sort_by_key(|s| s.binding());
     for s in slots {
-        let users = s
-            .users()
-            .iter()
-            .map(|&u| registry[u].name())
-            .collect::<Vec<_>>();
-        println!(
-            "slot {} {} ({} bytes) used by {}",
-            s.binding(),
-            s.frequency(),
-            s.size(),
-            users.join(", ")
-        );
-        println!(
-            "  {:>6} {:>6}  {:<16} {:>5} {:>6}  name",
-            "offset", "size", "type", "count", "stride"
-        );
+        let users = s.users().iter().map(|&u| registry[u].name()).collect::<Vec<_>>();
+        println!("slot {} {} ({} bytes) used by {}", s.binding(), s.frequency(), s.size(), users.join(", "));
+        println!("  {:>6} {:>6}  {:<16} {:>5} {:>6}  name", "offset", "size", "type", "count", "stride");
         for m in s.members() {
             let m = &m.member;
             println!(
@@ -155,20 +130,9 @@ fn print_table(registry: &Registry) {
     for (_, sh) in registry.shaders() {
         println!("shader {}", sh.name());
         for r in sh.resources() {
-            let count = if r.count > 1 {
-                format!("[{}]", r.count)
-            } else {
-                String::new()
-            };
+            let count = if r.count > 1 { format!("[{}]", r.count) } else { String::new() };
             let used = if r.is_used() { "" } else { "  (unused)" };
-            println!(
-                "  {:<22} {:<16} {}{}{}",
-                r.binding.to_string(),
-                r.kind.as_str(),
-                r.name,
-                count,
-                used
-            );
+            println!("  {:<22} {:<16} {}{}{}", r.binding.to_string(), r.kind.as_str(), r.name, count, used);
         }
     }
 }

@@ -43,9 +43,7 @@ pub fn read_words(h: &Headless, buffer: &wgpu::Buffer) -> Vec<u32> {
     h.queue.submit([enc.finish()]);
     let slice = staging.slice(..);
     slice.map_async(wgpu::MapMode::Read, |r| r.expect("map"));
-    h.device
-        .poll(wgpu::PollType::wait_indefinitely())
-        .expect("poll");
+    h.device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
     // The mapped view borrows `staging`; copy out before both drop.
     #[allow(clippy::let_and_return)]
     let words = bytemuck::cast_slice(&slice.get_mapped_range().expect("mapped")).to_vec();
@@ -54,11 +52,7 @@ pub fn read_words(h: &Headless, buffer: &wgpu::Buffer) -> Vec<u32> {
 
 /// A 1×1 RGBA8 texture holding `rgba`, as a view.
 pub fn texel(h: &Headless, rgba: [u8; 4]) -> wgpu::TextureView {
-    let size = wgpu::Extent3d {
-        width: 1,
-        height: 1,
-        depth_or_array_layers: 1,
-    };
+    let size = wgpu::Extent3d { width: 1, height: 1, depth_or_array_layers: 1 };
     let t = h.device.create_texture(&wgpu::TextureDescriptor {
         label: None,
         size,
@@ -69,12 +63,7 @@ pub fn texel(h: &Headless, rgba: [u8; 4]) -> wgpu::TextureView {
         usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
         view_formats: &[],
     });
-    let layout = wgpu::TexelCopyBufferLayout {
-        offset: 0,
-        bytes_per_row: Some(4),
-        rows_per_image: None,
-    };
-    h.queue
-        .write_texture(t.as_image_copy(), &rgba, layout, size);
+    let layout = wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(4), rows_per_image: None };
+    h.queue.write_texture(t.as_image_copy(), &rgba, layout, size);
     t.create_view(&Default::default())
 }

@@ -30,11 +30,7 @@ pub struct Field {
 }
 
 pub fn f(name: &'static str, ty: Ty) -> Field {
-    Field {
-        name,
-        ty,
-        align_attr: None,
-    }
+    Field { name, ty, align_attr: None }
 }
 
 /// Which rules to apply.

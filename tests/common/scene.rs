@@ -111,12 +111,7 @@ struct ObjectGrown { world: mat4x4<f32>, id: u32, tint: vec4<f32> }
     put(object.id); put4(object.tint);
 }
 "#,
-    reports: &[
-        r("time", Kind::F32),
-        r("roughness", Kind::F32),
-        r("id", Kind::U32),
-        r("tint", Kind::Vec4),
-    ],
+    reports: &[r("time", Kind::F32), r("roughness", Kind::F32), r("id", Kind::U32), r("tint", Kind::Vec4)],
 };
 
 /// An array of structs in a view block at a high binding number.
@@ -164,13 +159,7 @@ pub fn word(kind: Kind, seed: u32, i: usize) -> u32 {
 }
 
 /// Sets a value through the typed API, from words.
-pub fn set(
-    m: &mut Manager,
-    id: InstanceId,
-    p: Param,
-    kind: Kind,
-    w: &[u32],
-) -> Result<(), freqbuf::Error> {
+pub fn set(m: &mut Manager, id: InstanceId, p: Param, kind: Kind, w: &[u32]) -> Result<(), freqbuf::Error> {
     let f = |i: usize| f32::from_bits(w[i]);
     let mut inst = m.instance(id);
     match kind {
@@ -193,10 +182,7 @@ pub struct Model {
 
 impl Model {
     pub fn get(&self, id: InstanceId, name: &'static str, kind: Kind) -> Vec<u32> {
-        self.values
-            .get(&(id, name))
-            .cloned()
-            .unwrap_or_else(|| vec![0; kind.words()])
+        self.values.get(&(id, name)).cloned().unwrap_or_else(|| vec![0; kind.words()])
     }
 
     /// Forgets a freed instance: a reused index must read as zero.
@@ -232,27 +218,16 @@ impl Rig {
         let out = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("reports"),
             size: 16 + (max_draws * RECORD_WORDS * 4) as u64,
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_SRC
-                | wgpu::BufferUsages::COPY_DST,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        Self {
-            out,
-            pipelines: HashMap::new(),
-        }
+        Self { out, pipelines: HashMap::new() }
     }
 
     /// Registers a test shader and builds its pipeline with the manager's layout.
-    pub fn register(
-        &mut self,
-        device: &wgpu::Device,
-        m: &mut Manager,
-        s: &'static TestShader,
-    ) -> ShaderId {
-        let id = m
-            .register_wgsl(&format!("test{}.wgsl", s.tag), &source(s))
-            .unwrap_or_else(|e| panic!("{e}"));
+    pub fn register(&mut self, device: &wgpu::Device, m: &mut Manager, s: &'static TestShader) -> ShaderId {
+        let id =
+            m.register_wgsl(&format!("test{}.wgsl", s.tag), &source(s)).unwrap_or_else(|e| panic!("{e}"));
         m.frame().set_buffer("out", &self.out).unwrap();
         let module = m.create_shader_module(id).expect("registered");
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
@@ -282,9 +257,7 @@ impl Rig {
             let mut binder = freqbuf::Binder::new();
             for d in draws {
                 pass.set_pipeline(&self.pipelines[&d.shader].0);
-                binder
-                    .bind(m, &mut pass, d)
-                    .unwrap_or_else(|e| panic!("{e}"));
+                binder.bind(m, &mut pass, d).unwrap_or_else(|e| panic!("{e}"));
                 pass.dispatch_workgroups(1, 1, 1);
             }
         }
@@ -295,12 +268,7 @@ impl Rig {
             .iter()
             .enumerate()
             .map(|(i, d)| {
-                let n = 1 + self.pipelines[&d.shader]
-                    .1
-                    .reports
-                    .iter()
-                    .map(|r| r.kind.words())
-                    .sum::<usize>();
+                let n = 1 + self.pipelines[&d.shader].1.reports.iter().map(|r| r.kind.words()).sum::<usize>();
                 let start = 1 + i * RECORD_WORDS as usize;
                 words[start..start + n].to_vec()
             })
