@@ -503,7 +503,7 @@ impl Manager {
                 _ => self.rebuild_group(vid, owner, stamp)?,
             };
             let bound = &mut binder.bound[group as usize];
-            if bound.serial == serial && bound.offsets == offsets {
+            if bound.serial == serial && same(&bound.offsets, &offsets) {
                 continue;
             }
             let cached = self.variants[vid.0 as usize].cache[owner as usize].as_ref().expect("built above");
@@ -650,6 +650,13 @@ impl Manager {
             entries: &entries,
         }))
     }
+}
+
+/// Slice equality without a call to `memcmp`, which costs more than the one to
+/// four offsets a group has (it was 40% of the binder's time).
+#[inline]
+fn same(a: &[u32], b: &[u32]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 /// Marks a frequency the draw gives no instance of.
