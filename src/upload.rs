@@ -203,6 +203,7 @@ impl Uploader {
             packed += bytes;
         }
 
+        // Every job has at least two non-empty ranges, so `packed > 0` here.
         if !self.jobs.is_empty() {
             // Layout of the staging buffer: packed data, then one table per scatter job.
             let mut size = packed;
@@ -244,9 +245,7 @@ impl Uploader {
                 packed
             };
             {
-                let Some(len) = wgpu::BufferSize::new(write_len) else {
-                    return;
-                };
+                let len = wgpu::BufferSize::new(write_len).expect("jobs have bytes");
                 let mut view = queue.write_buffer_with(&staging, 0, len).expect("staging buffer fits");
                 for job in &self.jobs {
                     let shadow = &slots[job.slot].shadow;
