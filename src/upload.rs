@@ -203,7 +203,7 @@ impl Uploader {
             packed += bytes;
         }
 
-        // Every job has at least two non-empty ranges, so `packed > 0` here.
+        // Every job has at least one non-empty range, so `packed > 0` here.
         if !self.jobs.is_empty() {
             // Layout of the staging buffer: packed data, then one table per scatter job.
             let mut size = packed;
