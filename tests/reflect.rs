@@ -72,11 +72,8 @@ fn light() -> Ty {
     )
 }
 
-#[test]
-fn wgsl_padding_follows_the_wgsl_rules() {
-    let s = shader("padding.wgsl");
-    let object = s.resource(BindingPoint::new(3, 0)).unwrap();
-    let block = object.block.as_ref().unwrap();
+/// The fields of `Object` in `tests/shaders/padding.wgsl`, as written there.
+fn object_fields() -> Vec<Field> {
     let inner = Ty::Struct("Inner", vec![f("a", Ty::Vec(2)), f("b", Ty::Scalar)]);
     let outer = Ty::Struct(
         "Outer",
@@ -86,7 +83,7 @@ fn wgsl_padding_follows_the_wgsl_rules() {
             f("y", Ty::Scalar),
         ],
     );
-    let fields = vec![
+    vec![
         f("world", Ty::Mat(4, 4)),
         f("tint", Ty::Vec(3)),
         f("alpha", Ty::Scalar),
@@ -94,7 +91,15 @@ fn wgsl_padding_follows_the_wgsl_rules() {
         f("nested", outer),
         f("lights", Ty::Array(Box::new(light()), 4)),
         f("flag", Ty::Scalar),
-    ];
+    ]
+}
+
+#[test]
+fn wgsl_padding_follows_the_wgsl_rules() {
+    let s = shader("padding.wgsl");
+    let object = s.resource(BindingPoint::new(3, 0)).unwrap();
+    let block = object.block.as_ref().unwrap();
+    let fields = object_fields();
     check_members(&block.members, &fields, Rules::Wgsl, "Object");
     assert_eq!(block.size, align_size(&Ty::Struct("Object", fields), Rules::Wgsl).1);
     // vec3 followed by f32 packs into one 16-byte row.
@@ -270,29 +275,8 @@ fn names_resolve_with_indices_and_fields() {
         Ty::Struct(_, fl) => fl,
         _ => unreachable!(),
     };
-    let object_fields_offset = {
-        // Offset of `lights` in Object, from the rules.
-        let inner = Ty::Struct("Inner", vec![f("a", Ty::Vec(2)), f("b", Ty::Scalar)]);
-        let outer = Ty::Struct(
-            "Outer",
-            vec![
-                f("x", Ty::Scalar),
-                Field { name: "inner", ty: inner, align_attr: Some(16) },
-                f("y", Ty::Scalar),
-            ],
-        );
-        field_offsets(
-            &[
-                f("world", Ty::Mat(4, 4)),
-                f("tint", Ty::Vec(3)),
-                f("alpha", Ty::Scalar),
-                f("normal_mat", Ty::Mat(3, 3)),
-                f("nested", outer),
-                f("lights", Ty::Array(Box::new(light()), 4)),
-            ],
-            Rules::Wgsl,
-        )[5]
-    };
+    // Offset of `lights` in Object, from the rules.
+    let object_fields_offset = field_offsets(&object_fields(), Rules::Wgsl)[5];
     let light_stride = align_size(&light(), Rules::Wgsl).1;
     assert_eq!(
         p.offset,
