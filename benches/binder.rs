@@ -34,7 +34,7 @@ fn binder(c: &mut Criterion) {
     let views = scene.views.iter().map(|_| m.create_view()).collect::<Vec<_>>();
     let materials = scene.materials.iter().map(|_| m.create_material()).collect::<Vec<_>>();
     let objects = scene.objects.iter().map(|_| m.create_object()).collect::<Vec<_>>();
-    m.flush(&gpu.queue);
+    m.flush(&gpu.queue).expect("flush");
     let draws = scene
         .draws
         .iter()

@@ -31,7 +31,7 @@ fn setup(gpu: headless::Headless, count: usize, strategy: FlushStrategy) -> Setu
     manager.register_wgsl("object.wgsl", SHADER).expect("valid shader");
     let world = manager.param("world").expect("declared");
     let objects = (0..count).map(|_| manager.create_object()).collect::<Vec<_>>();
-    manager.flush(&gpu.queue);
+    manager.flush(&gpu.queue).expect("flush");
     gpu.device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
     Setup { gpu, manager, objects, world, tick: 1.0 }
 }
@@ -47,7 +47,7 @@ impl Setup {
                 self.manager.object(o).set(self.world, &[[self.tick; 4]; 4]).expect("mat4");
             }
             let start = Instant::now();
-            self.manager.flush(&self.gpu.queue);
+            self.manager.flush(&self.gpu.queue).expect("flush");
             self.gpu.device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
             total += start.elapsed();
         }

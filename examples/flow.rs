@@ -99,7 +99,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut w = identity;
         w[3][0] = frame as f32 * 0.1;
         fb.object(objects[frame as usize % objects.len()]).set(world, &w)?;
-        fb.flush(&gpu.queue);
+        fb.flush(&gpu.queue).expect("flush");
 
         let mut enc = gpu.device.create_command_encoder(&Default::default());
         {

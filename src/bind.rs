@@ -57,6 +57,10 @@ pub(crate) struct CachedGroup {
 #[derive(Debug)]
 pub(crate) struct ShaderBinding {
     pub(crate) groups: SmallVec<[(u32, VariantId); 4]>,
+    /// The shader's own block size for each uniform slot, in the order of the
+    /// groups' variants' `uniforms`: a draw waits for the flush that makes the
+    /// slot's GPU copy at least this large.
+    pub(crate) needs: SmallVec<[u32; 8]>,
     pub(crate) pipeline_layout: wgpu::PipelineLayout,
 }
 

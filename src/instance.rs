@@ -65,19 +65,25 @@ pub(crate) struct Instances<K: Key> {
     map: SlotMap<K, u32>,
     free: Vec<u32>,
     high: u32,
+    /// Per dense index: the manager's flush count when its current holder was created.
+    /// The holder is on the GPU once a flush has happened since (`born < flushes`).
+    born: Vec<u64>,
 }
 
 impl<K: Key> Instances<K> {
     pub(crate) fn new() -> Self {
-        Self { map: SlotMap::with_key(), free: Vec::new(), high: 0 }
+        Self { map: SlotMap::with_key(), free: Vec::new(), high: 0, born: Vec::new() }
     }
 
-    /// A new handle and its dense index (a freed index when there is one).
-    pub(crate) fn insert(&mut self) -> (K, u32) {
+    /// A new handle and its dense index (a freed index when there is one),
+    /// created after `flushes` flushes.
+    pub(crate) fn insert(&mut self, flushes: u64) -> (K, u32) {
         let index = self.free.pop().unwrap_or_else(|| {
             self.high += 1;
+            self.born.push(0);
             self.high - 1
         });
+        self.born[index as usize] = flushes;
         (self.map.insert(index), index)
     }
 
@@ -91,6 +97,12 @@ impl<K: Key> Instances<K> {
     #[inline]
     pub(crate) fn get(&self, key: K) -> Option<u32> {
         self.map.get(key).copied()
+    }
+
+    /// Whether the instance at `index` was created before the last of `flushes` flushes.
+    #[inline]
+    pub(crate) fn flushed(&self, index: u32, flushes: u64) -> bool {
+        self.born.get(index as usize).is_some_and(|&b| b < flushes)
     }
 
     /// One past the highest index ever handed out: the instance count buffers must hold.

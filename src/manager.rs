@@ -55,6 +55,8 @@ pub struct Manager {
     /// Change counter: slot buffer replacements and resource changes take the next value.
     epoch: u64,
     serial: u64,
+    /// Flushes so far; instances remember the count they were created at.
+    flushes: u64,
 }
 
 impl Manager {
@@ -88,6 +90,7 @@ impl Manager {
             stats: FrameStats::default(),
             epoch: 0,
             serial: 0,
+            flushes: 0,
         }
     }
 
@@ -201,21 +204,21 @@ impl Manager {
 
     /// Creates a view instance; its values start at zero.
     pub fn create_view(&mut self) -> ViewId {
-        let (k, i) = self.views.insert();
+        let (k, i) = self.views.insert(self.flushes);
         self.init_instance(Frequency::View, i);
         k
     }
 
     /// Creates a material instance; its values start at zero and its textures are placeholders.
     pub fn create_material(&mut self) -> MaterialId {
-        let (k, i) = self.materials.insert();
+        let (k, i) = self.materials.insert(self.flushes);
         self.init_instance(Frequency::Material, i);
         k
     }
 
     /// Creates an object instance; its values start at zero.
     pub fn create_object(&mut self) -> ObjectId {
-        let (k, i) = self.objects.insert();
+        let (k, i) = self.objects.insert(self.flushes);
         self.init_instance(Frequency::Object, i);
         k
     }
@@ -300,8 +303,10 @@ impl Manager {
     /// Also makes slots and instances created since the last flush usable.
     ///
     /// Draws submitted after this call see the values set before it.
-    pub fn flush(&mut self, queue: &wgpu::Queue) {
+    pub fn flush(&mut self, queue: &wgpu::Queue) -> Result<(), Error> {
+        self.flushes += 1;
         self.uploader.flush(&self.device, queue, &mut self.slots, &mut self.stats, &mut self.epoch);
+        Ok(())
     }
 
     /// Statistics since the last call of `take_stats`.
@@ -353,11 +358,9 @@ impl Manager {
                 Frequency::Object => self.objects.high(),
             };
             match self.slots.get_mut(id.index()) {
+                // Bind groups keep the GPU layout until the next flush re-lays the buffer.
                 Some(slot) => {
-                    if slot.grow_block(layout.size()) {
-                        self.epoch += 1;
-                        slot.epoch = self.epoch;
-                    }
+                    slot.grow_block(layout.size());
                 }
                 None => {
                     let mut slot =
@@ -372,6 +375,7 @@ impl Manager {
     /// Variants and pipeline layout for a newly registered shader.
     fn shader_binding(&mut self, id: ShaderId) -> ShaderBinding {
         let mut by_group: Vec<(u32, Vec<wgpu::BindGroupLayoutEntry>, Vec<VariantEntry>)> = Vec::new();
+        let mut needs_by_point: Vec<(BindingPoint, u32)> = Vec::new();
         for r in self.registry[id].used_resources() {
             let BindingPoint { group, binding } = r.binding;
             if by_group.last().is_none_or(|g| g.0 != group) {
@@ -383,6 +387,7 @@ impl Manager {
                     self.registry.slot_at(r.binding).expect("registry made a slot for each used block");
                 g.1.push(uniform_entry(binding));
                 g.2.push(VariantEntry::Uniform(slot));
+                needs_by_point.push((r.binding, r.block.as_ref().map_or(0, |b| b.size)));
             } else {
                 let ty = resources::binding_type(&r.kind).expect("checked in register");
                 let count = std::num::NonZeroU32::new(r.count).filter(|_| r.count > 1);
@@ -448,7 +453,10 @@ impl Manager {
             bind_group_layouts: &layouts,
             immediate_size: 0,
         });
-        ShaderBinding { groups, pipeline_layout }
+        // Resources are visited in binding order, the order of each variant's `uniforms`.
+        needs_by_point.sort_by_key(|n| n.0);
+        let needs = needs_by_point.into_iter().map(|n| n.1).collect();
+        ShaderBinding { groups, needs, pipeline_layout }
     }
 
     /// Binds what `draw` needs on `pass` (see [`Binder::bind`]). The hot path:
@@ -468,25 +476,30 @@ impl Manager {
         };
         let index = [
             0,
-            dense(draw.view, |k| self.views.get(k)),
-            dense(draw.material, |k| self.materials.get(k)),
-            dense(draw.object, |k| self.objects.get(k)),
+            dense(draw.view, &self.views, self.flushes),
+            dense(draw.material, &self.materials, self.flushes),
+            dense(draw.object, &self.objects, self.flushes),
         ];
+        let mut need = 0;
         for k in 0..groups {
             let (group, vid) = self.shaders[si].groups[k];
+            let v = &self.variants[vid.0 as usize];
             if mask & (1 << group) == 0 {
+                need += v.uniforms.len();
                 continue;
             }
-            let v = &self.variants[vid.0 as usize];
             let mut offsets = SmallVec::<[u32; 4]>::new();
             let mut stamp = 0;
             for &s in &v.uniforms {
                 let slot = &self.slots[s.index()];
                 let i = self.instance_index(index, slot.frequency, draw)?;
-                if i >= slot.gpu_capacity {
+                // The GPU copy is laid out as of the last flush: its stride, its
+                // capacity, and a block size that may be smaller than this shader's.
+                if i >= slot.gpu_capacity || self.shaders[si].needs[need] > slot.gpu_size {
                     return Err(Error::NotFlushed(slot.frequency));
                 }
-                offsets.push(i * slot.stride);
+                need += 1;
+                offsets.push(i * slot.gpu_stride);
                 stamp = stamp.max(slot.epoch);
             }
             let owner = match v.owner {
@@ -523,6 +536,7 @@ impl Manager {
                 frequency: f,
             }),
             FREED => Err(Error::StaleHandle(f)),
+            NOT_FLUSHED => Err(Error::NotFlushed(f)),
             i => Ok(i),
         }
     }
@@ -609,7 +623,7 @@ impl Manager {
                         resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                             buffer,
                             offset: 0,
-                            size: wgpu::BufferSize::new(slot.size.next_multiple_of(16) as u64),
+                            size: wgpu::BufferSize::new(slot.gpu_size.next_multiple_of(16) as u64),
                         }),
                     });
                 }
@@ -663,13 +677,17 @@ fn same(a: &[u32], b: &[u32]) -> bool {
 const NOT_GIVEN: u32 = u32::MAX;
 /// Marks an instance handle that was freed.
 const FREED: u32 = u32::MAX - 1;
+/// Marks an instance created after the last flush.
+const NOT_FLUSHED: u32 = u32::MAX - 2;
 
-/// The dense index of an optional handle, or [`NOT_GIVEN`] / [`FREED`].
+/// The dense index of an optional handle, or [`NOT_GIVEN`] / [`FREED`] / [`NOT_FLUSHED`].
 #[inline]
-fn dense<K>(key: Option<K>, get: impl FnOnce(K) -> Option<u32>) -> u32 {
-    match key {
+fn dense<K: slotmap::Key>(key: Option<K>, set: &Instances<K>, flushes: u64) -> u32 {
+    match key.map(|k| set.get(k)) {
         None => NOT_GIVEN,
-        Some(k) => get(k).unwrap_or(FREED),
+        Some(None) => FREED,
+        Some(Some(i)) if set.flushed(i, flushes) => i,
+        Some(Some(_)) => NOT_FLUSHED,
     }
 }
 

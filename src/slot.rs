@@ -48,6 +48,11 @@ pub(crate) struct Slot {
     pub(crate) gpu_capacity: u32,
     /// Stride the GPU buffer was laid out with.
     pub(crate) gpu_stride: u32,
+    /// Block size the GPU buffer's bind groups expose: `size` as of the last flush.
+    /// Draws address the buffer with `gpu_stride` and `gpu_size` until the next
+    /// flush re-lays it, so a register between a flush and a draw cannot make a
+    /// draw read another instance's bytes.
+    pub(crate) gpu_size: u32,
     /// Bumped whenever `buffer` is replaced, so bind groups know to rebuild.
     pub(crate) epoch: u64,
 }
@@ -73,6 +78,7 @@ impl Slot {
             buffer: None,
             gpu_capacity: 0,
             gpu_stride: 0,
+            gpu_size: 0,
             epoch: 0,
         }
     }

@@ -162,6 +162,12 @@ impl Uploader {
                 slot.buffer = Some(buffer);
                 slot.gpu_capacity = capacity;
                 slot.gpu_stride = slot.stride;
+                slot.gpu_size = slot.size;
+                *epoch += 1;
+                slot.epoch = *epoch;
+            } else if slot.gpu_size != slot.size {
+                // Same buffer, larger block: bind groups must expose the new size.
+                slot.gpu_size = slot.size;
                 *epoch += 1;
                 slot.epoch = *epoch;
             }

@@ -201,7 +201,7 @@ fn materials_bind_their_textures_and_both_stages_see_the_slots() {
             o
         })
         .collect::<Vec<_>>();
-    m.flush(&h.queue);
+    m.flush(&h.queue).unwrap();
     let draws = objs
         .iter()
         .enumerate()
@@ -228,7 +228,7 @@ fn materials_bind_their_textures_and_both_stages_see_the_slots() {
 
     // Replacing a texture rebuilds that material's bind group only.
     m.material(mats[0]).set_texture("albedo", &texel(h, [9, 9, 9, 9])).unwrap();
-    m.flush(&h.queue);
+    m.flush(&h.queue).unwrap();
     let (recs, _) = render(h, &mut m, &t, &p, &draws[..1]);
     assert_eq!(recs[0][2], u32::from_le_bytes([9, 9, 9, 9]));
     assert_eq!(m.take_stats().total().bind_groups_created, 1);
@@ -266,7 +266,7 @@ fn binding_array_elements_are_set_by_index() {
     assert!(err.to_string().contains("out of range"), "{err}");
     let err = m.material(mat).set_texture("GMRTs", &texel(h, [0; 4])).unwrap_err();
     assert!(err.to_string().contains("GMRTs[0]"), "{err}");
-    m.flush(&h.queue);
+    m.flush(&h.queue).unwrap();
     let (recs, _) = render(h, &mut m, &t, &p, &[Draw::new(id).material(mat).object(o)]);
     assert_eq!(recs[0][0], 77);
     assert_eq!(recs[0][1], 0, "element 1 is the placeholder");

@@ -54,7 +54,7 @@ fn shaders_see_the_values_set_through_shared_slots() {
         set_all(&mut m, &mut model, &LIGHTS, &d, 7 + 100 * i as u32);
         draws.push(d);
     }
-    m.flush(&h.queue);
+    m.flush(&h.queue).unwrap();
     let seen = rig.run(h, &mut m, &draws);
     for (d, rec) in draws.iter().zip(&seen) {
         let s = if d.shader == full { &FULL } else { &LIGHTS };
@@ -68,7 +68,7 @@ fn shaders_see_the_values_set_through_shared_slots() {
     model
         .values
         .insert((InstanceId::Object(objs[3]), "tint"), [1.0f32, 2.0, 3.0, 4.0].map(f32::to_bits).to_vec());
-    m.flush(&h.queue);
+    m.flush(&h.queue).unwrap();
     let draws = objs
         .iter()
         .enumerate()
@@ -97,14 +97,14 @@ fn draws_see_the_last_flush_before_submission_and_not_later_sets() {
     let id = m.param("id").unwrap();
     m.frame().set(time, &1.5f32).unwrap();
     m.object(o).set(id, &7u32).unwrap();
-    m.flush(&h.queue);
+    m.flush(&h.queue).unwrap();
     // Set after the flush: not visible until the next one.
     m.frame().set(time, &9.0f32).unwrap();
     let d = Draw::new(full).view(v).material(mat).object(o);
     let rec = &rig.run(h, &mut m, &[d])[0];
     assert_eq!(f32::from_bits(rec[1]), 1.5);
     assert_eq!(rec[rec.len() - 1], 7);
-    m.flush(&h.queue);
+    m.flush(&h.queue).unwrap();
     let rec = &rig.run(h, &mut m, &[d])[0];
     assert_eq!(f32::from_bits(rec[1]), 9.0);
 }
@@ -131,7 +131,7 @@ fn many_instances_grow_buffers_without_losing_values() {
             for (i, &o) in objs.iter().enumerate().step_by(3) {
                 m.object(o).set(id, &(i as u32 + 50_000 * (round + 1))).unwrap();
             }
-            m.flush(&h.queue);
+            m.flush(&h.queue).unwrap();
             let stats = m.take_stats();
             assert!(stats.total().upload_calls <= m.registry().slots().len() as u64, "{stats:?}");
         }
@@ -158,12 +158,12 @@ fn freed_instances_are_reused_and_start_at_zero() {
     let mat = m.create_material();
     let a = m.create_object();
     m.object(a).set(id, &99u32).unwrap();
-    m.flush(&h.queue);
+    m.flush(&h.queue).unwrap();
     m.free_object(a).unwrap();
     assert!(matches!(m.object(a).set(id, &1u32), Err(Error::StaleHandle(Frequency::Object))));
     assert!(matches!(m.free_object(a), Err(Error::StaleHandle(Frequency::Object))));
     let b = m.create_object();
-    m.flush(&h.queue);
+    m.flush(&h.queue).unwrap();
     assert_eq!(m.take_stats().total().buffer_growths, 0, "the freed index was reused");
     let rec = &rig.run(h, &mut m, &[Draw::new(prefix).material(mat).object(b)])[0];
     assert_eq!(rec[3], 0, "a reused instance reads as zero, not as the freed one's values");
@@ -187,7 +187,7 @@ fn failed_sets_change_nothing_and_errors_say_why() {
     let (v, mat, o) = (m.create_view(), m.create_material(), m.create_object());
     let color = m.param("color").unwrap();
     m.material(mat).set(color, &[0.25f32, 0.5, 0.75, 1.0]).unwrap();
-    m.flush(&h.queue);
+    m.flush(&h.queue).unwrap();
     m.take_stats();
 
     let kind = |e: Error| match e {
@@ -227,7 +227,7 @@ fn failed_sets_change_nothing_and_errors_say_why() {
     assert!(matches!(e, ParamErrorKind::TypeMismatch { .. }), "{e}");
 
     assert_eq!(m.take_stats().total().dirty_instances, 0);
-    m.flush(&h.queue);
+    m.flush(&h.queue).unwrap();
     let stats = m.take_stats();
     assert_eq!(stats.total().bytes_uploaded, 0, "failed sets made nothing dirty: {stats:?}");
     let rec = &rig.run(h, &mut m, &[Draw::new(full).view(v).material(mat).object(o)])[0];
@@ -245,17 +245,17 @@ fn equal_values_and_shader_switches_upload_nothing() {
     let (v, mat, o) = (m.create_view(), m.create_material(), m.create_object());
     let time = m.param("time").unwrap();
     m.frame().set(time, &2.0f32).unwrap();
-    m.flush(&h.queue);
+    m.flush(&h.queue).unwrap();
     m.take_stats();
     m.frame().set(time, &2.0f32).unwrap();
-    m.flush(&h.queue);
+    m.flush(&h.queue).unwrap();
     let s = m.take_stats().total();
     assert_eq!((s.bytes_uploaded, s.upload_calls, s.dirty_instances), (0, 0, 0), "{s:?}");
     // Alternate shaders: binds may happen, uploads may not.
     let draws = [full, prefix, full, prefix].map(|sh| Draw::new(sh).view(v).material(mat).object(o));
-    m.flush(&h.queue);
+    m.flush(&h.queue).unwrap();
     rig.run(h, &mut m, &draws);
-    m.flush(&h.queue);
+    m.flush(&h.queue).unwrap();
     let s = m.take_stats().total();
     assert_eq!((s.bytes_uploaded, s.upload_calls), (0, 0), "{s:?}");
     // Both shaders use the same bindings in groups 0, 2 and 3, so switching
@@ -272,12 +272,12 @@ fn upload_calls_are_bounded_by_slots_not_dirty_instances() {
     rig.register(&h.device, &mut m, &FULL);
     let world = m.param("world").unwrap();
     let objs = (0..2000).map(|_| m.create_object()).collect::<Vec<_>>();
-    m.flush(&h.queue);
+    m.flush(&h.queue).unwrap();
     m.take_stats();
     for (i, &o) in objs.iter().enumerate().step_by(2) {
         m.object(o).set(world, &[[i as f32 + 1.0; 4]; 4]).unwrap();
     }
-    m.flush(&h.queue);
+    m.flush(&h.queue).unwrap();
     let s = m.take_stats();
     let slots = m.registry().slots().len() as u64;
     assert_eq!(s.total().dirty_instances, 1000);
@@ -307,7 +307,7 @@ fn offsets_follow_the_device_alignment() {
             o
         })
         .collect::<Vec<_>>();
-    m.flush(&h.queue);
+    m.flush(&h.queue).unwrap();
     let draws = objs.iter().map(|&o| Draw::new(prefix).material(mat).object(o)).collect::<Vec<_>>();
     let seen = rig.run(h, &mut m, &draws);
     for (i, rec) in seen.iter().enumerate() {
@@ -333,14 +333,20 @@ fn the_same_block_from_glsl_and_wgsl_shares_one_slot_on_the_gpu() {
     assert_eq!(m.registry().slots().filter(|(_, s)| s.frequency() == Frequency::Object).count(), 1);
     let (v, mat, o) = (m.create_view(), m.create_material(), m.create_object());
     m.object(o).set_by_name("id", &42u32).unwrap();
-    m.flush(&h.queue);
+    m.flush(&h.queue).unwrap();
     let rec = &rig.run(h, &mut m, &[Draw::new(full).view(v).material(mat).object(o)])[0];
     assert_eq!(*rec.last().unwrap(), 42);
 }
 
 mod random {
     //! Random sequences of creates, frees, sets, registrations, flushes and
-    //! draws; every draw must see exactly what the reference model says.
+    //! draws. Between a flush and its draws the same operations happen again
+    //! (creates, frees that free an index for reuse, registrations that move
+    //! the object slot to a larger stride, sets), so every order is tried. For
+    //! each draw the reference model says the exact values it sees, or that it
+    //! must be refused with `NotFlushed`.
+    use std::collections::{HashMap, HashSet};
+
     use super::*;
     use proptest::prelude::*;
 
@@ -348,25 +354,32 @@ mod random {
     enum Op {
         Create(Frequency),
         Free(Frequency, usize),
-        Set { freq: Frequency, which: usize, report: usize, seed: u32 },
+        Set { which: usize, report: usize, seed: u32 },
         Register,
-        Frame { draws: Vec<(usize, usize, usize, usize)>, late: Vec<(usize, usize, u32)> },
+        Frame { draws: Vec<(usize, usize, usize, usize)>, late: Vec<Op> },
     }
 
     fn freq() -> impl Strategy<Value = Frequency> {
         prop_oneof![Just(Frequency::View), Just(Frequency::Material), Just(Frequency::Object)]
     }
 
-    fn op() -> impl Strategy<Value = Op> {
+    /// Operations that may happen anywhere, also between a flush and the draws.
+    fn plain() -> impl Strategy<Value = Op> {
         prop_oneof![
             3 => freq().prop_map(Op::Create),
             1 => (freq(), any::<usize>()).prop_map(|(f, i)| Op::Free(f, i)),
-            6 => (prop_oneof![Just(Frequency::Frame), freq()], any::<usize>(), any::<usize>(), any::<u32>())
-                .prop_map(|(freq, which, report, seed)| Op::Set { freq, which, report, seed }),
-            1 => Just(Op::Register),
-            2 => (
+            6 => (any::<usize>(), any::<usize>(), any::<u32>())
+                .prop_map(|(which, report, seed)| Op::Set { which, report, seed }),
+            2 => Just(Op::Register),
+        ]
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            11 => plain(),
+            3 => (
                 prop::collection::vec((any::<usize>(), any::<usize>(), any::<usize>(), any::<usize>()), 1..12),
-                prop::collection::vec((any::<usize>(), any::<usize>(), any::<u32>()), 0..3),
+                prop::collection::vec(plain(), 0..5),
             )
                 .prop_map(|(draws, late)| Op::Frame { draws, late }),
         ]
@@ -390,16 +403,74 @@ mod random {
             }
         }
 
-        fn set(&mut self, freq: Frequency, which: usize, report: usize, seed: u32) {
+        fn set(&mut self, which: usize, report: usize, seed: u32) {
             let rep = self.reports[report % self.reports.len()];
             let p = self.m.param(rep.name).unwrap();
             let Some(id) = self.pick(p.frequency(), which) else {
                 return;
             };
-            let _ = freq;
             let words = (0..rep.kind.words()).map(|k| scene::word(rep.kind, seed, k)).collect::<Vec<_>>();
             scene::set(&mut self.m, id, p, rep.kind, &words).unwrap();
             self.model.values.insert((id, rep.name), words);
+        }
+
+        fn register(&mut self, h: &freqbuf::headless::Headless) {
+            if let Some(s) = scene::SHADERS.get(self.shaders.len()) {
+                let id = self.rig.register(&h.device, &mut self.m, s);
+                self.shaders.push(id);
+                self.reports.extend(s.reports.iter().copied());
+            }
+        }
+
+        fn apply(&mut self, h: &freqbuf::headless::Headless, op: Op) {
+            match op {
+                Op::Create(f) => {
+                    let id = match f {
+                        Frequency::View => InstanceId::View(self.m.create_view()),
+                        Frequency::Material => InstanceId::Material(self.m.create_material()),
+                        _ => InstanceId::Object(self.m.create_object()),
+                    };
+                    self.live[f as usize].push(id);
+                }
+                Op::Free(f, i) => {
+                    if self.live[f as usize].is_empty() {
+                        return;
+                    }
+                    let n = self.live[f as usize].len();
+                    let id = self.live[f as usize].swap_remove(i % n);
+                    self.m.free(id).unwrap();
+                    self.model.forget(id);
+                }
+                Op::Set { which, report, seed } => self.set(which, report, seed),
+                Op::Register => self.register(h),
+                Op::Frame { .. } => unreachable!("frames are not nested"),
+            }
+        }
+
+        /// Per slot, the block size every registered shader's draws need.
+        fn slot_sizes(&self) -> HashMap<freqbuf::SlotId, u32> {
+            self.m.registry().slots().map(|(id, l)| (id, l.size())).collect()
+        }
+
+        /// Whether the last flush put everything `d` reads on the GPU.
+        fn drawable(
+            &self,
+            d: &Draw,
+            flushed: &HashSet<InstanceId>,
+            sizes: &HashMap<freqbuf::SlotId, u32>,
+        ) -> bool {
+            let reg = self.m.registry();
+            reg[d.shader].used_resources().filter(|r| r.block.is_some()).all(|r| {
+                let slot = reg.slot_at(r.binding).unwrap();
+                let id = match reg[slot].frequency() {
+                    Frequency::Frame => InstanceId::Frame,
+                    Frequency::View => InstanceId::View(d.view.unwrap()),
+                    Frequency::Material => InstanceId::Material(d.material.unwrap()),
+                    Frequency::Object => InstanceId::Object(d.object.unwrap()),
+                };
+                let fits = sizes.get(&slot).is_some_and(|&s| s >= r.block.as_ref().unwrap().size);
+                fits && (id == InstanceId::Frame || flushed.contains(&id))
+            })
         }
     }
 
@@ -415,78 +486,53 @@ mod random {
             live: Default::default(),
             reports: Vec::new(),
         };
-        let register = |w: &mut World| {
-            if let Some(s) = scene::SHADERS.get(w.shaders.len()) {
-                let id = w.rig.register(&h.device, &mut w.m, s);
-                w.shaders.push(id);
-                w.reports.extend(s.reports.iter().copied());
-            }
-        };
-        register(&mut w);
+        w.register(h);
         for op in ops {
-            match op {
-                Op::Create(f) => {
-                    let id = match f {
-                        Frequency::View => InstanceId::View(w.m.create_view()),
-                        Frequency::Material => InstanceId::Material(w.m.create_material()),
-                        _ => InstanceId::Object(w.m.create_object()),
-                    };
-                    w.live[f as usize].push(id);
-                }
-                Op::Free(f, i) => {
-                    if w.live[f as usize].is_empty() {
-                        continue;
+            let Op::Frame { draws, late } = op else {
+                w.apply(h, op);
+                continue;
+            };
+            w.m.flush(&h.queue).unwrap();
+            let stats = w.m.take_stats();
+            prop_assert!(stats.total().upload_calls <= w.m.registry().slots().len() as u64, "{:?}", stats);
+            let snapshot = w.model.clone();
+            let flushed: HashSet<InstanceId> = w.live.iter().flatten().copied().collect();
+            let sizes = w.slot_sizes();
+            // Whatever happens after the flush must not reach these draws.
+            for op in late {
+                w.apply(h, op);
+            }
+            let mut batch = Vec::new();
+            for (s, v, mat, o) in draws {
+                let shader = w.shaders[s % w.shaders.len()];
+                let (Some(InstanceId::View(v)), Some(InstanceId::Material(mat)), Some(InstanceId::Object(o))) = (
+                    w.pick(Frequency::View, v),
+                    w.pick(Frequency::Material, mat),
+                    w.pick(Frequency::Object, o),
+                ) else {
+                    continue;
+                };
+                batch.push(Draw::new(shader).view(v).material(mat).object(o));
+            }
+            if batch.is_empty() {
+                continue;
+            }
+            let seen = w.rig.try_run(h, &mut w.m, &batch);
+            for (d, rec) in batch.iter().zip(seen) {
+                let s = w.rig.pipelines[&d.shader].1;
+                match rec {
+                    Ok(rec) => {
+                        prop_assert!(
+                            w.drawable(d, &flushed, &sizes),
+                            "draw {:?} should have been refused",
+                            d
+                        );
+                        prop_assert_eq!(rec, snapshot.expect(&w.m, s, d), "draw {:?}", d);
                     }
-                    let n = w.live[f as usize].len();
-                    let id = w.live[f as usize].swap_remove(i % n);
-                    match id {
-                        InstanceId::View(v) => w.m.free_view(v).unwrap(),
-                        InstanceId::Material(x) => w.m.free_material(x).unwrap(),
-                        InstanceId::Object(o) => w.m.free_object(o).unwrap(),
-                        InstanceId::Frame => unreachable!(),
+                    Err(Error::NotFlushed(_)) => {
+                        prop_assert!(!w.drawable(d, &flushed, &sizes), "draw {:?} was refused", d)
                     }
-                    w.model.forget(id);
-                }
-                Op::Set { freq, which, report, seed } => w.set(freq, which, report, seed),
-                Op::Register => register(&mut w),
-                Op::Frame { draws, late } => {
-                    w.m.flush(&h.queue);
-                    let stats = w.m.take_stats();
-                    prop_assert!(
-                        stats.total().upload_calls <= w.m.registry().slots().len() as u64,
-                        "{:?}",
-                        stats
-                    );
-                    let snapshot = w.model.clone();
-                    // Sets after the flush must not reach these draws.
-                    for (which, report, seed) in late {
-                        w.set(Frequency::Object, which, report, seed);
-                    }
-                    let mut batch = Vec::new();
-                    for (s, v, mat, o) in draws {
-                        let shader = w.shaders[s % w.shaders.len()];
-                        let (
-                            Some(InstanceId::View(v)),
-                            Some(InstanceId::Material(mat)),
-                            Some(InstanceId::Object(o)),
-                        ) = (
-                            w.pick(Frequency::View, v),
-                            w.pick(Frequency::Material, mat),
-                            w.pick(Frequency::Object, o),
-                        )
-                        else {
-                            continue;
-                        };
-                        batch.push(Draw::new(shader).view(v).material(mat).object(o));
-                    }
-                    if batch.is_empty() {
-                        continue;
-                    }
-                    let seen = w.rig.run(h, &mut w.m, &batch);
-                    for (d, rec) in batch.iter().zip(&seen) {
-                        let s = w.rig.pipelines[&d.shader].1;
-                        prop_assert_eq!(rec, &snapshot.expect(&w.m, s, d), "draw {:?}", d);
-                    }
+                    Err(e) => prop_assert!(false, "draw {:?}: {}", d, e),
                 }
             }
         }
@@ -494,7 +540,7 @@ mod random {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 64, max_shrink_iters: 256, ..ProptestConfig::default() })]
+        #![proptest_config(ProptestConfig { cases: 256, max_shrink_iters: 256, ..ProptestConfig::default() })]
         #[test]
         fn draws_always_see_the_reference_values(ops in prop::collection::vec(op(), 1..60)) {
             run(ops)?;
@@ -524,7 +570,7 @@ fn set_array_and_whole_array_params() {
     m.view(v).set_bytes(whole, &raw).unwrap();
     let p2 = m.param("lights[2].position").unwrap();
     m.view(v).set(p2, &[7.0f32, 8.0, 9.0]).unwrap();
-    m.flush(&h.queue);
+    m.flush(&h.queue).unwrap();
     let rec = &rig.run(h, &mut m, &[Draw::new(lights).view(v).object(o)])[0];
     let got = rec[1..17].iter().map(|&w| f32::from_bits(w)).collect::<Vec<_>>();
     assert_eq!(got, [0.0, 1.0, 2.0, 10.0, 1.0, 1.0, 2.0, 11.0, 7.0, 8.0, 9.0, 12.0, 3.0, 1.0, 2.0, 13.0]);
@@ -542,7 +588,7 @@ fn switching_to_a_shader_without_a_view_group_keeps_later_groups_right() {
     let vp = m.param("view_proj").unwrap();
     m.view(v).set(vp, &[[5.0f32; 4]; 4]).unwrap();
     m.material(mat).set_by_name("roughness", &0.5f32).unwrap();
-    m.flush(&h.queue);
+    m.flush(&h.queue).unwrap();
     let seen = rig.run(
         h,
         &mut m,
@@ -573,7 +619,7 @@ fn ids_and_params_of_another_manager_are_errors_not_panics() {
     assert!(matches!(binder.bind(&mut small, &mut pass, &Draw::new(foreign)), Err(Error::UnknownShader(_))));
     // A draw that leaves out an instance its shader needs.
     let own = small.registry().shaders().next().unwrap().0;
-    small.flush(&h.queue);
+    small.flush(&h.queue).unwrap();
     let err = binder.bind(&mut small, &mut pass, &Draw::new(own)).unwrap_err();
     assert!(matches!(err, Error::MissingInstance { frequency: Frequency::Object, .. }), "{err}");
 }
@@ -591,7 +637,7 @@ fn scatter_moves_long_and_short_ranges_to_the_right_place() {
         let (id, tint, world) = (m.param("id").unwrap(), m.param("tint").unwrap(), m.param("world").unwrap());
         let mat = m.create_material();
         let objs = (0..200).map(|_| m.create_object()).collect::<Vec<_>>();
-        m.flush(&h.queue);
+        m.flush(&h.queue).unwrap();
         m.take_stats();
         let mut expect = vec![(0u32, [0.0f32; 4]); objs.len()];
         // Objects 20..70 change entirely: with a small stride their spans touch
@@ -608,7 +654,7 @@ fn scatter_moves_long_and_short_ranges_to_the_right_place() {
                 expect[i].0 = i as u32 * 10;
             }
         }
-        m.flush(&h.queue);
+        m.flush(&h.queue).unwrap();
         let s = m.take_stats();
         let object_slot = s.slot(id.slot());
         if strategy == freqbuf::FlushStrategy::Scatter {

@@ -277,7 +277,7 @@ impl Freqbuf {
         } else {
             Vec::new()
         };
-        m.flush(&gpu.queue);
+        m.flush(&gpu.queue).expect("flush");
         m.take_stats();
         let draws = scene
             .draws
@@ -326,7 +326,7 @@ impl Method for Freqbuf {
         for &(o, ref w) in &changes.objects {
             self.m.object(self.objects[o]).set(self.p.world, w).expect("mat4");
         }
-        self.m.flush(&gpu.queue);
+        self.m.flush(&gpu.queue).expect("flush");
         let mut enc = gpu.device.create_command_encoder(&Default::default());
         {
             let mut pass = target.pass(&mut enc);
@@ -579,7 +579,7 @@ impl Method for FullRewrite {
         target: &Target,
     ) -> Cost {
         self.inner.set_shared(changes);
-        self.inner.m.flush(&gpu.queue);
+        self.inner.m.flush(&gpu.queue).expect("flush");
         pack_objects(scene, &mut self.objects_cpu);
         gpu.queue.write_buffer(&self.objects, 0, &self.objects_cpu);
         let mut binds = 0;
