@@ -228,6 +228,14 @@ pub enum ParamErrorKind {
         /// Known names closest to the one given, best first.
         suggestions: Vec<String>,
     },
+    /// A bare member name is declared by several blocks; qualify it by its block.
+    #[error("{blocks} blocks declare it; write one of {}", quoted(.spellings))]
+    Ambiguous {
+        /// How many slots declare the name.
+        blocks: usize,
+        /// The qualified spellings that resolve (`mat_a.color`, `MatA.color`, ...).
+        spellings: Vec<String>,
+    },
     /// The index is past the end of the array.
     #[error("index {index} is out of range for `{member}` (count {count})")]
     IndexOutOfRange {
@@ -286,6 +294,10 @@ pub enum ParamErrorKind {
         /// The resource kind.
         kind: &'static str,
     },
+}
+
+fn quoted(list: &[String]) -> String {
+    list.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")
 }
 
 fn suggest(list: &[String]) -> String {

@@ -19,6 +19,9 @@ pub struct SlotLayout {
     size: u32,
     members: Vec<SlotMember>,
     users: Vec<ShaderId>,
+    /// Block variable and struct type names its users declare (`mat_b`, `MatB`),
+    /// which qualify a member name: `mat_b.color`.
+    aliases: Vec<String>,
 }
 
 /// A member of a slot, with the first shader that declared it.
@@ -55,7 +58,7 @@ impl Resolved<'_> {
 
 impl SlotLayout {
     pub(crate) fn new(binding: BindingPoint, frequency: Frequency) -> Self {
-        Self { binding, frequency, size: 0, members: Vec::new(), users: Vec::new() }
+        Self { binding, frequency, size: 0, members: Vec::new(), users: Vec::new(), aliases: Vec::new() }
     }
 
     /// The slot's binding point.
@@ -88,6 +91,12 @@ impl SlotLayout {
         &self.users
     }
 
+    /// The block variable and struct type names its users declare, first use first.
+    #[inline]
+    pub fn aliases(&self) -> &[String] {
+        &self.aliases
+    }
+
     /// The top-level member called `name` (already normalized).
     pub fn member(&self, name: &str) -> Option<&Member> {
         self.members.iter().map(|m| &m.member).find(|m| m.name == name)
@@ -101,6 +110,7 @@ impl SlotLayout {
         &mut self,
         shader: ShaderId,
         shader_name: &str,
+        var: &str,
         location: Option<Location>,
         block: &BlockLayout,
     ) -> Result<(), LayoutErrorKind> {
@@ -149,6 +159,11 @@ impl SlotLayout {
         self.size = self.size.max(block.size);
         if !self.users.contains(&shader) {
             self.users.push(shader);
+        }
+        for alias in std::iter::once(var).chain(block.type_name.as_deref()) {
+            if !self.aliases.iter().any(|a| a == alias) {
+                self.aliases.push(alias.to_owned());
+            }
         }
         Ok(())
     }

@@ -39,6 +39,15 @@ pub struct Segment<'a> {
     pub index: Option<u32>,
 }
 
+impl std::fmt::Display for Segment<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.index {
+            Some(i) => write!(f, "{}[{i}]", self.name),
+            None => f.write_str(self.name),
+        }
+    }
+}
+
 /// A parsed parameter path such as `lights[3].color`.
 pub type Path<'a> = SmallVec<[Segment<'a>; 2]>;
 

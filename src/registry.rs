@@ -146,7 +146,7 @@ impl Registry {
                         Some(s) => self.slots[s.index()].clone(),
                         None => SlotLayout::new(point, frequency),
                     });
-                    slot.merge(id, name, res.location, block).map_err(|k| fail(point, k))?;
+                    slot.merge(id, name, &res.name, res.location, block).map_err(|k| fail(point, k))?;
                 }
                 None if other.is_none() => {
                     new_bindings.push(SharedBinding { resource: res.clone(), frequency, shader: id })
@@ -204,8 +204,24 @@ impl Registry {
         let parsed = parse_path(path).map_err(err)?;
         let first = parsed[0].name;
         let candidates = || self.slots().filter(|(_, s)| frequency.is_none_or(|f| s.frequency() == f));
-        if let Some((id, slot)) = candidates().find(|(_, s)| s.member(first).is_some()) {
-            return slot.resolve(&parsed).map(|r| (id, r)).map_err(err);
+        // A member name first; then a block name qualifying one: `mat_b.color`, `MatB.color`.
+        let mut found: Vec<_> = candidates().filter(|(_, s)| s.member(first).is_some()).collect();
+        let mut rest = &parsed[..];
+        if found.is_empty() && parsed.len() > 1 && parsed[0].index.is_none() {
+            found = candidates().filter(|(_, s)| s.aliases().iter().any(|a| a == first)).collect();
+            rest = &parsed[1..];
+        }
+        match found[..] {
+            [] => {}
+            [(id, slot)] => return slot.resolve(rest).map(|r| (id, r)).map_err(err),
+            _ => {
+                let tail = rest.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(".");
+                let spellings = found
+                    .iter()
+                    .flat_map(|(_, s)| s.aliases().iter().map(|a| format!("{a}.{tail}")))
+                    .collect();
+                return Err(err(ParamErrorKind::Ambiguous { blocks: found.len(), spellings }));
+            }
         }
         if let (Some(wanted), Some((_, slot))) =
             (frequency, self.slots().find(|(_, s)| s.member(first).is_some()))
@@ -217,6 +233,18 @@ impl Registry {
         }
         let names = candidates().flat_map(|(_, s)| s.names()).collect::<Vec<_>>();
         Err(err(ParamErrorKind::Unknown { suggestions: closest(first, names) }))
+    }
+
+    /// Member names that more than one slot of a frequency declares, with the
+    /// slots: a bare name is then ambiguous and must be qualified by its block.
+    pub fn ambiguous_names(&self) -> Vec<(Frequency, String, Vec<SlotId>)> {
+        let mut seen: BTreeMap<(Frequency, &str), Vec<SlotId>> = BTreeMap::new();
+        for (id, slot) in self.slots() {
+            for name in slot.names() {
+                seen.entry((slot.frequency(), name)).or_default().push(id);
+            }
+        }
+        seen.into_iter().filter(|(_, s)| s.len() > 1).map(|((f, n), s)| (f, n.to_owned(), s)).collect()
     }
 }
 

@@ -124,3 +124,13 @@ fn stage_applies_to_glsl_files_only() {
     let material = v["slots"].as_array().unwrap().iter().find(|s| s["group"] == 2).unwrap();
     assert_eq!(material["shaders"].as_array().unwrap().len(), 2);
 }
+
+#[test]
+fn names_two_blocks_declare_are_warnings_with_their_qualified_spellings() {
+    let (code, _, stderr) = run(&["reflect", "tests/shaders/two_materials.wgsl"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stderr.trim(),
+        "warning: `color` is declared by 2 material blocks; set it as `mat_a.color`, `MatA.color`, `mat_b.color`, `MatB.color`"
+    );
+}

@@ -62,6 +62,17 @@ fn main() -> ExitCode {
         }
         return ExitCode::FAILURE;
     }
+    for (frequency, name, slots) in registry.ambiguous_names() {
+        let spellings = slots
+            .iter()
+            .flat_map(|&s| registry[s].aliases().iter().map(|a| format!("`{a}.{name}`")))
+            .collect::<Vec<_>>();
+        eprintln!(
+            "warning: `{name}` is declared by {} {frequency} blocks; set it as {}",
+            slots.len(),
+            spellings.join(", ")
+        );
+    }
     if json {
         println!("{}", serde_json::to_string_pretty(&to_json(&registry)).expect("JSON of plain values"));
     } else {

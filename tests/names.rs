@@ -1,0 +1,66 @@
+//! Names are never ambiguous in silence: a member that two blocks of one
+//! frequency declare must be qualified by its block, and both resolve.
+
+mod common;
+
+use common::gpu;
+use common::scene::{Kind, Report, Rig, TestShader};
+use freqbuf::error::ParamErrorKind;
+use freqbuf::{Draw, Error, Manager, SlotPlan};
+
+const TWO: TestShader = TestShader {
+    tag: 21,
+    wgsl: r#"
+struct MatA { color: vec4<f32> }
+struct MatB { color: vec4<f32>, rough: f32 }
+@group(2) @binding(0) var<uniform> mat_a: MatA;
+@group(2) @binding(2) var<uniform> mat_b: MatB;
+@compute @workgroup_size(1) fn main() { begin(21u); put4(mat_a.color); put4(mat_b.color); putf(mat_b.rough); }
+"#,
+    reports: &[r("mat_a.color", Kind::Vec4), r("mat_b.color", Kind::Vec4), r("rough", Kind::F32)],
+};
+
+const fn r(name: &'static str, kind: Kind) -> Report {
+    Report { name, kind }
+}
+
+#[test]
+fn a_name_in_two_blocks_is_an_error_and_both_qualified_spellings_resolve() {
+    let Some(h) = gpu::device() else {
+        return;
+    };
+    let mut m = Manager::new(&h.device, SlotPlan::default());
+    let mut rig = Rig::new(&h.device, 1);
+    let two = rig.register(&h.device, &mut m, &TWO);
+    let e = m.param("color").unwrap_err();
+    assert_eq!(
+        e.kind,
+        ParamErrorKind::Ambiguous {
+            blocks: 2,
+            spellings: ["mat_a.color", "MatA.color", "mat_b.color", "MatB.color"].map(String::from).to_vec()
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "parameter `color`: 2 blocks declare it; write one of `mat_a.color`, `MatA.color`, `mat_b.color`, `MatB.color`"
+    );
+    let mat = m.create_material();
+    let err = m.material(mat).set_by_name("color", &[1.0f32; 4]).unwrap_err();
+    assert!(
+        matches!(err, Error::Param(ref p) if matches!(p.kind, ParamErrorKind::Ambiguous { .. })),
+        "{err}"
+    );
+    // Variable and type names both qualify; a bare name found once needs neither.
+    let (a, b) = (m.param("MatA.color").unwrap(), m.param("mat_b.color").unwrap());
+    assert_eq!(m.param("mat_a.color").unwrap(), a);
+    assert_eq!(m.param("MatB.color").unwrap(), b);
+    assert_ne!(a.slot(), b.slot());
+    m.material(mat).set(a, &[1.0f32, 2.0, 3.0, 4.0]).unwrap();
+    m.material(mat).set(b, &[5.0f32, 6.0, 7.0, 8.0]).unwrap();
+    m.material(mat).set_by_name("rough", &0.5f32).unwrap();
+    m.material(mat).set_by_name("MatB.rough", &0.25f32).unwrap();
+    m.flush(&h.queue).unwrap();
+    let rec = &rig.run(h, &mut m, &[Draw::new(two).material(mat)])[0];
+    let floats = rec[1..].iter().map(|&w| f32::from_bits(w)).collect::<Vec<_>>();
+    assert_eq!(floats, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 0.25]);
+}
