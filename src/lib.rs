@@ -18,6 +18,7 @@ pub mod error;
 pub mod headless;
 pub mod instance;
 pub mod layout;
+mod limits;
 pub mod manager;
 pub mod name;
 pub mod param;
@@ -25,13 +26,15 @@ pub mod plan;
 pub mod reflect;
 pub mod registry;
 mod resources;
+mod scope;
 mod slot;
 pub mod stats;
 pub mod upload;
 
 pub use bind::{BindTarget, Binder, Draw};
 pub use error::{
-    Error, LayoutError, LayoutErrorKind, Location, ParamError, ParamErrorKind, ReflectError, ReflectErrorKind,
+    Error, LayoutError, LayoutErrorKind, LimitError, LimitErrorKind, Location, ParamError, ParamErrorKind,
+    ReflectError, ReflectErrorKind,
 };
 pub use instance::{InstanceId, MaterialId, ObjectId, ViewId};
 pub use layout::SlotLayout;

@@ -9,16 +9,18 @@ use smallvec::SmallVec;
 
 use crate::bind::{
     BindTarget, Binder, Bound, CachedGroup, Draw, ShaderBinding, Variant, VariantEntry, VariantId,
-    all_stages, uniform_entry,
+    uniform_entry,
 };
 use crate::error::{Error, ParamError, ParamErrorKind};
 use crate::instance::{InstanceId, Instances, MaterialId, ObjectId, ViewId};
+use crate::limits::{self, DeviceCaps};
 use crate::name::parse_path;
 use crate::param::{Param, Uniform, type_name};
 use crate::plan::{BindingPoint, Frequency, SlotPlan};
 use crate::reflect::{ResourceKind, ShaderReflection, ShaderSource};
 use crate::registry::{Registry, ShaderId, SlotId, closest};
 use crate::resources::{self, InstanceResources, Placeholders};
+use crate::scope;
 use crate::slot::Slot;
 use crate::stats::FrameStats;
 use crate::upload::{FlushStrategy, Uploader};
@@ -39,6 +41,7 @@ pub struct ManagerOptions {
 #[derive(Debug)]
 pub struct Manager {
     device: wgpu::Device,
+    caps: DeviceCaps,
     registry: Registry,
     align: u32,
     slots: Vec<Slot>,
@@ -72,6 +75,7 @@ impl Manager {
         let limits = device.limits();
         Self {
             device: device.clone(),
+            caps: DeviceCaps::new(device),
             registry: Registry::with_limit(
                 plan,
                 limits.max_uniform_buffer_binding_size.min(u32::MAX as u64) as u32,
@@ -117,16 +121,20 @@ impl Manager {
 
     /// Registers a shader: merges its uniform blocks into the slots and builds its
     /// bind group and pipeline layouts. Values already set are kept, also when
-    /// the shader grows a slot. On error nothing changes.
+    /// the shader grows a slot.
+    ///
+    /// The shader is checked against the device's limits and features before any
+    /// wgpu object is created, and the objects are created inside error scopes.
+    /// On error nothing changes. Cost: a naga validation, and a layout per new
+    /// binding combination.
     pub fn register(&mut self, shader: ShaderReflection) -> Result<ShaderId, Error> {
         let name = shader.name().to_owned();
         let unsupported = |what: String| Error::Unsupported { shader: name.clone(), what };
         // Checks the registry cannot make: device features, binding types, group owners.
-        let features = self.device.features();
         let mut owners: HashMap<u32, Frequency> = HashMap::new();
         for r in shader.used_resources().filter(|r| r.kind != ResourceKind::Uniform) {
             resources::binding_type(&r.kind).map_err(|e| unsupported(format!("`{}`: {e}", r.name)))?;
-            if r.count > 1 && !features.contains(wgpu::Features::TEXTURE_BINDING_ARRAY) {
+            if r.count > 1 && !self.caps.features.contains(wgpu::Features::TEXTURE_BINDING_ARRAY) {
                 return Err(unsupported(format!(
                     "`{}` is a binding array of {}, and the device lacks Features::TEXTURE_BINDING_ARRAY",
                     r.name, r.count
@@ -155,9 +163,12 @@ impl Manager {
                 owners.insert(r.binding.group, freq);
             }
         }
+        let visibility = limits::check(&shader, &self.caps)
+            .map_err(|e| Error::Limit { shader: name.clone(), source: Box::new(e) })?;
+        let prepared = self.prepare_layouts(&shader, &visibility)?;
         let id = self.registry.add(shader)?;
         self.sync_slots();
-        let binding = self.shader_binding(id);
+        let binding = self.commit_layouts(prepared);
         self.shaders.push(binding);
         Ok(id)
     }
@@ -372,50 +383,102 @@ impl Manager {
         }
     }
 
-    /// Variants and pipeline layout for a newly registered shader.
-    fn shader_binding(&mut self, id: ShaderId) -> ShaderBinding {
-        let mut by_group: Vec<(u32, Vec<wgpu::BindGroupLayoutEntry>, Vec<VariantEntry>)> = Vec::new();
-        let mut needs_by_point: Vec<(BindingPoint, u32)> = Vec::new();
-        for r in self.registry[id].used_resources() {
+    /// Bind group layouts and the pipeline layout for a shader not registered
+    /// yet: they depend only on its own bindings, so they are created (inside
+    /// error scopes) before anything is committed.
+    fn prepare_layouts(
+        &self,
+        shader: &ShaderReflection,
+        visibility: &[wgpu::ShaderStages],
+    ) -> Result<Prepared, Error> {
+        let mut groups: Vec<PreparedGroup> = Vec::new();
+        let mut others = visibility.iter();
+        for r in shader.used_resources() {
             let BindingPoint { group, binding } = r.binding;
-            if by_group.last().is_none_or(|g| g.0 != group) {
-                by_group.push((group, Vec::new(), Vec::new()));
+            if groups.last().is_none_or(|g| g.group != group) {
+                groups.push(PreparedGroup { group, ..Default::default() });
             }
-            let g = by_group.last_mut().expect("pushed above");
+            let g = groups.last_mut().expect("pushed above");
             if r.kind == ResourceKind::Uniform {
-                let slot =
-                    self.registry.slot_at(r.binding).expect("registry made a slot for each used block");
-                g.1.push(uniform_entry(binding));
-                g.2.push(VariantEntry::Uniform(slot));
-                needs_by_point.push((r.binding, r.block.as_ref().map_or(0, |b| b.size)));
+                g.layout_entries.push(uniform_entry(binding));
+                g.entries.push(PreEntry::Uniform(r.binding, r.block.as_ref().map_or(0, |b| b.size)));
             } else {
                 let ty = resources::binding_type(&r.kind).expect("checked in register");
                 let count = std::num::NonZeroU32::new(r.count).filter(|_| r.count > 1);
-                g.1.push(wgpu::BindGroupLayoutEntry { binding, visibility: visibility(&ty), ty, count });
-                g.2.push(VariantEntry::Resource { binding, ty, count: r.count });
+                let visibility = *others.next().expect("a visibility per non-uniform binding");
+                g.layout_entries.push(wgpu::BindGroupLayoutEntry { binding, visibility, ty, count });
+                g.entries.push(PreEntry::Resource { binding, ty, count: r.count });
             }
         }
         // Fill gaps with empty groups: wgpu-core does not rebind the groups after
         // a gap when the previous pipeline had a layout there (a Vulkan layout
         // compatibility break), so later groups would read stale descriptors.
-        // An empty layout makes the difference visible to it.
-        let max = by_group.last().map_or(0, |g| g.0 + 1);
+        // An empty layout makes the difference visible to it. `limits::check`
+        // bounded the group indices by `max_bind_groups`.
+        let max = groups.last().map_or(0, |g| g.group + 1);
         for g in 0..max {
-            if !by_group.iter().any(|b| b.0 == g) {
-                by_group.push((g, Vec::new(), Vec::new()));
+            if !groups.iter().any(|b| b.group == g) {
+                groups.push(PreparedGroup { group: g, ..Default::default() });
             }
         }
-        by_group.sort_by_key(|b| b.0);
-        let mut groups: SmallVec<[(u32, VariantId); 4]> = SmallVec::new();
-        for (group, layout_entries, entries) in by_group {
-            let key = (group, layout_entries);
-            let vid = match self.variant_index.get(&key) {
-                Some(&v) => v,
-                None => {
-                    let layout = self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        groups.sort_by_key(|g| g.group);
+        let what = || format!("{}: bind group layouts", shader.name());
+        scope::scoped(&self.device, what, || {
+            for g in &mut groups {
+                let key = (g.group, std::mem::take(&mut g.layout_entries));
+                if !self.variant_index.contains_key(&key) {
+                    g.layout = Some(self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
                         label: Some("freqbuf group"),
                         entries: &key.1,
-                    });
+                    }));
+                }
+                g.layout_entries = key.1;
+            }
+        })?;
+        let layouts = groups
+            .iter()
+            .map(|g| {
+                Some(g.layout.as_ref().unwrap_or_else(|| {
+                    &self.variants[self.variant_index[&(g.group, g.layout_entries.clone())].0 as usize].layout
+                }))
+            })
+            .collect::<Vec<_>>();
+        let what = || format!("{}: pipeline layout", shader.name());
+        let pipeline_layout = scope::scoped(&self.device, what, || {
+            self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(shader.name()),
+                bind_group_layouts: &layouts,
+                immediate_size: 0,
+            })
+        })?;
+        Ok(Prepared { groups, pipeline_layout })
+    }
+
+    /// Turns prepared layouts into variants once the registry has the shader's slots.
+    fn commit_layouts(&mut self, prepared: Prepared) -> ShaderBinding {
+        let mut groups: SmallVec<[(u32, VariantId); 4]> = SmallVec::new();
+        let mut needs = SmallVec::new();
+        for g in prepared.groups {
+            let entries = g
+                .entries
+                .iter()
+                .map(|e| match *e {
+                    PreEntry::Uniform(point, need) => {
+                        needs.push(need);
+                        let slot =
+                            self.registry.slot_at(point).expect("registry made a slot for each used block");
+                        VariantEntry::Uniform(slot)
+                    }
+                    PreEntry::Resource { binding, ty, count } => {
+                        VariantEntry::Resource { binding, ty, count }
+                    }
+                })
+                .collect::<Vec<_>>();
+            let key = (g.group, g.layout_entries);
+            let vid = match (self.variant_index.get(&key), g.layout) {
+                (Some(&v), _) => v,
+                (None, layout) => {
+                    let layout = layout.expect("prepared for every new key");
                     let uniforms = entries
                         .iter()
                         .filter_map(|e| match e {
@@ -425,13 +488,13 @@ impl Manager {
                         .collect();
                     let owner = entries.iter().find_map(|e| match e {
                         VariantEntry::Resource { binding, .. } => {
-                            self.registry.plan().frequency(BindingPoint::new(group, *binding))
+                            self.registry.plan().frequency(BindingPoint::new(g.group, *binding))
                         }
                         _ => None,
                     });
                     let v = VariantId(self.variants.len() as u32);
                     self.variants.push(Variant {
-                        group,
+                        group: g.group,
                         layout,
                         entries,
                         uniforms,
@@ -442,21 +505,9 @@ impl Manager {
                     v
                 }
             };
-            groups.push((group, vid));
+            groups.push((g.group, vid));
         }
-        let mut layouts: Vec<Option<&wgpu::BindGroupLayout>> = vec![None; max as usize];
-        for &(g, v) in &groups {
-            layouts[g as usize] = Some(&self.variants[v.0 as usize].layout);
-        }
-        let pipeline_layout = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some(self.registry[id].name()),
-            bind_group_layouts: &layouts,
-            immediate_size: 0,
-        });
-        // Resources are visited in binding order, the order of each variant's `uniforms`.
-        needs_by_point.sort_by_key(|n| n.0);
-        let needs = needs_by_point.into_iter().map(|n| n.1).collect();
-        ShaderBinding { groups, needs, pipeline_layout }
+        ShaderBinding { groups, needs, pipeline_layout: prepared.pipeline_layout }
     }
 
     /// Binds what `draw` needs on `pass` (see [`Binder::bind`]). The hot path:
@@ -666,6 +717,32 @@ impl Manager {
     }
 }
 
+/// A shader's layouts, created before it is committed to the registry.
+struct Prepared {
+    groups: Vec<PreparedGroup>,
+    pipeline_layout: wgpu::PipelineLayout,
+}
+
+/// One group of a prepared shader; `layout` is set when no variant has its entries yet.
+#[derive(Default)]
+struct PreparedGroup {
+    group: u32,
+    layout_entries: Vec<wgpu::BindGroupLayoutEntry>,
+    entries: Vec<PreEntry>,
+    layout: Option<wgpu::BindGroupLayout>,
+}
+
+/// A variant entry before the registry has assigned slot ids.
+enum PreEntry {
+    /// A uniform block at a binding point, with the shader's block size.
+    Uniform(BindingPoint, u32),
+    Resource {
+        binding: u32,
+        ty: wgpu::BindingType,
+        count: u32,
+    },
+}
+
 /// Slice equality without a call to `memcmp`, which costs more than the one to
 /// four offsets a group has (it was 40% of the binder's time).
 #[inline]
@@ -688,17 +765,6 @@ fn dense<K: slotmap::Key>(key: Option<K>, set: &Instances<K>, flushes: u64) -> u
         Some(None) => FREED,
         Some(Some(i)) if set.flushed(i, flushes) => i,
         Some(Some(_)) => NOT_FLUSHED,
-    }
-}
-
-/// Visibility of a non-uniform binding: every stage, except that writable
-/// storage stays out of the vertex stage (which would need an extra feature).
-fn visibility(ty: &wgpu::BindingType) -> wgpu::ShaderStages {
-    match ty {
-        wgpu::BindingType::Buffer { ty: wgpu::BufferBindingType::Storage { read_only: false }, .. } => {
-            wgpu::ShaderStages::FRAGMENT | wgpu::ShaderStages::COMPUTE
-        }
-        _ => all_stages(),
     }
 }
 

@@ -44,6 +44,8 @@ pub struct ShaderReflection {
     info: ModuleInfo,
     entry_points: Vec<EntryPoint>,
     resources: Vec<Resource>,
+    /// The text it came from, for `line:column` in later errors.
+    source: Option<String>,
 }
 
 impl ShaderReflection {
@@ -192,6 +194,7 @@ impl ShaderReflection {
             };
             let count = match module.types[var.ty].inner {
                 TypeInner::BindingArray { size: ArraySize::Constant(n), .. } => n.get(),
+                TypeInner::BindingArray { .. } => 0,
                 _ => 1,
             };
             let users =
@@ -217,7 +220,7 @@ impl ShaderReflection {
             });
         }
         resources.sort_by_key(|r| r.binding);
-        Ok(Self { name, module, info, entry_points, resources })
+        Ok(Self { name, module, info, entry_points, resources, source: source.map(str::to_owned) })
     }
 
     /// The name given at construction (a path, for files).
@@ -253,6 +256,12 @@ impl ShaderReflection {
         self.resources.iter().filter(|r| r.kind == ResourceKind::Uniform && !r.is_used())
     }
 
+    /// The source text, for WGSL and GLSL shaders.
+    #[inline]
+    pub fn source(&self) -> Option<&str> {
+        self.source.as_deref()
+    }
+
     /// The validated naga module, for building a `wgpu::ShaderModule` without reparsing.
     #[inline]
     pub fn module(&self) -> &Module {
@@ -284,7 +293,8 @@ pub struct Resource {
     pub name: String,
     /// What kind of binding it is.
     pub kind: ResourceKind,
-    /// The binding-array length; 1 for a plain binding.
+    /// The binding-array length; 1 for a plain binding, 0 for a binding array
+    /// without a fixed size (which freqbuf does not bind).
     pub count: u32,
     /// Indices into [`ShaderReflection::entry_points`] of the entry points that use it.
     pub users: Vec<usize>,
@@ -562,7 +572,7 @@ fn member_type(module: &Module, layouter: &Layouter, ty: Handle<naga::Type>) -> 
 }
 
 /// naga's nested errors, outermost first, joined into one line.
-fn error_chain(e: &dyn std::error::Error) -> String {
+pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
     let mut out = e.to_string();
     let mut cur = e.source();
     while let Some(inner) = cur {

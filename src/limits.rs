@@ -1,0 +1,218 @@
+//! Device checks made before `Manager::register` creates any wgpu object.
+//!
+//! wgpu's default error handler panics on validation errors, so everything
+//! wgpu would reject about a shader's bindings is checked here first, against
+//! `device.limits()` and `device.features()`: group and binding numbers, dynamic
+//! uniform buffers per pipeline layout, per-stage binding counts, binding
+//! arrays, and the shader's capabilities (f16, f64, i64, ...) through naga's
+//! validator. Error scopes around object creation are the second net.
+//!
+//! Visibility: a binding is visible in the stages that use it (from
+//! reflection), widened to every stage when the device's per-stage limits
+//! allow it, so that shaders using one binding from different stages still
+//! share a bind group layout. Uniform slots are always visible everywhere.
+
+use naga::valid::{Capabilities, ValidationFlags, Validator};
+
+use crate::bind::all_stages;
+use crate::error::{LimitError, LimitErrorKind, Location};
+use crate::plan::BindingPoint;
+use crate::reflect::{ResourceKind, ShaderReflection};
+
+/// What the device allows, read once per manager.
+#[derive(Clone, Debug)]
+pub(crate) struct DeviceCaps {
+    pub(crate) limits: wgpu::Limits,
+    pub(crate) features: wgpu::Features,
+    capabilities: Capabilities,
+}
+
+impl DeviceCaps {
+    pub(crate) fn new(device: &wgpu::Device) -> Self {
+        let features = device.features();
+        // The downlevel flags live on the adapter; assume a WebGPU-compliant device.
+        let downlevel = wgpu::DownlevelFlags::compliant();
+        let capabilities = wgpu_naga_bridge::features_to_naga_capabilities(features, downlevel);
+        Self { limits: device.limits(), features, capabilities }
+    }
+
+    /// Group indices a pipeline layout may use, capped by what a binder tracks.
+    #[inline]
+    pub(crate) fn max_groups(&self) -> u32 {
+        self.limits.max_bind_groups.min(crate::bind::MAX_GROUPS as u32)
+    }
+}
+
+/// Checks `shader` against the device. Returns the visibility of each used
+/// non-uniform binding, in `used_resources` order.
+pub(crate) fn check(
+    shader: &ShaderReflection,
+    caps: &DeviceCaps,
+) -> Result<Vec<wgpu::ShaderStages>, LimitError> {
+    let limits = &caps.limits;
+    let fail = |binding: Option<&crate::reflect::Resource>, kind| LimitError {
+        binding: binding.map(|r| r.binding),
+        name: binding.map(|r| r.name.clone()),
+        location: binding.and_then(|r| r.location),
+        kind,
+    };
+    // Numbers first, before anything proportional to them.
+    for r in shader.used_resources() {
+        let BindingPoint { group, binding } = r.binding;
+        if group >= caps.max_groups() {
+            return Err(fail(Some(r), LimitErrorKind::Group { group, limit: caps.max_groups() }));
+        }
+        if binding >= limits.max_bindings_per_bind_group {
+            let limit = limits.max_bindings_per_bind_group;
+            return Err(fail(Some(r), LimitErrorKind::Binding { binding, limit }));
+        }
+        if r.count == 0 {
+            return Err(fail(Some(r), LimitErrorKind::UnsizedBindingArray));
+        }
+    }
+    // Capabilities: the same validation wgpu runs in `create_shader_module`.
+    if let Err(e) = Validator::new(ValidationFlags::all(), caps.capabilities).validate(shader.module()) {
+        let message = crate::reflect::error_chain(e.as_inner());
+        let location = shader.source().and_then(|s| e.location(s)).map(Location::from_naga);
+        return Err(LimitError {
+            binding: None,
+            name: None,
+            location,
+            kind: LimitErrorKind::Capability { message },
+        });
+    }
+
+    let uniforms = shader.used_resources().filter(|r| r.kind == ResourceKind::Uniform).count() as u32;
+    let limit = limits.max_dynamic_uniform_buffers_per_pipeline_layout;
+    if uniforms > limit {
+        return Err(fail(
+            None,
+            LimitErrorKind::PerPipeline {
+                what: "uniform blocks (dynamic uniform buffers)",
+                count: uniforms,
+                limit,
+                limit_name: "max_dynamic_uniform_buffers_per_pipeline_layout",
+            },
+        ));
+    }
+    // A bind group layout may not hold both a binding array and a uniform buffer.
+    for r in shader.used_resources().filter(|r| r.count > 1) {
+        let group = r.binding.group;
+        if let Some(u) =
+            shader.used_resources().find(|u| u.kind == ResourceKind::Uniform && u.binding.group == group)
+        {
+            return Err(fail(Some(r), LimitErrorKind::ArrayBesideUniform { uniform: u.name.clone() }));
+        }
+    }
+
+    let others = shader.used_resources().filter(|r| r.kind != ResourceKind::Uniform).collect::<Vec<_>>();
+    let used = others.iter().map(|r| used_stages(shader, r)).collect::<Vec<_>>();
+    let wide = others.iter().zip(&used).map(|(r, &s)| s | widest(&r.kind)).collect::<Vec<_>>();
+    if count_stages(&others, &wide, uniforms, limits).is_ok() {
+        return Ok(wide);
+    }
+    match count_stages(&others, &used, uniforms, limits) {
+        Ok(()) => Ok(used),
+        Err(kind) => Err(fail(None, kind)),
+    }
+}
+
+/// The stages of the entry points that use `r`.
+fn used_stages(shader: &ShaderReflection, r: &crate::reflect::Resource) -> wgpu::ShaderStages {
+    r.users.iter().fold(wgpu::ShaderStages::NONE, |acc, &i| acc | stage(shader.entry_points()[i].stage))
+}
+
+fn stage(s: naga::ShaderStage) -> wgpu::ShaderStages {
+    match s {
+        naga::ShaderStage::Vertex => wgpu::ShaderStages::VERTEX,
+        naga::ShaderStage::Fragment => wgpu::ShaderStages::FRAGMENT,
+        naga::ShaderStage::Compute => wgpu::ShaderStages::COMPUTE,
+        naga::ShaderStage::Task => wgpu::ShaderStages::TASK,
+        naga::ShaderStage::Mesh => wgpu::ShaderStages::MESH,
+        _ => all_stages(),
+    }
+}
+
+/// The widest visibility a binding may get without needing more of the device
+/// than the shader does: storage buffers stay out of the vertex stage unless a
+/// vertex entry point uses them (that needs vertex storage support).
+fn widest(kind: &ResourceKind) -> wgpu::ShaderStages {
+    match kind {
+        ResourceKind::Storage { .. } => wgpu::ShaderStages::FRAGMENT | wgpu::ShaderStages::COMPUTE,
+        _ => all_stages(),
+    }
+}
+
+/// Per-stage counts of the bindings with the given visibilities, against the limits.
+fn count_stages(
+    others: &[&crate::reflect::Resource],
+    vis: &[wgpu::ShaderStages],
+    uniforms: u32,
+    limits: &wgpu::Limits,
+) -> Result<(), LimitErrorKind> {
+    let stages = [
+        (wgpu::ShaderStages::VERTEX, "vertex"),
+        (wgpu::ShaderStages::FRAGMENT, "fragment"),
+        (wgpu::ShaderStages::COMPUTE, "compute"),
+    ];
+    for (bit, stage_name) in stages {
+        let mut counts = [0u32; 5];
+        for (r, v) in others.iter().zip(vis) {
+            if !v.contains(bit) {
+                continue;
+            }
+            let i = match r.kind {
+                ResourceKind::Texture { .. } => 0,
+                ResourceKind::Sampler { .. } => 1,
+                ResourceKind::Storage { .. } => 2,
+                _ => continue,
+            };
+            counts[i] = counts[i].saturating_add(r.count);
+            if r.count > 1 {
+                counts[3] = counts[3].saturating_add(r.count);
+                if i == 1 {
+                    counts[4] = counts[4].saturating_add(r.count);
+                }
+            }
+        }
+        let checks = [
+            (
+                uniforms,
+                limits.max_uniform_buffers_per_shader_stage,
+                "uniform buffers",
+                "max_uniform_buffers_per_shader_stage",
+            ),
+            (
+                counts[0],
+                limits.max_sampled_textures_per_shader_stage,
+                "sampled textures",
+                "max_sampled_textures_per_shader_stage",
+            ),
+            (counts[1], limits.max_samplers_per_shader_stage, "samplers", "max_samplers_per_shader_stage"),
+            (
+                counts[2],
+                limits.max_storage_buffers_per_shader_stage,
+                "storage buffers",
+                "max_storage_buffers_per_shader_stage",
+            ),
+            (
+                counts[3],
+                limits.max_binding_array_elements_per_shader_stage,
+                "binding array elements",
+                "max_binding_array_elements_per_shader_stage",
+            ),
+            (
+                counts[4],
+                limits.max_binding_array_sampler_elements_per_shader_stage,
+                "binding array samplers",
+                "max_binding_array_sampler_elements_per_shader_stage",
+            ),
+        ];
+        for (count, limit, what, limit_name) in checks {
+            if count > limit {
+                return Err(LimitErrorKind::PerStage { stage: stage_name, what, count, limit, limit_name });
+            }
+        }
+    }
+    Ok(())
+}
