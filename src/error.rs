@@ -425,6 +425,23 @@ pub enum Error {
         #[source]
         source: Box<LimitError>,
     },
+    /// A slot buffer would need more than the device's `max_buffer_size`. The
+    /// slot keeps its buffer: instances that fit are flushed, the others keep
+    /// their dirty bytes and cannot be drawn ([`Error::NotFlushed`]). Freed
+    /// indices are reused before new ones, so reuse them to stay under the limit.
+    #[error(
+        "slot {binding} needs {instances} instances of {stride} bytes, over max_buffer_size ({limit} bytes); instances past the limit stay unflushed"
+    )]
+    SlotTooLarge {
+        /// The slot's binding point.
+        binding: BindingPoint,
+        /// Instances it must hold.
+        instances: u32,
+        /// Bytes per instance.
+        stride: u32,
+        /// The device's `max_buffer_size`.
+        limit: u64,
+    },
     /// wgpu rejected an object freqbuf created (the second net behind the checks).
     #[error("{what}: wgpu rejected it: {message}")]
     Wgpu {

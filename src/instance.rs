@@ -2,7 +2,9 @@
 //!
 //! Handles are slotmap keys, stable across frees. Each handle maps to a dense
 //! index that places the instance in every slot buffer of its frequency at
-//! `index * stride`; freed indices are reused first so buffers stay compact.
+//! `index * stride`; freed indices are reused first, lowest first, so buffers stay compact.
+
+use std::collections::BTreeSet;
 
 use slotmap::{Key, SlotMap};
 
@@ -63,7 +65,8 @@ impl From<ObjectId> for InstanceId {
 #[derive(Debug)]
 pub(crate) struct Instances<K: Key> {
     map: SlotMap<K, u32>,
-    free: Vec<u32>,
+    /// Freed indices, lowest reused first so that buffers stay compact.
+    free: BTreeSet<u32>,
     high: u32,
     /// Per dense index: the manager's flush count when its current holder was created.
     /// The holder is on the GPU once a flush has happened since (`born < flushes`).
@@ -72,17 +75,19 @@ pub(crate) struct Instances<K: Key> {
 
 impl<K: Key> Instances<K> {
     pub(crate) fn new() -> Self {
-        Self { map: SlotMap::with_key(), free: Vec::new(), high: 0, born: Vec::new() }
+        Self { map: SlotMap::with_key(), free: BTreeSet::new(), high: 0, born: Vec::new() }
     }
 
     /// A new handle and its dense index (a freed index when there is one),
     /// created after `flushes` flushes.
     pub(crate) fn insert(&mut self, flushes: u64) -> (K, u32) {
-        let index = self.free.pop().unwrap_or_else(|| {
+        let index = self.free.pop_first().unwrap_or_else(|| {
             self.high += 1;
-            self.born.push(0);
             self.high - 1
         });
+        if self.born.len() <= index as usize {
+            self.born.resize(index as usize + 1, 0);
+        }
         self.born[index as usize] = flushes;
         (self.map.insert(index), index)
     }
@@ -90,7 +95,11 @@ impl<K: Key> Instances<K> {
     /// Frees a handle; returns its index, or `None` when it was already freed.
     pub(crate) fn remove(&mut self, key: K) -> Option<u32> {
         let index = self.map.remove(key)?;
-        self.free.push(index);
+        self.free.insert(index);
+        // Freed indices at the top lower the count that buffers must hold.
+        while self.high > 0 && self.free.remove(&(self.high - 1)) {
+            self.high -= 1;
+        }
         Some(index)
     }
 
@@ -105,7 +114,7 @@ impl<K: Key> Instances<K> {
         self.born.get(index as usize).is_some_and(|&b| b < flushes)
     }
 
-    /// One past the highest index ever handed out: the instance count buffers must hold.
+    /// One past the highest live index: the instance count buffers must hold.
     #[inline]
     pub(crate) fn high(&self) -> u32 {
         self.high

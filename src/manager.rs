@@ -316,8 +316,8 @@ impl Manager {
     /// Draws submitted after this call see the values set before it.
     pub fn flush(&mut self, queue: &wgpu::Queue) -> Result<(), Error> {
         self.flushes += 1;
-        self.uploader.flush(&self.device, queue, &mut self.slots, &mut self.stats, &mut self.epoch);
-        Ok(())
+        let highs = [1, self.views.high(), self.materials.high(), self.objects.high()];
+        self.uploader.flush(&self.device, queue, &mut self.slots, highs, &mut self.stats, &mut self.epoch)
     }
 
     /// Statistics since the last call of `take_stats`.
@@ -709,11 +709,14 @@ impl Manager {
                 }
             }
         }
-        Ok(self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("freqbuf group"),
-            layout: &v.layout,
-            entries: &entries,
-        }))
+        let what = || format!("bind group for group {group}");
+        scope::scoped(&self.device, what, || {
+            self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("freqbuf group"),
+                layout: &v.layout,
+                entries: &entries,
+            })
+        })
     }
 }
 

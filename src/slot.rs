@@ -174,15 +174,17 @@ impl Slot {
         self.dirty.len()
     }
 
-    /// Takes the dirty ranges as absolute byte ranges in the buffer, sorted and
-    /// coalesced where they touch or are at most `gap` bytes apart.
+    /// Takes the dirty ranges of instances below `below` as absolute byte
+    /// ranges in the buffer, sorted and coalesced where they touch or are at
+    /// most `gap` bytes apart. Instances at or above `below` stay dirty.
     ///
     /// Cost: O(d log d) in the dirty instances d, independent of the instance count.
-    pub(crate) fn take_ranges(&mut self, gap: u32, out: &mut Vec<(u64, u64)>) {
+    pub(crate) fn take_ranges(&mut self, gap: u32, below: u32, out: &mut Vec<(u64, u64)>) {
         self.dirty.sort_unstable();
         let stride = self.stride as u64;
         let first = out.len();
-        for &i in &self.dirty {
+        let keep = self.dirty.partition_point(|&i| i < below);
+        for &i in &self.dirty[..keep] {
             let d = std::mem::take(&mut self.dirty_ranges[i as usize]);
             let (lo, hi) = (i as u64 * stride + d.lo as u64, i as u64 * stride + d.hi as u64);
             match out[first..].last_mut() {
@@ -190,7 +192,7 @@ impl Slot {
                 _ => out.push((lo, hi)),
             }
         }
-        self.dirty.clear();
+        self.dirty.drain(..keep);
     }
 
     /// Forgets all dirty state (after a full upload).

@@ -9,6 +9,8 @@
 
 use std::collections::HashMap;
 
+use crate::error::Error;
+use crate::scope;
 use crate::slot::{Slot, grown_capacity};
 use crate::stats::FrameStats;
 
@@ -65,7 +67,7 @@ fn scatter(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
 }
 "#;
 
-/// One slot's share of the packed upload.
+/// One slot's share of one chunk of the packed upload.
 #[derive(Debug)]
 struct Job {
     slot: usize,
@@ -94,8 +96,13 @@ pub(crate) struct Uploader {
     staging_epoch: u64,
     /// Size of the table window each scatter dispatch sees.
     window: u64,
+    /// Packed ranges of every slot that goes through the staging buffer.
     ranges: Vec<(u64, u64)>,
+    /// Per slot with packed ranges: (slot, ranges, scatter).
+    packed: Vec<(usize, std::ops::Range<usize>, bool)>,
     jobs: Vec<Job>,
+    /// The same ranges cut to fit the chunks.
+    pieces: Vec<(u64, u64)>,
     scatter: Option<Scatter>,
 }
 
@@ -107,229 +114,379 @@ impl Uploader {
             staging_epoch: 0,
             window: 256,
             ranges: Vec::new(),
+            packed: Vec::new(),
             jobs: Vec::new(),
+            pieces: Vec::new(),
             scatter: None,
         }
     }
 
     /// Uploads every slot's dirty ranges, growing GPU buffers first where the
-    /// shadow outgrew them. Submits one small command buffer when GPU-side
-    /// moves are needed. `epoch` is the manager's change counter.
+    /// shadow outgrew them. `epoch` is the manager's change counter.
+    ///
+    /// Three steps: plan (grow buffers, take ranges, choose copies or scatter
+    /// per slot), then per chunk of at most a quarter of a storage binding,
+    /// stage (one upload call) and move (copies and dispatches, one submit).
+    /// A slot that cannot grow within `max_buffer_size` keeps its buffer and
+    /// its dirty bytes, and its error is returned after the others flushed.
     pub(crate) fn flush(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         slots: &mut [Slot],
+        highs: [u32; 4],
         stats: &mut FrameStats,
         epoch: &mut u64,
-    ) {
-        let mut encoder: Option<wgpu::CommandEncoder> = None;
-        self.ranges.clear();
-        self.jobs.clear();
+    ) -> Result<(), Error> {
         let limits = device.limits();
-        let storage_align = limits.min_storage_buffer_offset_alignment as u64;
-        let mut packed = 0u64;
-        let mut tables = 0u64;
-        let mut max_rows = 0u64;
-
+        let mut encoder: Option<wgpu::CommandEncoder> = None;
+        let mut failed = None;
+        self.ranges.clear();
+        self.packed.clear();
         for (i, slot) in slots.iter_mut().enumerate() {
-            let need = slot.instances();
             let s = stats.slot_mut(slot.id);
             s.dirty_instances += slot.dirty_count() as u64;
-            // Grow or re-lay the GPU buffer. Growth keeps the old bytes with a GPU
-            // copy; a new stride needs the whole shadow again.
-            let mut copied_over = false;
-            let mut full = false;
-            if slot.buffer.is_none() || slot.gpu_stride != slot.stride || slot.gpu_capacity < need {
-                let capacity = grown_capacity(need);
-                let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("freqbuf slot"),
-                    size: capacity as u64 * slot.stride as u64,
-                    usage: crate::slot::SLOT_USAGE,
-                    mapped_at_creation: false,
-                });
-                if let Some(old) = &slot.buffer {
-                    if slot.gpu_stride == slot.stride {
-                        let bytes = slot.gpu_capacity as u64 * slot.stride as u64;
-                        encoder_for(device, &mut encoder).copy_buffer_to_buffer(old, 0, &buffer, 0, bytes);
-                        s.copy_commands += 1;
-                        copied_over = true;
-                    } else {
-                        full = true;
+            let high = highs[slot.frequency as usize];
+            let growth = match grow(device, &limits, slot, high, &mut encoder, s, epoch) {
+                Ok(g) => g,
+                // Still upload what fits the buffer as it is laid out; the rest stays dirty.
+                Err(e) => {
+                    failed.get_or_insert(e);
+                    if slot.buffer.is_none() || slot.gpu_stride != slot.stride {
+                        continue;
                     }
-                    s.buffer_growths += 1;
+                    Growth::None
                 }
-                slot.buffer = Some(buffer);
-                slot.gpu_capacity = capacity;
-                slot.gpu_stride = slot.stride;
-                slot.gpu_size = slot.size;
-                *epoch += 1;
-                slot.epoch = *epoch;
-            } else if slot.gpu_size != slot.size {
-                // Same buffer, larger block: bind groups must expose the new size.
-                slot.gpu_size = slot.size;
-                *epoch += 1;
-                slot.epoch = *epoch;
-            }
+            };
             let start = self.ranges.len();
-            if full {
+            if growth == Growth::Relaid {
                 slot.clear_dirty();
-                self.ranges.push((0, slot.shadow.len() as u64));
+                let end = (slot.gpu_capacity as u64 * slot.stride as u64).min(slot.shadow.len() as u64);
+                self.ranges.push((0, end));
             } else {
-                slot.take_ranges(MERGE_GAP, &mut self.ranges);
+                slot.take_ranges(MERGE_GAP, slot.gpu_capacity, &mut self.ranges);
             }
             let n = self.ranges.len() - start;
             if n == 0 {
                 continue;
             }
-            if n == 1 && !copied_over {
+            // One range straight into the slot, unless a growth copy recorded
+            // for this submit would land on top of it.
+            if n == 1 && growth != Growth::Copied {
                 let (lo, hi) = self.ranges.pop().unwrap_or_default();
-                let buffer = slot.buffer.as_ref().expect("created above");
+                let buffer = slot.buffer.as_ref().expect("grown above");
                 queue.write_buffer(buffer, lo, &slot.shadow[lo as usize..hi as usize]);
                 s.upload_calls += 1;
                 s.bytes_uploaded += hi - lo;
                 continue;
             }
-            let bytes = self.ranges[start..].iter().map(|r| r.1 - r.0).sum::<u64>();
-            s.bytes_uploaded += bytes;
-            let buffer_size = slot.gpu_capacity as u64 * slot.stride as u64;
+            s.bytes_uploaded += self.ranges[start..].iter().map(|r| r.1 - r.0).sum::<u64>();
+            let buffer_size = slot.gpu_capacity as u64 * slot.gpu_stride as u64;
             let scatter = match self.strategy {
                 FlushStrategy::Copies => false,
                 FlushStrategy::Scatter => true,
                 FlushStrategy::Auto => n > AUTO_COPY_LIMIT,
             } && buffer_size <= limits.max_storage_buffer_binding_size;
-            if scatter {
-                s.dispatches += 1;
-                max_rows = max_rows.max(n as u64 + 2);
-                tables += 1;
-            } else {
-                s.copy_commands += n as u64;
-            }
-            self.jobs.push(Job { slot: i, ranges: start..self.ranges.len(), src: packed, table: 0, scatter });
-            packed += bytes;
+            self.packed.push((i, start..self.ranges.len(), scatter));
         }
 
-        // Every job has at least one non-empty range, so `packed > 0` here.
-        if !self.jobs.is_empty() {
-            // Layout of the staging buffer: packed data, then one table per scatter job.
-            let mut size = packed;
-            if tables > 0 {
-                let need_window = (max_rows * ROW).next_power_of_two().max(256);
-                if need_window > self.window {
-                    self.window = need_window;
-                    self.staging = None;
-                }
-                for job in self.jobs.iter_mut().filter(|j| j.scatter) {
-                    size = size.next_multiple_of(storage_align);
-                    job.table = size;
-                    size += (job.ranges.len() as u64 + 2) * ROW;
-                }
-                size += self.window;
-            }
-            let size = size.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
-            if self.staging.as_ref().is_none_or(|b| b.size() < size) {
-                self.staging = Some(device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("freqbuf staging"),
-                    size: size.next_power_of_two(),
-                    usage: wgpu::BufferUsages::COPY_SRC
-                        | wgpu::BufferUsages::COPY_DST
-                        | wgpu::BufferUsages::STORAGE,
-                    mapped_at_creation: false,
-                }));
-                *epoch += 1;
-                self.staging_epoch = *epoch;
-            }
-            let staging = self.staging.clone().expect("created above");
-            let write_len = if tables > 0 {
-                self.jobs
-                    .iter()
-                    .filter(|j| j.scatter)
-                    .map(|j| j.table + (j.ranges.len() as u64 + 2) * ROW)
-                    .max()
-                    .unwrap_or(packed)
-            } else {
-                packed
-            };
-            {
-                let len = wgpu::BufferSize::new(write_len).expect("jobs have bytes");
-                let mut view = queue.write_buffer_with(&staging, 0, len).expect("staging buffer fits");
-                for job in &self.jobs {
-                    let shadow = &slots[job.slot].shadow;
-                    let mut at = job.src;
-                    let mut row = job.table + ROW;
-                    for &(lo, hi) in &self.ranges[job.ranges.clone()] {
-                        let len = hi - lo;
-                        view.slice(at as usize..(at + len) as usize)
-                            .copy_from_slice(&shadow[lo as usize..hi as usize]);
-                        if job.scatter {
-                            let r = [(lo / 4) as u32, (at / 4) as u32];
-                            view.slice(row as usize..(row + ROW) as usize)
-                                .copy_from_slice(bytemuck::bytes_of(&r));
-                            row += ROW;
-                        }
-                        at += len;
-                    }
-                    if job.scatter {
-                        let end = [0, (at / 4) as u32];
-                        view.slice(row as usize..(row + ROW) as usize)
-                            .copy_from_slice(bytemuck::bytes_of(&end));
-                        let header = [job.ranges.len() as u32, 0];
-                        view.slice(job.table as usize..(job.table + ROW) as usize)
-                            .copy_from_slice(bytemuck::bytes_of(&header));
-                    }
-                }
-            }
-            stats.shared.upload_calls += 1;
-            stats.shared.bytes_uploaded += write_len - packed;
-
-            let encoder = encoder_for(device, &mut encoder);
-            for job in self.jobs.iter().filter(|j| !j.scatter) {
-                let dst = slots[job.slot].buffer.as_ref().expect("created above");
-                let mut at = job.src;
-                for &(lo, hi) in &self.ranges[job.ranges.clone()] {
-                    encoder.copy_buffer_to_buffer(&staging, at, dst, lo, hi - lo);
-                    at += hi - lo;
-                }
-            }
-            if tables > 0 {
-                let window = self.window;
-                let staging_epoch = self.staging_epoch;
-                let scatter = self.scatter.get_or_insert_with(|| Scatter::new(device));
-                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some("freqbuf scatter"),
-                    timestamp_writes: None,
-                });
-                pass.set_pipeline(&scatter.pipeline);
-                for job in self.jobs.iter().filter(|j| j.scatter) {
-                    let slot = &slots[job.slot];
-                    let stamp = (slot.epoch, staging_epoch);
-                    let entry = scatter.groups.entry(job.slot);
-                    let group = match entry {
-                        std::collections::hash_map::Entry::Occupied(mut o) => {
-                            if o.get().0 != stamp {
-                                o.insert((
-                                    stamp,
-                                    scatter_group(device, &scatter.layout, &staging, window, slot),
-                                ));
-                            }
-                            &o.into_mut().1
-                        }
-                        std::collections::hash_map::Entry::Vacant(v) => {
-                            &v.insert((stamp, scatter_group(device, &scatter.layout, &staging, window, slot)))
-                                .1
-                        }
-                    };
-                    pass.set_bind_group(0, group, &[job.table as u32]);
-                    let words = self.ranges[job.ranges.clone()].iter().map(|r| (r.1 - r.0) / 4).sum::<u64>();
-                    let groups = words.div_ceil(64) as u32;
-                    pass.dispatch_workgroups(groups.min(65535), groups.div_ceil(65535), 1);
-                }
-            }
+        let budget = chunk_budget(&limits);
+        let storage_align = limits.min_storage_buffer_offset_alignment as u64;
+        let mut cursor = Cursor { packed: 0, range: self.packed.first().map_or(0, |p| p.1.start), done: 0 };
+        while cursor.packed < self.packed.len() {
+            let data = self.plan_chunk(&mut cursor, budget, storage_align);
+            // The budget always admits one job's overhead and a word, so every chunk progresses.
+            debug_assert!(!self.jobs.is_empty(), "a chunk made no progress");
+            self.stage_and_move(device, queue, slots, stats, epoch, &mut encoder, data, storage_align)?;
         }
         if let Some(encoder) = encoder {
             queue.submit(std::iter::once(encoder.finish()));
         }
+        failed.map_or(Ok(()), Err)
     }
+
+    /// Cuts the next chunk from the packed ranges at `cursor`: at most `budget`
+    /// bytes of data plus scatter tables. Fills `jobs` and `pieces`; returns the data bytes.
+    fn plan_chunk(&mut self, cursor: &mut Cursor, budget: u64, storage_align: u64) -> u64 {
+        self.jobs.clear();
+        self.pieces.clear();
+        let (mut used, mut data) = (0u64, 0u64);
+        while cursor.packed < self.packed.len() {
+            let (slot, ref ranges, scatter) = self.packed[cursor.packed];
+            let (row, overhead) = if scatter { (ROW, 2 * ROW + storage_align) } else { (0, 0) };
+            if used + overhead + row + 4 > budget {
+                break;
+            }
+            used += overhead;
+            let first = self.pieces.len();
+            let mut full = false;
+            while cursor.range < ranges.end {
+                let (lo, hi) = self.ranges[cursor.range];
+                let lo = lo + cursor.done;
+                let room = budget.saturating_sub(used + row) & !3;
+                if room == 0 {
+                    full = true;
+                    break;
+                }
+                let take = (hi - lo).min(room);
+                self.pieces.push((lo, lo + take));
+                used += take + row;
+                data += take;
+                if lo + take == hi {
+                    cursor.range += 1;
+                    cursor.done = 0;
+                } else {
+                    cursor.done += take;
+                    full = true;
+                    break;
+                }
+            }
+            if self.pieces.len() > first {
+                self.jobs.push(Job { slot, ranges: first..self.pieces.len(), src: data, table: 0, scatter });
+            }
+            if full {
+                break;
+            }
+            cursor.packed += 1;
+            cursor.range = self.packed.get(cursor.packed).map_or(0, |p| p.1.start);
+        }
+        // `src` held each job's end; make it its start.
+        let mut at = 0;
+        for job in &mut self.jobs {
+            let len = self.pieces[job.ranges.clone()].iter().map(|r| r.1 - r.0).sum::<u64>();
+            job.src = at;
+            at += len;
+        }
+        data
+    }
+
+    /// Stages one chunk with one upload call, records its copies and scatter
+    /// dispatches after any growth copies in `encoder`, and submits.
+    #[allow(clippy::too_many_arguments)] // the flush's own state, passed down once
+    fn stage_and_move(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        slots: &[Slot],
+        stats: &mut FrameStats,
+        epoch: &mut u64,
+        encoder: &mut Option<wgpu::CommandEncoder>,
+        packed: u64,
+        storage_align: u64,
+    ) -> Result<(), Error> {
+        if self.jobs.is_empty() {
+            return Ok(());
+        }
+        // Layout of the staging buffer: packed data, then one table per scatter job, then the window.
+        let mut size = packed;
+        let mut tables = false;
+        let mut max_rows = 0;
+        for job in self.jobs.iter_mut().filter(|j| j.scatter) {
+            size = size.next_multiple_of(storage_align);
+            job.table = size;
+            let rows = job.ranges.len() as u64 + 2;
+            size += rows * ROW;
+            max_rows = max_rows.max(rows);
+            tables = true;
+        }
+        let write_len = size;
+        if tables {
+            let need_window = (max_rows * ROW).next_power_of_two().max(256);
+            if need_window > self.window {
+                self.window = need_window;
+                self.staging = None;
+            }
+            size += self.window;
+        }
+        let size = size.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+        if self.staging.as_ref().is_none_or(|b| b.size() < size) {
+            let max = device.limits().max_buffer_size;
+            let desc = wgpu::BufferDescriptor {
+                label: Some("freqbuf staging"),
+                size: size.next_power_of_two().min(max).max(size),
+                usage: wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST
+                    | wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            };
+            let what = || format!("staging buffer of {} bytes", desc.size);
+            self.staging = Some(scope::scoped(device, what, || device.create_buffer(&desc))?);
+            *epoch += 1;
+            self.staging_epoch = *epoch;
+        }
+        let staging = self.staging.clone().expect("created above");
+        {
+            let len = wgpu::BufferSize::new(write_len).expect("jobs have bytes");
+            let mut view =
+                queue.write_buffer_with(&staging, 0, len).expect("the staging buffer fits the chunk");
+            for job in &self.jobs {
+                let shadow = &slots[job.slot].shadow;
+                let mut at = job.src;
+                let mut row = job.table + ROW;
+                for &(lo, hi) in &self.pieces[job.ranges.clone()] {
+                    let len = hi - lo;
+                    view.slice(at as usize..(at + len) as usize)
+                        .copy_from_slice(&shadow[lo as usize..hi as usize]);
+                    if job.scatter {
+                        let r = [(lo / 4) as u32, (at / 4) as u32];
+                        view.slice(row as usize..(row + ROW) as usize)
+                            .copy_from_slice(bytemuck::bytes_of(&r));
+                        row += ROW;
+                    }
+                    at += len;
+                }
+                if job.scatter {
+                    let end = [0, (at / 4) as u32];
+                    view.slice(row as usize..(row + ROW) as usize).copy_from_slice(bytemuck::bytes_of(&end));
+                    let header = [job.ranges.len() as u32, 0];
+                    view.slice(job.table as usize..(job.table + ROW) as usize)
+                        .copy_from_slice(bytemuck::bytes_of(&header));
+                }
+            }
+        }
+        stats.shared.upload_calls += 1;
+        stats.shared.bytes_uploaded += write_len - packed;
+
+        let enc = encoder_for(device, encoder);
+        for job in self.jobs.iter().filter(|j| !j.scatter) {
+            let dst = slots[job.slot].buffer.as_ref().expect("grown in plan");
+            let mut at = job.src;
+            for &(lo, hi) in &self.pieces[job.ranges.clone()] {
+                enc.copy_buffer_to_buffer(&staging, at, dst, lo, hi - lo);
+                at += hi - lo;
+            }
+            stats.slot_mut(slots[job.slot].id).copy_commands += job.ranges.len() as u64;
+        }
+        if tables {
+            if self.scatter.is_none() {
+                self.scatter =
+                    Some(scope::scoped(device, || "flush scatter pipeline".into(), || Scatter::new(device))?);
+            }
+            let scatter = self.scatter.as_mut().expect("built above");
+            for job in self.jobs.iter().filter(|j| j.scatter) {
+                let slot = &slots[job.slot];
+                let stamp = (slot.epoch, self.staging_epoch);
+                if scatter.groups.get(&job.slot).is_none_or(|g| g.0 != stamp) {
+                    let what = || format!("scatter bind group for slot {}", slot.binding);
+                    let group = scope::scoped(device, what, || {
+                        scatter_group(device, &scatter.layout, &staging, self.window, slot)
+                    })?;
+                    scatter.groups.insert(job.slot, (stamp, group));
+                }
+            }
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("freqbuf scatter"),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&scatter.pipeline);
+            for job in self.jobs.iter().filter(|j| j.scatter) {
+                pass.set_bind_group(0, &scatter.groups[&job.slot].1, &[job.table as u32]);
+                let words = self.pieces[job.ranges.clone()].iter().map(|r| (r.1 - r.0) / 4).sum::<u64>();
+                let groups = words.div_ceil(64) as u32;
+                pass.dispatch_workgroups(groups.min(65535), groups.div_ceil(65535), 1);
+                stats.slot_mut(slots[job.slot].id).dispatches += 1;
+            }
+        }
+        // Submit per chunk: the next chunk's upload reuses the staging buffer.
+        if let Some(e) = encoder.take() {
+            queue.submit(std::iter::once(e.finish()));
+        }
+        Ok(())
+    }
+}
+
+/// Where chunk planning stands: a packed slot, a range of it, bytes of that range already taken.
+#[derive(Debug)]
+struct Cursor {
+    packed: usize,
+    range: usize,
+    done: u64,
+}
+
+/// How a slot's GPU buffer changed in this flush.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Growth {
+    None,
+    /// Replaced by a larger one, old contents copied on the GPU in this submit.
+    Copied,
+    /// Replaced with a new stride (or created): the whole shadow must be uploaded.
+    Relaid,
+}
+
+/// Grows or re-lays a slot's GPU buffer where the shadow outgrew it: to the
+/// next power of two of instances, capped by `max_buffer_size`.
+fn grow(
+    device: &wgpu::Device,
+    limits: &wgpu::Limits,
+    slot: &mut Slot,
+    high: u32,
+    encoder: &mut Option<wgpu::CommandEncoder>,
+    s: &mut crate::stats::Stats,
+    epoch: &mut u64,
+) -> Result<Growth, Error> {
+    let need = high.min(slot.instances());
+    if slot.buffer.is_some() && slot.gpu_stride == slot.stride && slot.gpu_capacity >= need {
+        if slot.gpu_size != slot.size {
+            // Same buffer, larger block: bind groups must expose the new size.
+            slot.gpu_size = slot.size;
+            *epoch += 1;
+            slot.epoch = *epoch;
+        }
+        return Ok(Growth::None);
+    }
+    let stride = slot.stride as u64;
+    let most = (limits.max_buffer_size / stride).min(u32::MAX as u64) as u32;
+    if need > most {
+        return Err(Error::SlotTooLarge {
+            binding: slot.binding,
+            instances: need,
+            stride: slot.stride,
+            limit: limits.max_buffer_size,
+        });
+    }
+    let capacity = grown_capacity(need).min(most);
+    let desc = wgpu::BufferDescriptor {
+        label: Some("freqbuf slot"),
+        size: capacity as u64 * stride,
+        usage: crate::slot::SLOT_USAGE,
+        mapped_at_creation: false,
+    };
+    let what = || format!("slot {} buffer of {} bytes", slot.binding, desc.size);
+    let buffer = scope::scoped(device, what, || device.create_buffer(&desc))?;
+    let growth = match &slot.buffer {
+        Some(old) if slot.gpu_stride == slot.stride => {
+            let bytes = slot.gpu_capacity.min(capacity) as u64 * stride;
+            encoder_for(device, encoder).copy_buffer_to_buffer(old, 0, &buffer, 0, bytes);
+            s.copy_commands += 1;
+            s.buffer_growths += 1;
+            Growth::Copied
+        }
+        Some(_) => {
+            s.buffer_growths += 1;
+            Growth::Relaid
+        }
+        // A new slot: its dirty ranges cover what was written; the rest is zero.
+        None => Growth::None,
+    };
+    slot.buffer = Some(buffer);
+    slot.gpu_capacity = capacity;
+    slot.gpu_stride = slot.stride;
+    slot.gpu_size = slot.size;
+    *epoch += 1;
+    slot.epoch = *epoch;
+    Ok(growth)
+}
+
+/// Bytes of data and tables in one chunk: a quarter of what one storage
+/// binding (and one buffer) may hold, so that data, tables and the table
+/// window together always fit one binding.
+/// Devices without storage buffers (WebGL2) only copy, bounded by `max_buffer_size`.
+fn chunk_budget(limits: &wgpu::Limits) -> u64 {
+    let mut most = limits.max_buffer_size;
+    if limits.max_storage_buffer_binding_size > 0 {
+        most = most.min(limits.max_storage_buffer_binding_size);
+    }
+    ((most & !255) / 4).max(4096)
 }
 
 fn encoder_for<'e>(

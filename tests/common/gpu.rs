@@ -67,3 +67,21 @@ pub fn texel(h: &Headless, rgba: [u8; 4]) -> wgpu::TextureView {
     h.queue.write_texture(t.as_image_copy(), &rgba, layout, size);
     t.create_view(&Default::default())
 }
+
+/// A fresh device whose limits `adjust` lowers from WebGPU's defaults (to
+/// reach size limits with small scenes), or `None` outside CI without an adapter.
+pub fn device_with_limits(adjust: impl FnOnce(&mut wgpu::Limits)) -> Option<Headless> {
+    device()?;
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+        backends: wgpu::Backends::VULKAN | wgpu::Backends::GL,
+        ..wgpu::InstanceDescriptor::new_without_display_handle()
+    });
+    let adapter = pollster::block_on(instance.request_adapter(&Default::default())).expect("an adapter");
+    let mut limits = wgpu::Limits::defaults();
+    adjust(&mut limits);
+    let (device, queue) = pollster::block_on(
+        adapter.request_device(&wgpu::DeviceDescriptor { required_limits: limits, ..Default::default() }),
+    )
+    .expect("a device with lowered limits");
+    Some(Headless { device, queue, info: adapter.get_info() })
+}

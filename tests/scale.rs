@@ -1,0 +1,156 @@
+//! Flush under large legal loads: slots that would pass `max_buffer_size` are
+//! typed errors that lose nothing, and packed uploads larger than a storage
+//! binding are cut into chunks.
+
+mod common;
+
+use common::gpu;
+use common::scene::{Kind, Report, Rig, TestShader};
+use freqbuf::{Draw, Error, FlushStrategy, Frequency, Manager, ManagerOptions, SlotPlan};
+
+const fn r(name: &'static str, kind: Kind) -> Report {
+    Report { name, kind }
+}
+
+/// Two object blocks of 224 bytes each (stride 256): a fully written object
+/// dirties 224 bytes in each, 32 bytes apart from the next, so ranges do not merge.
+const TWO_BLOCKS: TestShader = TestShader {
+    tag: 31,
+    wgsl: r#"
+struct A { a: array<vec4<u32>, 14> }
+struct B { b: array<vec4<u32>, 14> }
+@group(3) @binding(0) var<uniform> block_a: A;
+@group(3) @binding(1) var<uniform> block_b: B;
+@compute @workgroup_size(1) fn main() {
+    begin(31u);
+    put(block_a.a[0].x); put(block_a.a[13].w); put(block_b.b[0].x); put(block_b.b[13].w);
+}
+"#,
+    reports: &[r("a", Kind::U32), r("a", Kind::U32), r("b", Kind::U32), r("b", Kind::U32)],
+};
+
+fn fill(m: &mut Manager, n: u32, salt: u32) -> Vec<freqbuf::ObjectId> {
+    let (a, b) = (m.param("a").unwrap(), m.param("b").unwrap());
+    (0..n)
+        .map(|i| {
+            let o = m.create_object();
+            set_object(m, o, a, b, i, salt);
+            o
+        })
+        .collect()
+}
+
+fn set_object(
+    m: &mut Manager,
+    o: freqbuf::ObjectId,
+    a: freqbuf::Param,
+    b: freqbuf::Param,
+    i: u32,
+    salt: u32,
+) {
+    let words = |k: u32| (0..56).map(|w| i * 1000 + w * 7 + k + salt).collect::<Vec<u32>>();
+    m.object(o).set_bytes(a, bytemuck::cast_slice(&words(1))).unwrap();
+    m.object(o).set_bytes(b, bytemuck::cast_slice(&words(2))).unwrap();
+}
+
+fn expect(i: u32, salt: u32) -> Vec<u32> {
+    vec![
+        31,
+        i * 1000 + 1 + salt,
+        i * 1000 + 55 * 7 + 1 + salt,
+        i * 1000 + 2 + salt,
+        i * 1000 + 55 * 7 + 2 + salt,
+    ]
+}
+
+/// Draws every `step`-th object (and the last) and checks what it saw.
+fn check(
+    h: &freqbuf::headless::Headless,
+    m: &mut Manager,
+    objs: &[freqbuf::ObjectId],
+    step: usize,
+    salt: u32,
+) {
+    let mut picks = (0..objs.len()).step_by(step).collect::<Vec<_>>();
+    picks.push(objs.len() - 1);
+    let mut rig = Rig::new(&h.device, picks.len() as u32);
+    let shader = rig.register(&h.device, m, &TWO_BLOCKS);
+    m.flush(&h.queue).unwrap();
+    let draws = picks.iter().map(|&i| Draw::new(shader).object(objs[i])).collect::<Vec<_>>();
+    let seen = rig.run(h, m, &draws);
+    for (&i, rec) in picks.iter().zip(&seen) {
+        let full = expect(i as u32, salt);
+        assert_eq!(&rec[..], &full[..rec.len()], "object {i}");
+    }
+}
+
+#[test]
+fn uploads_larger_than_a_storage_binding_are_cut_into_chunks() {
+    // A 64 KiB storage binding gives 16 KiB chunks; 2,000 objects of 2 x 224 dirty bytes are 896,000 bytes.
+    let Some(h) = gpu::device_with_limits(|l| l.max_storage_buffer_binding_size = 64 << 10) else { return };
+    for strategy in [FlushStrategy::Scatter, FlushStrategy::Copies, FlushStrategy::Auto] {
+        let mut m = Manager::with_options(&h.device, SlotPlan::default(), ManagerOptions { strategy });
+        let mut rig = Rig::new(&h.device, 1);
+        rig.register(&h.device, &mut m, &TWO_BLOCKS);
+        let objs = fill(&mut m, 2000, 0);
+        m.flush(&h.queue).unwrap();
+        // Rewrite everything: no growth this time, every range goes through the chunks.
+        let (a, b) = (m.param("a").unwrap(), m.param("b").unwrap());
+        for (i, &o) in objs.iter().enumerate() {
+            set_object(&mut m, o, a, b, i as u32, 5);
+        }
+        m.take_stats();
+        m.flush(&h.queue).unwrap();
+        let s = m.take_stats();
+        let chunks = s.shared.upload_calls;
+        assert!(chunks >= 896_000 / (16 << 10), "{strategy:?}: {chunks} chunks, {s:?}");
+        assert_eq!(s.total().bytes_uploaded - s.shared.bytes_uploaded, 896_000, "{strategy:?}");
+        check(&h, &mut m, &objs, 11, 5);
+    }
+}
+
+#[test]
+fn the_reference_case_of_300_000_objects_with_two_blocks_flushes() {
+    // At WebGPU's defaults: 134 MB of dirty bytes in one flush, past the 128 MiB storage binding.
+    let Some(h) = gpu::device() else { return };
+    let mut m = Manager::new(&h.device, SlotPlan::default());
+    let mut rig = Rig::new(&h.device, 1);
+    rig.register(&h.device, &mut m, &TWO_BLOCKS);
+    let objs = fill(&mut m, 300_000, 3);
+    m.flush(&h.queue).unwrap();
+    check(h, &mut m, &objs, 997, 3);
+}
+
+#[test]
+fn a_slot_past_max_buffer_size_is_an_error_that_loses_nothing() {
+    // 1 MiB buffers hold 4,096 objects at stride 256.
+    let Some(h) = gpu::device_with_limits(|l| l.max_buffer_size = 1 << 20) else { return };
+    let mut m = Manager::new(&h.device, SlotPlan::default());
+    let mut rig = Rig::new(&h.device, 1);
+    rig.register(&h.device, &mut m, &TWO_BLOCKS);
+    let mut objs = fill(&mut m, 4000, 0);
+    m.flush(&h.queue).unwrap();
+    let more = fill(&mut m, 200, 0);
+    // An old object changes in the same flush that fails for the new ones.
+    let (a, b) = (m.param("a").unwrap(), m.param("b").unwrap());
+    set_object(&mut m, objs[10], a, b, 10, 9);
+    let err = m.flush(&h.queue).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "slot @group(3) @binding(0) needs 4200 instances of 256 bytes, over max_buffer_size (1048576 bytes); instances past the limit stay unflushed"
+    );
+    assert!(matches!(err, Error::SlotTooLarge { instances: 4200, .. }));
+    let mut rig = Rig::new(&h.device, 2);
+    let shader = rig.register(&h.device, &mut m, &TWO_BLOCKS);
+    let _ = m.flush(&h.queue);
+    let seen =
+        rig.try_run(&h, &mut m, &[Draw::new(shader).object(objs[10]), Draw::new(shader).object(more[150])]);
+    assert_eq!(seen[0].as_ref().unwrap(), &expect(10, 9), "the old object's change was flushed");
+    assert!(matches!(seen[1], Err(Error::NotFlushed(Frequency::Object))), "{:?}", seen[1]);
+    // Freeing and reusing indices keeps the slot under the limit.
+    for o in more {
+        m.free_object(o).unwrap();
+    }
+    objs.truncate(4000);
+    check(&h, &mut m, &objs, 397, 0);
+}
