@@ -75,14 +75,40 @@ pub enum ReflectErrorKind {
         "cannot tell the shader language or stage from the name; use .wgsl, .spv, .vert, .frag or .comp, or give the stage"
     )]
     UnknownFormat,
+    /// naga panicked on the input (a bug in naga, caught so that other shaders go on).
+    #[error("the {front} panicked on this input: {message}")]
+    Panic {
+        /// Which part of naga.
+        front: &'static str,
+        /// The panic's message.
+        message: String,
+    },
     /// The file could not be read.
     #[error("cannot read the file: {0}")]
     Io(String),
     /// A uniform block's size is not fixed at reflection time.
-    #[error("uniform `{name}` has a runtime- or override-sized array; uniform blocks must have a fixed size")]
+    #[error(
+        "uniform `{name}` has a runtime- or override-sized array or an unsupported type; uniform blocks must have a fixed size"
+    )]
     UnsizedUniform {
         /// The block's name.
         name: String,
+    },
+    /// Structs and arrays nest deeper inside a uniform block than freqbuf lays out.
+    #[error("uniform `{name}` nests structs and arrays more than {limit} levels deep")]
+    TooDeep {
+        /// The block's name.
+        name: String,
+        /// The deepest nesting laid out.
+        limit: u32,
+    },
+    /// Two members of a block have one name once array suffixes are stripped (`a[0]`, `a[1]`).
+    #[error("uniform `{block}` has two members named `{member}` (after stripping array suffixes)")]
+    DuplicateMember {
+        /// The block's name.
+        block: String,
+        /// The shared name.
+        member: String,
     },
     /// A resource has no `@group`/`@binding`.
     #[error("resource `{name}` has no binding point")]

@@ -174,8 +174,8 @@ impl SlotLayout {
     /// the whole array (`GMRTs[4]`), and resolves to the whole array.
     pub fn resolve<'a>(&'a self, path: &[Segment<'_>]) -> Result<Resolved<'a>, ParamErrorKind> {
         let (first, rest) = path.split_first().ok_or(ParamErrorKind::Malformed)?;
-        let member = self.member(first.name).ok_or(ParamErrorKind::Unknown { suggestions: Vec::new() })?;
-        resolve_in(member, first, rest, 0)
+        let m = self.member(first.name).ok_or(ParamErrorKind::Unknown { suggestions: Vec::new() })?;
+        resolve_in(&m.name, &m.ty, (m.count, m.stride), first, rest, m.offset)
     }
 
     /// Every addressable top-level member name, for suggestions.
@@ -193,38 +193,43 @@ pub fn is_padding(name: &str) -> bool {
     name.starts_with("_pad")
 }
 
+/// Resolves `seg` (and `rest`) in a value named `name` of element type `ty`,
+/// `count` elements `stride` apart (`stride` 0: not an array), at `base`.
 fn resolve_in<'a>(
-    member: &'a Member,
+    name: &str,
+    ty: &'a MemberType,
+    (count, stride): (u32, u32),
     seg: &Segment<'_>,
     rest: &[Segment<'_>],
     base: u32,
 ) -> Result<Resolved<'a>, ParamErrorKind> {
-    let mut offset = base + member.offset;
+    let mut offset = base;
     let whole = match seg.index {
         None => true,
-        Some(_) if !member.is_array() => {
-            return Err(ParamErrorKind::NotAnArray { member: member.name.clone() });
-        }
-        Some(i) if i == member.count && rest.is_empty() => true,
-        Some(i) if i >= member.count => {
-            return Err(ParamErrorKind::IndexOutOfRange {
-                member: member.name.clone(),
-                index: i,
-                count: member.count,
-            });
+        Some(_) if stride == 0 => return Err(ParamErrorKind::NotAnArray { member: name.to_owned() }),
+        // The D3D spelling of a whole array (`GMRTs[4]`), for the outermost index only.
+        Some(i) if i == count && rest.is_empty() && !seg.name.is_empty() => true,
+        Some(i) if i >= count => {
+            return Err(ParamErrorKind::IndexOutOfRange { member: name.to_owned(), index: i, count });
         }
         Some(i) => {
-            offset += i * member.stride;
+            offset += i * stride;
             false
         }
     };
     match rest.split_first() {
-        None if whole => Ok(Resolved { offset, ty: &member.ty, count: member.count, stride: member.stride }),
-        None => Ok(Resolved { offset, ty: &member.ty, count: 1, stride: 0 }),
-        Some(_) if whole && member.is_array() => {
-            Err(ParamErrorKind::NeedsIndex { member: member.name.clone() })
-        }
-        Some((next, rest)) => match &member.ty {
+        None if whole => Ok(Resolved { offset, ty, count, stride }),
+        None => Ok(Resolved { offset, ty, count: 1, stride: 0 }),
+        Some(_) if whole && stride != 0 => Err(ParamErrorKind::NeedsIndex { member: name.to_owned() }),
+        // A further index (`coeffs[8][2]`) selects in an array element.
+        Some((next, rest)) if next.name.is_empty() => match ty {
+            MemberType::Array { elem, count, stride, .. } => {
+                let inner = format!("{name}[{}]", seg.index.unwrap_or(0));
+                resolve_in(&inner, elem, (*count, *stride), next, rest, offset)
+            }
+            _ => Err(ParamErrorKind::NotAnArray { member: format!("{name}[{}]", seg.index.unwrap_or(0)) }),
+        },
+        Some((next, rest)) => match ty {
             MemberType::Struct { fields, .. } => {
                 let field =
                     fields.iter().find(|f| f.name == next.name).ok_or_else(|| ParamErrorKind::Unknown {
@@ -233,9 +238,17 @@ fn resolve_in<'a>(
                             fields.iter().map(|f| f.name.as_str()),
                         ),
                     })?;
-                resolve_in(field, next, rest, offset)
+                resolve_in(
+                    &field.name,
+                    &field.ty,
+                    (field.count, field.stride),
+                    next,
+                    rest,
+                    offset + field.offset,
+                )
             }
-            MemberType::Plain { .. } => Err(ParamErrorKind::NotAStruct { member: member.name.clone() }),
+            MemberType::Array { .. } => Err(ParamErrorKind::NeedsIndex { member: name.to_owned() }),
+            MemberType::Plain { .. } => Err(ParamErrorKind::NotAStruct { member: name.to_owned() }),
         },
     }
 }

@@ -53,7 +53,9 @@ pub type Path<'a> = SmallVec<[Segment<'a>; 2]>;
 
 /// Parses `a`, `a[3]`, `a[3].b`, `a.b.c` into segments.
 ///
-/// Whitespace is not allowed; every segment needs a non-empty name and at most one index.
+/// Whitespace is not allowed; every name is non-empty. A name may carry several
+/// indices (`coeffs[8][2]`, for nested arrays): each index after the first is a
+/// segment of its own with an empty name.
 pub fn parse_path(path: &str) -> Result<Path<'_>, ParamErrorKind> {
     let malformed = || ParamErrorKind::Malformed;
     let mut out = Path::new();
@@ -61,22 +63,29 @@ pub fn parse_path(path: &str) -> Result<Path<'_>, ParamErrorKind> {
         return Err(malformed());
     }
     for part in path.split('.') {
-        let (name, index) = match part.find('[') {
-            None => (part, None),
-            Some(open) => {
-                let inner = part[open + 1..].strip_suffix(']').ok_or_else(malformed)?;
-                if inner.is_empty() || !inner.bytes().all(|b| b.is_ascii_digit()) {
-                    return Err(malformed());
-                }
-                let index = inner.parse::<u32>().map_err(|_| malformed())?;
-                (&part[..open], Some(index))
-            }
-        };
+        let open = part.find('[').unwrap_or(part.len());
+        let (name, mut brackets) = part.split_at(open);
         let valid_ident = name.chars().all(|c| c.is_alphanumeric() || c == '_') && !name.is_empty();
         if !valid_ident {
             return Err(malformed());
         }
-        out.push(Segment { name, index });
+        if brackets.is_empty() {
+            out.push(Segment { name, index: None });
+        }
+        // `coeffs[8][2]`: the second index is a segment with an empty name.
+        let mut first = true;
+        while !brackets.is_empty() {
+            let close = brackets.find(']').ok_or_else(malformed)?;
+            let inner = brackets.strip_prefix('[').ok_or_else(malformed)?;
+            let inner = &inner[..close - 1];
+            if inner.is_empty() || !inner.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(malformed());
+            }
+            let index = inner.parse::<u32>().map_err(|_| malformed())?;
+            out.push(Segment { name: if first { name } else { "" }, index: Some(index) });
+            first = false;
+            brackets = &brackets[close + 1..];
+        }
     }
     Ok(out)
 }
@@ -108,5 +117,17 @@ mod tests {
         assert!(parse_path("a[1]x").is_err());
         assert!(parse_path("a b").is_err());
         assert!(parse_path("a[99999999999]").is_err());
+        let p = parse_path("coeffs[8][2].x").unwrap();
+        assert_eq!(
+            &p[..],
+            [
+                Segment { name: "coeffs", index: Some(8) },
+                Segment { name: "", index: Some(2) },
+                Segment { name: "x", index: None }
+            ]
+        );
+        assert!(parse_path("a[1][").is_err());
+        assert!(parse_path("a[1]]").is_err());
+        assert!(parse_path("[1]").is_err());
     }
 }

@@ -37,7 +37,7 @@ impl Param {
             stride: r.stride,
             value: match r.ty {
                 MemberType::Plain { value, .. } => Some(*value),
-                MemberType::Struct { .. } => None,
+                MemberType::Struct { .. } | MemberType::Array { .. } => None,
             },
         }
     }

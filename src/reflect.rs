@@ -9,7 +9,6 @@
 
 use std::path::Path;
 
-use naga::common::wgsl::TypeContext;
 use naga::proc::Layouter;
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 use naga::{AddressSpace, ArraySize, Handle, ImageClass, Module, ShaderStage, TypeInner};
@@ -52,8 +51,34 @@ impl ShaderReflection {
     /// Reflects a shader. `name` is used in every error and report (a file path, say).
     ///
     /// Cost: one parse and one validation of the module.
+    ///
+    /// A panic inside naga (its front ends do panic on some corrupt inputs) is
+    /// caught and returned as [`ReflectErrorKind::Panic`].
     pub fn new(name: impl Into<String>, source: ShaderSource<'_>) -> Result<Self, ReflectError> {
         let name = name.into();
+        let front = match &source {
+            ShaderSource::Wgsl(_) => "WGSL front end",
+            ShaderSource::Glsl { .. } => "GLSL front end",
+            ShaderSource::SpirV(_) => "SPIR-V front end",
+            ShaderSource::Naga(_) => "validator",
+        };
+        let caught =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| Self::reflect(name.clone(), source)));
+        caught.unwrap_or_else(|payload| {
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "no message".to_owned());
+            Err(ReflectError {
+                shader: name,
+                location: None,
+                kind: ReflectErrorKind::Panic { front, message },
+            })
+        })
+    }
+
+    fn reflect(name: String, source: ShaderSource<'_>) -> Result<Self, ReflectError> {
         let fail = |location, kind| ReflectError { shader: name.clone(), location, kind };
         let (module, text) = match source {
             ShaderSource::Wgsl(src) => {
@@ -91,7 +116,7 @@ impl ShaderReflection {
 
     /// Reflects an already-built module (from naga_oil or another composer).
     pub fn from_module(name: impl Into<String>, module: Module) -> Result<Self, ReflectError> {
-        Self::from_module_with_source(name.into(), module, None)
+        Self::new(name, ShaderSource::Naga(Box::new(module)))
     }
 
     /// Reads and reflects a file, choosing the front end by extension:
@@ -107,6 +132,33 @@ impl ShaderReflection {
             location: None,
             kind: ReflectErrorKind::Io(e.to_string()),
         };
+        let refuse = |what: String| ReflectError {
+            shader: name.clone(),
+            location: None,
+            kind: ReflectErrorKind::Io(what),
+        };
+        let read = || -> Result<Vec<u8>, ReflectError> {
+            use std::io::Read;
+            // Regular files only: a FIFO would block and a device would never end.
+            let meta = std::fs::metadata(path).map_err(io)?;
+            if !meta.is_file() {
+                return Err(refuse("not a regular file".into()));
+            }
+            if meta.len() > MAX_FILE_SIZE {
+                return Err(refuse(format!("{} bytes, over the limit of {MAX_FILE_SIZE}", meta.len())));
+            }
+            let mut bytes = Vec::new();
+            std::fs::File::open(path)
+                .map_err(io)?
+                .take(MAX_FILE_SIZE + 1)
+                .read_to_end(&mut bytes)
+                .map_err(io)?;
+            if bytes.len() as u64 > MAX_FILE_SIZE {
+                return Err(refuse(format!("over the limit of {MAX_FILE_SIZE} bytes")));
+            }
+            Ok(bytes)
+        };
+        let text = || String::from_utf8(read()?).map_err(|e| refuse(format!("not UTF-8: {e}")));
         let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
         let glsl_stage = stage.or(match ext {
             "vert" => Some(ShaderStage::Vertex),
@@ -116,16 +168,16 @@ impl ShaderReflection {
         });
         match ext {
             "spv" => {
-                let bytes = std::fs::read(path).map_err(io)?;
+                let bytes = read()?;
                 Self::new(name, ShaderSource::SpirV(&bytes))
             }
             "wgsl" => {
-                let text = std::fs::read_to_string(path).map_err(io)?;
+                let text = text()?;
                 Self::new(name, ShaderSource::Wgsl(&text))
             }
             _ => match glsl_stage {
                 Some(stage) => {
-                    let text = std::fs::read_to_string(path).map_err(io)?;
+                    let text = text()?;
                     Self::new(name, ShaderSource::Glsl { source: &text, stage })
                 }
                 None => {
@@ -200,12 +252,25 @@ impl ShaderReflection {
             let users =
                 (0..entry_points.len()).filter(|&i| !info.get_entry_point(i)[handle].is_empty()).collect();
             let block = if kind == ResourceKind::Uniform {
-                let unsized_err = || ReflectError {
+                let fault = |f| ReflectError {
                     shader: name.clone(),
                     location,
-                    kind: ReflectErrorKind::UnsizedUniform { name: res_name.clone() },
+                    kind: match f {
+                        BlockFault::Unsized => ReflectErrorKind::UnsizedUniform { name: res_name.clone() },
+                        BlockFault::TooDeep => {
+                            ReflectErrorKind::TooDeep { name: res_name.clone(), limit: MAX_NESTING }
+                        }
+                    },
                 };
-                Some(block_layout(&module, &layouter, var.ty, &res_name).ok_or_else(unsized_err)?)
+                let block = block_layout(&module, &layouter, var.ty, &res_name).map_err(fault)?;
+                if let Some(dup) = duplicate_name(&block.members) {
+                    return Err(ReflectError {
+                        shader: name,
+                        location,
+                        kind: ReflectErrorKind::DuplicateMember { block: res_name, member: dup },
+                    });
+                }
+                Some(block)
             } else {
                 None
             };
@@ -411,6 +476,18 @@ pub enum MemberType {
         /// The shape, for checking values set from Rust.
         value: ValueType,
     },
+    /// A fixed-size array, as the element of an array member (`array<array<vec4<f32>, 3>, 9>`
+    /// is a member of 9 elements of this type).
+    Array {
+        /// The element type.
+        elem: Box<MemberType>,
+        /// Elements.
+        count: u32,
+        /// Distance between elements.
+        stride: u32,
+        /// WGSL spelling: `array<vec4<f32>, 3>`.
+        wgsl: String,
+    },
     /// A struct, with its fields.
     Struct {
         /// The struct's type name.
@@ -427,7 +504,7 @@ impl MemberType {
     #[inline]
     pub fn name(&self) -> &str {
         match self {
-            MemberType::Plain { wgsl, .. } => wgsl,
+            MemberType::Plain { wgsl, .. } | MemberType::Array { wgsl, .. } => wgsl,
             MemberType::Struct { name, .. } => name,
         }
     }
@@ -437,6 +514,7 @@ impl MemberType {
     pub fn size(&self) -> u32 {
         match *self {
             MemberType::Plain { size, .. } | MemberType::Struct { size, .. } => size,
+            MemberType::Array { count, stride, .. } => count * stride,
         }
     }
 }
@@ -498,24 +576,37 @@ fn resource_kind(module: &Module, ty: Handle<naga::Type>) -> Option<ResourceKind
     })
 }
 
-/// The layout of a uniform variable of type `ty`; `None` if it has no fixed size.
+/// Largest shader file [`ShaderReflection::from_path`] reads.
+pub const MAX_FILE_SIZE: u64 = 64 << 20;
+
+/// Deepest nesting of structs and arrays inside a uniform block that freqbuf lays
+/// out; deeper blocks are refused rather than overflowing the stack.
+pub const MAX_NESTING: u32 = 64;
+
+/// Why a uniform block has no layout.
+enum BlockFault {
+    Unsized,
+    TooDeep,
+}
+
+/// The layout of a uniform variable of type `ty`.
 fn block_layout(
     module: &Module,
     layouter: &Layouter,
     ty: Handle<naga::Type>,
     var_name: &str,
-) -> Option<BlockLayout> {
+) -> Result<BlockLayout, BlockFault> {
     let size = layouter[ty].size;
     match module.types[ty].inner {
-        TypeInner::Struct { ref members, span } => Some(BlockLayout {
+        TypeInner::Struct { ref members, span } => Ok(BlockLayout {
             type_name: module.types[ty].name.clone(),
             size: span.max(size),
-            members: struct_members(module, layouter, members)?,
+            members: struct_members(module, layouter, members, 0)?,
         }),
-        _ => Some(BlockLayout {
+        _ => Ok(BlockLayout {
             type_name: None,
             size,
-            members: vec![member(module, layouter, var_name, 0, ty)?],
+            members: vec![member(module, layouter, var_name, 0, ty, 0)?],
         }),
     }
 }
@@ -524,13 +615,14 @@ fn struct_members(
     module: &Module,
     layouter: &Layouter,
     members: &[naga::StructMember],
-) -> Option<Vec<Member>> {
+    depth: u32,
+) -> Result<Vec<Member>, BlockFault> {
     members
         .iter()
         .enumerate()
         .map(|(i, m)| {
             let name = m.name.clone().unwrap_or_else(|| format!("member{i}"));
-            member(module, layouter, normalize(&name), m.offset, m.ty)
+            member(module, layouter, normalize(&name), m.offset, m.ty, depth)
         })
         .collect()
 }
@@ -541,34 +633,67 @@ fn member(
     name: &str,
     offset: u32,
     ty: Handle<naga::Type>,
-) -> Option<Member> {
+    depth: u32,
+) -> Result<Member, BlockFault> {
     let (elem, count, stride) = match module.types[ty].inner {
-        TypeInner::Array { base, size, stride } => match size {
-            ArraySize::Constant(n) => (base, n.get(), stride),
-            _ => return None,
-        },
+        TypeInner::Array { base, size: ArraySize::Constant(n), stride } => (base, n.get(), stride),
+        TypeInner::Array { .. } => return Err(BlockFault::Unsized),
         _ => (ty, 1, 0),
     };
-    let ty = member_type(module, layouter, elem)?;
+    let ty = member_type(module, layouter, elem, depth + 1)?;
     let size = if stride == 0 { ty.size() } else { count * stride };
-    Some(Member { name: name.to_owned(), offset, size, ty, count, stride })
+    Ok(Member { name: name.to_owned(), offset, size, ty, count, stride })
 }
 
-fn member_type(module: &Module, layouter: &Layouter, ty: Handle<naga::Type>) -> Option<MemberType> {
+fn member_type(
+    module: &Module,
+    layouter: &Layouter,
+    ty: Handle<naga::Type>,
+    depth: u32,
+) -> Result<MemberType, BlockFault> {
+    if depth > MAX_NESTING {
+        return Err(BlockFault::TooDeep);
+    }
     let size = layouter[ty].size;
-    Some(match module.types[ty].inner {
+    Ok(match module.types[ty].inner {
         TypeInner::Struct { ref members, span } => MemberType::Struct {
             name: module.types[ty].name.clone().unwrap_or_else(|| "{anonymous struct}".into()),
             size: span.max(size),
-            fields: struct_members(module, layouter, members)?,
+            fields: struct_members(module, layouter, members, depth)?,
         },
-        TypeInner::Array { .. } => return None,
+        TypeInner::Array { base, size: ArraySize::Constant(n), stride } => {
+            let elem = member_type(module, layouter, base, depth + 1)?;
+            let wgsl = format!("array<{}, {}>", elem.name(), n.get());
+            MemberType::Array { elem: Box::new(elem), count: n.get(), stride, wgsl }
+        }
+        TypeInner::Array { .. } => return Err(BlockFault::Unsized),
         ref inner => {
-            let mut wgsl = String::new();
-            module.to_ctx().write_type_inner(inner, &mut wgsl).ok()?;
-            MemberType::Plain { wgsl, size, value: ValueType::of(inner)? }
+            let value = ValueType::of(inner).ok_or(BlockFault::Unsized)?;
+            MemberType::Plain { wgsl: wgsl_name(value), size, value }
         }
     })
+}
+
+/// The WGSL spelling of a value type, for every scalar width (`i64`, `f16`, ...).
+fn wgsl_name(v: ValueType) -> String {
+    let scalar = match (v.kind, v.width) {
+        (naga::ScalarKind::Float, w) => format!("f{}", w as u32 * 8),
+        (naga::ScalarKind::Sint, w) => format!("i{}", w as u32 * 8),
+        (naga::ScalarKind::Uint, w) => format!("u{}", w as u32 * 8),
+        (naga::ScalarKind::Bool, _) => "bool".to_owned(),
+        (k, w) => format!("{k:?}{}", w as u32 * 8),
+    };
+    match (v.columns, v.rows) {
+        (1, 1) => scalar,
+        (1, r) => format!("vec{r}<{scalar}>"),
+        (c, r) => format!("mat{c}x{r}<{scalar}>"),
+    }
+}
+
+/// A member name that two members share after normalization (`a[0]` and `a[1]`).
+fn duplicate_name(members: &[Member]) -> Option<String> {
+    let mut seen = std::collections::HashSet::new();
+    members.iter().find(|m| !seen.insert(m.name.as_str())).map(|m| m.name.clone())
 }
 
 /// naga's nested errors, outermost first, joined into one line.

@@ -134,3 +134,39 @@ fn names_two_blocks_declare_are_warnings_with_their_qualified_spellings() {
         "warning: `color` is declared by 2 material blocks; set it as `mat_a.color`, `MatA.color`, `mat_b.color`, `MatB.color`"
     );
 }
+
+#[test]
+fn nested_arrays_have_their_dimensions_in_the_json() {
+    let (code, stdout, stderr) = run(&["reflect", "--json", "tests/shaders/nested.wgsl"]);
+    assert_eq!(code, 0, "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    let m = &v["slots"][0]["members"][0];
+    assert_eq!(m["type"], "array<vec4<f32>, 3>");
+    assert_eq!(m["dims"], serde_json::json!([{"count": 9, "stride": 48}, {"count": 3, "stride": 16}]));
+}
+
+#[cfg(unix)]
+#[test]
+fn only_regular_files_are_read_and_other_files_are_still_reported() {
+    let dir = std::env::temp_dir().join(format!("freqbuf-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("x.wgsl");
+    let _ = std::fs::remove_file(&fifo);
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let zero = dir.join("zero.spv");
+    let _ = std::fs::remove_file(&zero);
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    let (code, _, stderr) = run(&[
+        "reflect",
+        fifo.to_str().unwrap(),
+        zero.to_str().unwrap(),
+        "tests/shaders/bad/syntax.wgsl",
+        "tests/shaders/frame.wgsl",
+    ]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("x.wgsl: cannot read the file: not a regular file"), "{stderr}");
+    assert!(stderr.contains("zero.spv: cannot read the file: not a regular file"), "{stderr}");
+    assert!(stderr.contains("syntax.wgsl:6:"), "{stderr}");
+    assert_eq!(stderr.lines().filter(|l| l.starts_with("error")).count(), 3, "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

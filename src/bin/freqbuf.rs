@@ -40,6 +40,9 @@ enum Stage {
 }
 
 fn main() -> ExitCode {
+    // naga panics on some corrupt inputs; freqbuf reports those as errors of their
+    // file, so the default hook's message and backtrace would only be noise.
+    std::panic::set_hook(Box::new(|_| {}));
     let Command::Reflect { json, stage, max_uniform_size, files } = Cli::parse().command;
     let stage = stage.map(|s| match s {
         Stage::Vertex => freqbuf::naga::ShaderStage::Vertex,
@@ -94,8 +97,12 @@ fn to_json(registry: &Registry) -> Value {
                 "size": s.size(),
                 "members": s.members().iter().map(|m| {
                     let m = &m.member;
-                    json!({"name": m.name, "offset": m.offset, "size": m.size,
-                           "type": m.ty.name(), "count": m.count, "stride": m.stride})
+                    let mut v = json!({"name": m.name, "offset": m.offset, "size": m.size,
+                           "type": m.ty.name(), "count": m.count, "stride": m.stride});
+                    if let Some(dims) = dims(m) {
+                        v["dims"] = dims;
+                    }
+                    v
                 }).collect::<Vec<_>>(),
                 "shaders": s.users().iter().map(|&u| registry[u].name()).collect::<Vec<_>>(),
             })
@@ -116,6 +123,18 @@ fn to_json(registry: &Registry) -> Value {
         })
         .collect::<Vec<_>>();
     json!({ "slots": slots, "shaders": shaders })
+}
+
+/// For nested arrays, every dimension outermost first: `[[9, 48], [3, 16]]` as
+/// `{"count", "stride"}` objects; `None` for other members.
+fn dims(m: &freqbuf::Member) -> Option<Value> {
+    let mut out = vec![json!({"count": m.count, "stride": m.stride})];
+    let mut ty = &m.ty;
+    while let freqbuf::MemberType::Array { elem, count, stride, .. } = ty {
+        out.push(json!({"count": count, "stride": stride}));
+        ty = elem;
+    }
+    (out.len() > 1).then(|| Value::from(out))
 }
 
 fn print_table(registry: &Registry) {
