@@ -41,6 +41,8 @@ pub struct ManagerOptions {
 #[derive(Debug)]
 pub struct Manager {
     device: wgpu::Device,
+    /// The registry's tag, read on every draw.
+    registry_tag: u32,
     caps: DeviceCaps,
     registry: Registry,
     align: u32,
@@ -73,13 +75,13 @@ impl Manager {
     /// A manager with explicit options.
     pub fn with_options(device: &wgpu::Device, plan: SlotPlan, options: ManagerOptions) -> Self {
         let limits = device.limits();
+        let registry =
+            Registry::with_limit(plan, limits.max_uniform_buffer_binding_size.min(u32::MAX as u64) as u32);
         Self {
             device: device.clone(),
             caps: DeviceCaps::new(device),
-            registry: Registry::with_limit(
-                plan,
-                limits.max_uniform_buffer_binding_size.min(u32::MAX as u64) as u32,
-            ),
+            registry_tag: registry.tag(),
+            registry,
             align: limits.min_uniform_buffer_offset_alignment,
             slots: Vec::new(),
             variants: Vec::new(),
@@ -203,6 +205,9 @@ impl Manager {
     }
 
     fn shader(&self, shader: ShaderId) -> Result<&ShaderBinding, Error> {
+        if !self.registry.owns(shader) {
+            return Err(Error::UnknownShader(shader.index()));
+        }
         self.shaders.get(shader.index()).ok_or(Error::UnknownShader(shader.index()))
     }
 
@@ -522,8 +527,8 @@ impl Manager {
     ) -> Result<(), Error> {
         let si = draw.shader.index();
         let groups = match self.shaders.get(si) {
-            Some(s) => s.groups.len(),
-            None => return Err(Error::UnknownShader(si)),
+            Some(s) if draw.shader.tag() == self.registry_tag => s.groups.len(),
+            _ => return Err(Error::UnknownShader(si)),
         };
         let index = [
             0,
@@ -847,7 +852,10 @@ impl InstanceMut<'_> {
         let slot = &self.manager.slots[param.slot.index()];
         let bytes = slot.instance_bytes(index);
         let span = if param.count > 1 { param.count * param.stride } else { param.elem_size };
-        Ok(bytes[param.offset as usize..(param.offset + span) as usize].to_vec())
+        let range = param.offset as usize..(param.offset + span) as usize;
+        // A whole array's last element may end before its stride does.
+        let end = range.end.min(bytes.len());
+        Ok(bytes[range.start.min(end)..end].to_vec())
     }
 
     /// Sets a texture by name (`albedo_tex`, or `GMRTs[2]` for an element of a binding array).
@@ -891,6 +899,9 @@ impl InstanceMut<'_> {
     }
 
     fn check_param(&self, param: Param) -> Result<(), Error> {
+        if !self.manager.registry.owns_slot(param.slot) {
+            return Err(Error::Foreign("parameter"));
+        }
         if param.slot.index() >= self.manager.slots.len() {
             return Err(Error::Param(ParamError {
                 name: format!("slot {}", param.slot.index()),

@@ -16,19 +16,32 @@ use crate::reflect::{Resource, ResourceKind, ShaderReflection};
 /// WebGPU's default `max_uniform_buffer_binding_size`, used when there is no device.
 pub const DEFAULT_MAX_UNIFORM_BINDING_SIZE: u32 = 65536;
 
-/// A registered shader.
+/// A registered shader. It carries its registry's tag, so that a manager
+/// refuses the ids of another one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ShaderId(u32);
+pub struct ShaderId {
+    tag: u32,
+    index: u32,
+}
 
-/// A shared uniform slot.
+/// A shared uniform slot, tagged like [`ShaderId`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct SlotId(u32);
+pub struct SlotId {
+    tag: u32,
+    index: u32,
+}
 
 impl ShaderId {
     /// The arena index.
     #[inline]
     pub fn index(self) -> usize {
-        self.0 as usize
+        self.index as usize
+    }
+
+    /// The tag of the registry that made it.
+    #[inline]
+    pub(crate) fn tag(self) -> u32 {
+        self.tag
     }
 }
 
@@ -36,9 +49,12 @@ impl SlotId {
     /// The arena index.
     #[inline]
     pub fn index(self) -> usize {
-        self.0 as usize
+        self.index as usize
     }
 }
+
+/// Tags registries apart; 0 is never handed out.
+static NEXT_TAG: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
 
 /// A binding that is not a uniform block, as first registered at its binding point.
 #[derive(Clone, Debug)]
@@ -54,6 +70,7 @@ pub struct SharedBinding {
 /// All registered shaders and the merged layouts of their slots.
 #[derive(Debug)]
 pub struct Registry {
+    tag: u32,
     plan: SlotPlan,
     max_uniform_binding_size: u32,
     shaders: Vec<ShaderReflection>,
@@ -72,6 +89,7 @@ impl Registry {
     /// (pass `device.limits().max_uniform_buffer_binding_size`).
     pub fn with_limit(plan: SlotPlan, max_uniform_binding_size: u32) -> Self {
         Self {
+            tag: NEXT_TAG.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             plan,
             max_uniform_binding_size,
             shaders: Vec::new(),
@@ -79,6 +97,24 @@ impl Registry {
             slot_by_point: BTreeMap::new(),
             bindings: BTreeMap::new(),
         }
+    }
+
+    /// The tag its ids carry.
+    #[inline]
+    pub(crate) fn tag(&self) -> u32 {
+        self.tag
+    }
+
+    /// Whether `id` was made by this registry.
+    #[inline]
+    pub fn owns(&self, id: ShaderId) -> bool {
+        id.tag == self.tag && id.index() < self.shaders.len()
+    }
+
+    /// Whether `slot` was made by this registry.
+    #[inline]
+    pub fn owns_slot(&self, slot: SlotId) -> bool {
+        slot.tag == self.tag && slot.index() < self.slots.len()
     }
 
     /// The slot plan.
@@ -92,7 +128,7 @@ impl Registry {
     /// Unused blocks are ignored. On any error nothing changes.
     /// Cost: proportional to the shader's members times the slot's members.
     pub fn add(&mut self, shader: ShaderReflection) -> Result<ShaderId, Error> {
-        let id = ShaderId(self.shaders.len() as u32);
+        let id = ShaderId { tag: self.tag, index: self.shaders.len() as u32 };
         let name = shader.name();
         let fail = |binding, kind| Error::Layout {
             shader: name.to_owned(),
@@ -158,7 +194,8 @@ impl Registry {
             match self.slot_by_point.get(&point) {
                 Some(s) => self.slots[s.index()] = layout,
                 None => {
-                    self.slot_by_point.insert(point, SlotId(self.slots.len() as u32));
+                    self.slot_by_point
+                        .insert(point, SlotId { tag: self.tag, index: self.slots.len() as u32 });
                     self.slots.push(layout);
                 }
             }
@@ -172,12 +209,12 @@ impl Registry {
 
     /// Every registered shader, with its id.
     pub fn shaders(&self) -> impl ExactSizeIterator<Item = (ShaderId, &ShaderReflection)> {
-        self.shaders.iter().enumerate().map(|(i, s)| (ShaderId(i as u32), s))
+        self.shaders.iter().enumerate().map(|(i, s)| (ShaderId { tag: self.tag, index: i as u32 }, s))
     }
 
     /// Every slot, with its id, in creation order.
     pub fn slots(&self) -> impl ExactSizeIterator<Item = (SlotId, &SlotLayout)> {
-        self.slots.iter().enumerate().map(|(i, s)| (SlotId(i as u32), s))
+        self.slots.iter().enumerate().map(|(i, s)| (SlotId { tag: self.tag, index: i as u32 }, s))
     }
 
     /// The slot at a binding point, if a used uniform block is there.
@@ -248,10 +285,13 @@ impl Registry {
     }
 }
 
+/// Panics on an id of another registry, as naga's arenas do; check with
+/// [`Registry::owns`] first where the id may be foreign.
 impl Index<ShaderId> for Registry {
     type Output = ShaderReflection;
     #[inline]
     fn index(&self, id: ShaderId) -> &ShaderReflection {
+        assert_eq!(id.tag, self.tag, "a ShaderId of another registry");
         &self.shaders[id.index()]
     }
 }
@@ -260,6 +300,7 @@ impl Index<SlotId> for Registry {
     type Output = SlotLayout;
     #[inline]
     fn index(&self, id: SlotId) -> &SlotLayout {
+        assert_eq!(id.tag, self.tag, "a SlotId of another registry");
         &self.slots[id.index()]
     }
 }
