@@ -403,6 +403,14 @@ pub enum ParamErrorKind {
         /// The frequency of the parameter's slot.
         actual: Frequency,
     },
+    /// The texture, sampler or buffer does not fit the binding; the instance keeps its old one.
+    #[error("it does not fit the binding ({expected}): {message}")]
+    Incompatible {
+        /// The binding, described.
+        expected: String,
+        /// What wgpu's validation found.
+        message: String,
+    },
     /// The name is a texture, sampler or storage binding, not a uniform value.
     #[error("it is a {kind} binding, not a uniform value")]
     NotUniform {

@@ -55,6 +55,8 @@ pub struct Manager {
     objects: Instances<ObjectId>,
     resources: [Vec<InstanceResources>; 4],
     placeholders: Placeholders,
+    /// One-entry layouts to check resources against, by binding type.
+    probes: HashMap<wgpu::BindingType, wgpu::BindGroupLayout>,
     uploader: Uploader,
     stats: FrameStats,
     /// Change counter: slot buffer replacements and resource changes take the next value.
@@ -92,6 +94,7 @@ impl Manager {
             objects: Instances::new(),
             resources: Default::default(),
             placeholders: Placeholders::default(),
+            probes: HashMap::new(),
             uploader: Uploader::new(options.strategy),
             stats: FrameStats::default(),
             epoch: 0,
@@ -135,7 +138,8 @@ impl Manager {
         // Checks the registry cannot make: device features, binding types, group owners.
         let mut owners: HashMap<u32, Frequency> = HashMap::new();
         for r in shader.used_resources().filter(|r| r.kind != ResourceKind::Uniform) {
-            resources::binding_type(&r.kind).map_err(|e| unsupported(format!("`{}`: {e}", r.name)))?;
+            resources::binding_type(&r.kind, r.sampled)
+                .map_err(|e| unsupported(format!("`{}`: {e}", r.name)))?;
             if r.count > 1 && !self.caps.features.contains(wgpu::Features::TEXTURE_BINDING_ARRAY) {
                 return Err(unsupported(format!(
                     "`{}` is a binding array of {}, and the device lacks Features::TEXTURE_BINDING_ARRAY",
@@ -175,6 +179,91 @@ impl Manager {
         Ok(id)
     }
 
+    /// Moves the manager to a new device, after the old one was lost.
+    ///
+    /// Every slot buffer is rebuilt from its CPU shadow at the next
+    /// [`Manager::flush`] (until then draws are [`Error::NotFlushed`]); bind
+    /// group layouts, pipeline layouts and the flush pipeline are recreated
+    /// now. Values, instances, shader ids and params stay valid.
+    ///
+    /// The application recreates what it owns: its pipelines (with
+    /// [`Manager::pipeline_layout`], which now returns the new layouts), and the
+    /// textures, samplers and storage buffers it had set on instances, which
+    /// belonged to the old device: they are dropped here, placeholders stand in
+    /// until they are set again. On error (the new device cannot hold the
+    /// registered shaders) nothing changes.
+    pub fn recreate(&mut self, device: &wgpu::Device) -> Result<(), Error> {
+        let caps = DeviceCaps::new(device);
+        for (id, shader) in self.registry.shaders() {
+            let _ = id;
+            limits::check(shader, &caps)
+                .map_err(|e| Error::Limit { shader: shader.name().to_owned(), source: Box::new(e) })?;
+        }
+        let mut keys: Vec<_> = self.variant_index.iter().map(|(k, &v)| (v, k.clone())).collect();
+        keys.sort_by_key(|(v, _)| v.0);
+        let layouts = scope::scoped(
+            device,
+            || "bind group layouts on the new device".into(),
+            || {
+                keys.iter()
+                    .map(|(_, (_, entries))| {
+                        device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                            label: Some("freqbuf group"),
+                            entries,
+                        })
+                    })
+                    .collect::<Vec<_>>()
+            },
+        )?;
+        let pipeline_layouts = scope::scoped(
+            device,
+            || "pipeline layouts on the new device".into(),
+            || {
+                self.registry
+                    .shaders()
+                    .zip(&self.shaders)
+                    .map(|((_, reflection), binding)| {
+                        let groups = binding
+                            .groups
+                            .iter()
+                            .map(|&(_, v)| Some(&layouts[v.0 as usize]))
+                            .collect::<Vec<_>>();
+                        device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                            label: Some(reflection.name()),
+                            bind_group_layouts: &groups,
+                            immediate_size: 0,
+                        })
+                    })
+                    .collect::<Vec<_>>()
+            },
+        )?;
+        // Everything new exists: switch over.
+        for (variant, layout) in self.variants.iter_mut().zip(layouts) {
+            variant.layout = layout;
+            variant.cache.clear();
+        }
+        for (binding, layout) in self.shaders.iter_mut().zip(pipeline_layouts) {
+            binding.pipeline_layout = layout;
+        }
+        let align = caps.limits.min_uniform_buffer_offset_alignment;
+        for slot in &mut self.slots {
+            slot.reset_gpu(align);
+        }
+        self.align = align;
+        for table in &mut self.resources {
+            for r in table.iter_mut() {
+                r.items.clear();
+            }
+        }
+        self.epoch += 1;
+        self.device = device.clone();
+        self.caps = caps;
+        self.placeholders = Placeholders::default();
+        self.probes.clear();
+        self.uploader = Uploader::new(self.uploader.strategy);
+        Ok(())
+    }
+
     /// Reflects and registers WGSL source in one step.
     pub fn register_wgsl(&mut self, name: &str, source: &str) -> Result<ShaderId, Error> {
         let shader = ShaderReflection::new(name, ShaderSource::Wgsl(source))?;
@@ -209,6 +298,54 @@ impl Manager {
             return Err(Error::UnknownShader(shader.index()));
         }
         self.shaders.get(shader.index()).ok_or(Error::UnknownShader(shader.index()))
+    }
+
+    /// Checks that `bound` fits a binding of type `ty` by building a one-entry
+    /// bind group inside error scopes. Returns wgpu's complaint, if any.
+    ///
+    /// Cost: one bind group creation (and a layout the first time per type).
+    fn probe(&mut self, ty: wgpu::BindingType, bound: &resources::Bound) -> Result<(), String> {
+        let text = |e: Error| match e {
+            Error::Wgpu { message, .. } => message,
+            e => e.to_string(),
+        };
+        if !self.probes.contains_key(&ty) {
+            let visibility = match ty {
+                wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only: false },
+                    ..
+                } => wgpu::ShaderStages::COMPUTE,
+                _ => wgpu::ShaderStages::FRAGMENT,
+            };
+            let entry = wgpu::BindGroupLayoutEntry { binding: 0, visibility, ty, count: None };
+            let layout = scope::scoped(
+                &self.device,
+                || "resource check layout".into(),
+                || {
+                    self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                        label: Some("freqbuf check"),
+                        entries: &[entry],
+                    })
+                },
+            )
+            .map_err(text)?;
+            self.probes.insert(ty, layout);
+        }
+        let resource = match bound {
+            resources::Bound::Texture(v) => wgpu::BindingResource::TextureView(v),
+            resources::Bound::Sampler(s) => wgpu::BindingResource::Sampler(s),
+            resources::Bound::Buffer(b) => b.as_entire_binding(),
+        };
+        let layout = &self.probes[&ty];
+        scope::scoped(&self.device, String::new, || {
+            self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("freqbuf check"),
+                layout,
+                entries: &[wgpu::BindGroupEntry { binding: 0, resource }],
+            })
+        })
+        .map(drop)
+        .map_err(text)
     }
 
     /// Resolves a name or path (`view_proj`, `lights[3].color`, `GMRTs[2]`) to a
@@ -408,7 +545,7 @@ impl Manager {
                 g.layout_entries.push(uniform_entry(binding));
                 g.entries.push(PreEntry::Uniform(r.binding, r.block.as_ref().map_or(0, |b| b.size)));
             } else {
-                let ty = resources::binding_type(&r.kind).expect("checked in register");
+                let ty = resources::binding_type(&r.kind, r.sampled).expect("checked in register");
                 let count = std::num::NonZeroU32::new(r.count).filter(|_| r.count > 1);
                 let visibility = *others.next().expect("a visibility per non-uniform binding");
                 g.layout_entries.push(wgpu::BindGroupLayoutEntry { binding, visibility, ty, count });
@@ -995,7 +1132,22 @@ impl InstanceMut<'_> {
             Some(i) => i,
         };
         let point = shared.resource.binding;
+        let ty = resources::binding_type(&shared.resource.kind, shared.resource.sampled)
+            .expect("registered bindings have a type");
+        let ty = match ty {
+            wgpu::BindingType::Buffer { ty, has_dynamic_offset, .. } => wgpu::BindingType::Buffer {
+                ty,
+                has_dynamic_offset,
+                min_binding_size: std::num::NonZeroU64::new(shared.resource.min_size as u64),
+            },
+            t => t,
+        };
         let index = self.manager.index_of(self.id)? as usize;
+        // wgpu's own validation judges the resource, on a one-entry bind group,
+        // before anything changes; a mismatch would otherwise fail at draw time.
+        self.manager.probe(ty, &bound).map_err(|message| {
+            err(ParamErrorKind::Incompatible { expected: resources::describe(ty), message })
+        })?;
         let table = &mut self.manager.resources[wanted as usize];
         if table.len() <= index {
             table.resize_with(index + 1, InstanceResources::default);

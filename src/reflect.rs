@@ -274,6 +274,13 @@ impl ShaderReflection {
             } else {
                 None
             };
+            // Sampled with a sampler by some entry point: the layout must say filterable.
+            let sampled = (0..entry_points.len())
+                .any(|i| info.get_entry_point(i).sampling_set.iter().any(|k| k.image == handle));
+            let min_size = match kind {
+                ResourceKind::Storage { .. } => layouter[var.ty].size,
+                _ => 0,
+            };
             resources.push(Resource {
                 binding: binding.into(),
                 name: res_name,
@@ -282,6 +289,8 @@ impl ShaderReflection {
                 users,
                 location,
                 block,
+                sampled,
+                min_size,
             });
         }
         resources.sort_by_key(|r| r.binding);
@@ -367,6 +376,13 @@ pub struct Resource {
     pub location: Option<Location>,
     /// The layout of a uniform block; `None` for other kinds.
     pub block: Option<BlockLayout>,
+    /// For textures: whether an entry point samples it with a sampler. A float
+    /// texture that is only loaded (`textureLoad`) gets an unfilterable layout,
+    /// so that formats such as `R32Float` can be bound.
+    pub sampled: bool,
+    /// For storage buffers: the fewest bytes a bound buffer must hold (the
+    /// fixed part plus one element of a runtime-sized array); 0 for other kinds.
+    pub min_size: u32,
 }
 
 impl Resource {

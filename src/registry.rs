@@ -59,7 +59,8 @@ static NEXT_TAG: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::ne
 /// A binding that is not a uniform block, as first registered at its binding point.
 #[derive(Clone, Debug)]
 pub struct SharedBinding {
-    /// The resource as the first shader that used it declared it.
+    /// The resource as the first shader that used it declared it; `sampled` is
+    /// set when any registered shader samples it.
     pub resource: Resource,
     /// The frequency the plan gives it.
     pub frequency: Frequency,
@@ -137,6 +138,7 @@ impl Registry {
         // Merge into copies first so that a conflict leaves the registry as it was.
         let mut staged: BTreeMap<BindingPoint, SlotLayout> = BTreeMap::new();
         let mut new_bindings: Vec<SharedBinding> = Vec::new();
+        let mut now_sampled: Vec<BindingPoint> = Vec::new();
         for res in shader.used_resources() {
             let point = res.binding;
             let frequency = self.plan.frequency(point).ok_or_else(|| {
@@ -187,7 +189,11 @@ impl Registry {
                 None if other.is_none() => {
                     new_bindings.push(SharedBinding { resource: res.clone(), frequency, shader: id })
                 }
-                None => {}
+                None => {
+                    if res.sampled && self.bindings.get(&point).is_some_and(|b| !b.resource.sampled) {
+                        now_sampled.push(point);
+                    }
+                }
             }
         }
         for (point, layout) in staged {
@@ -202,6 +208,11 @@ impl Registry {
         }
         for b in new_bindings {
             self.bindings.insert(b.resource.binding, b);
+        }
+        for point in now_sampled {
+            if let Some(b) = self.bindings.get_mut(&point) {
+                b.resource.sampled = true;
+            }
         }
         self.shaders.push(shader);
         Ok(id)

@@ -38,7 +38,8 @@ impl InstanceResources {
 }
 
 /// The wgpu binding type of a non-uniform resource, or why it has none.
-pub(crate) fn binding_type(kind: &ResourceKind) -> Result<wgpu::BindingType, &'static str> {
+/// `sampled`: a float texture is sampled with a sampler somewhere, so it must be filterable.
+pub(crate) fn binding_type(kind: &ResourceKind, sampled: bool) -> Result<wgpu::BindingType, &'static str> {
     use naga::{ImageClass, ImageDimension as D, ScalarKind};
     Ok(match *kind {
         ResourceKind::Texture { dim, arrayed, class } => {
@@ -55,7 +56,7 @@ pub(crate) fn binding_type(kind: &ResourceKind) -> Result<wgpu::BindingType, &'s
                     match kind {
                         ScalarKind::Sint => wgpu::TextureSampleType::Sint,
                         ScalarKind::Uint => wgpu::TextureSampleType::Uint,
-                        _ => wgpu::TextureSampleType::Float { filterable: !multi },
+                        _ => wgpu::TextureSampleType::Float { filterable: sampled && !multi },
                     },
                     multi,
                 ),
@@ -82,6 +83,34 @@ pub(crate) fn binding_type(kind: &ResourceKind) -> Result<wgpu::BindingType, &'s
         }
         ResourceKind::Uniform => unreachable!("uniform blocks are slots"),
     })
+}
+
+/// A binding type in words, for errors: `texture_2d<f32> (filterable)`.
+pub(crate) fn describe(ty: wgpu::BindingType) -> String {
+    match ty {
+        wgpu::BindingType::Texture { sample_type, view_dimension, multisampled } => {
+            let sample = match sample_type {
+                wgpu::TextureSampleType::Float { filterable: true } => "filterable float",
+                wgpu::TextureSampleType::Float { filterable: false } => "unfilterable float",
+                wgpu::TextureSampleType::Depth => "depth",
+                wgpu::TextureSampleType::Sint => "sint",
+                wgpu::TextureSampleType::Uint => "uint",
+            };
+            let ms = if multisampled { ", multisampled" } else { "" };
+            format!("a {view_dimension:?} texture view of a {sample} format{ms}")
+        }
+        wgpu::BindingType::Sampler(kind) => format!("a {kind:?} sampler").to_lowercase(),
+        wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            min_binding_size,
+            ..
+        } => {
+            let access = if read_only { "read-only" } else { "read-write" };
+            let min = min_binding_size.map_or(String::new(), |m| format!(" of at least {m} bytes"));
+            format!("a {access} storage buffer{min}")
+        }
+        other => format!("{other:?}"),
+    }
 }
 
 /// Zeroed stand-ins for resources an instance has not set.

@@ -25,7 +25,7 @@ pub(crate) fn scoped<T>(
     let first = ready(validation.pop());
     let second = ready(oom.pop());
     match first.or(second) {
-        Some(e) => Err(Error::Wgpu { what: what(), message: e.to_string() }),
+        Some(e) => Err(Error::Wgpu { what: what(), message: innermost(&e) }),
         None => Ok(out),
     }
 }
@@ -38,4 +38,10 @@ fn ready<T>(future: impl Future<Output = Option<T>>) -> Option<T> {
         Poll::Ready(v) => v,
         Poll::Pending => None,
     }
+}
+
+/// The most specific line of wgpu's error: its description ends with the cause.
+fn innermost(e: &wgpu::Error) -> String {
+    let text = e.to_string();
+    text.lines().map(str::trim).filter(|l| !l.is_empty()).last().unwrap_or("").to_owned()
 }

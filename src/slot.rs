@@ -195,6 +195,33 @@ impl Slot {
         self.dirty.drain(..keep);
     }
 
+    /// Forgets the GPU buffer (the device was lost) and re-lays the shadow for
+    /// `align`; every instance becomes dirty, so the next flush uploads it all.
+    pub(crate) fn reset_gpu(&mut self, align: u32) {
+        self.buffer = None;
+        self.gpu_capacity = 0;
+        self.gpu_stride = 0;
+        self.gpu_size = 0;
+        if align != self.align {
+            let n = self.instances() as usize;
+            let stride = round_up(self.size.max(4), align);
+            let mut shadow = vec![0u8; n * stride as usize];
+            for i in 0..n {
+                let keep = self.size as usize;
+                let from = i * self.stride as usize;
+                shadow[i * stride as usize..i * stride as usize + keep]
+                    .copy_from_slice(&self.shadow[from..from + keep]);
+            }
+            self.shadow = shadow;
+            self.stride = stride;
+            self.align = align;
+        }
+        let size = self.size.next_multiple_of(4);
+        for i in 0..self.instances() {
+            self.mark(i, 0, size);
+        }
+    }
+
     /// Forgets all dirty state (after a full upload).
     pub(crate) fn clear_dirty(&mut self) {
         for &i in &self.dirty {

@@ -243,6 +243,12 @@ impl Rig {
     pub fn register(&mut self, device: &wgpu::Device, m: &mut Manager, s: &'static TestShader) -> ShaderId {
         let id =
             m.register_wgsl(&format!("test{}.wgsl", s.tag), &source(s)).unwrap_or_else(|e| panic!("{e}"));
+        self.adopt(device, m, id, s);
+        id
+    }
+
+    /// Builds the pipeline of a shader the manager already has (after `Manager::recreate`).
+    pub fn adopt(&mut self, device: &wgpu::Device, m: &mut Manager, id: ShaderId, s: &'static TestShader) {
         m.frame().set_buffer("out", &self.out).unwrap();
         let module = m.create_shader_module(id).expect("registered");
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
@@ -254,7 +260,6 @@ impl Rig {
             cache: None,
         });
         self.pipelines.insert(id, (pipeline, s));
-        id
     }
 
     /// Encodes one dispatch per draw in one compute pass, submits, and returns

@@ -1,0 +1,64 @@
+//! Device loss loses nothing: a manager moves to a new device, rebuilds every
+//! slot buffer from its CPU shadows, and draws see what they saw before.
+
+mod common;
+
+use common::gpu;
+use common::scene::{self, FULL, LIGHTS, Model, Rig};
+use freqbuf::{Draw, Error, Frequency, InstanceId, Manager, SlotPlan};
+
+#[test]
+fn a_manager_moved_to_a_new_device_draws_the_same_values() {
+    let Some(h) = gpu::device() else { return };
+    let mut m = Manager::new(&h.device, SlotPlan::default());
+    let mut rig = Rig::new(&h.device, 16);
+    let (full, lights) = (rig.register(&h.device, &mut m, &FULL), rig.register(&h.device, &mut m, &LIGHTS));
+    let mut model = Model::default();
+    let v = m.create_view();
+    let mats = [m.create_material(), m.create_material()];
+    let objs = (0..5).map(|_| m.create_object()).collect::<Vec<_>>();
+    let mut draws = Vec::new();
+    for (i, &o) in objs.iter().enumerate() {
+        for (s, d) in [
+            (&FULL, Draw::new(full).view(v).material(mats[i % 2]).object(o)),
+            (&LIGHTS, Draw::new(lights).view(v).object(o)),
+        ] {
+            for (k, rep) in s.reports.iter().enumerate() {
+                let p = m.param(rep.name).unwrap();
+                let id = match p.frequency() {
+                    Frequency::Frame => InstanceId::Frame,
+                    Frequency::View => InstanceId::View(v),
+                    Frequency::Material => InstanceId::Material(d.material.unwrap()),
+                    Frequency::Object => InstanceId::Object(o),
+                };
+                let words = (0..rep.kind.words())
+                    .map(|w| scene::word(rep.kind, (i * 31 + k) as u32, w))
+                    .collect::<Vec<_>>();
+                scene::set(&mut m, id, p, rep.kind, &words).unwrap();
+                model.values.insert((id, rep.name), words);
+            }
+            draws.push(d);
+        }
+    }
+    m.flush(&h.queue).unwrap();
+    let before = rig.run(h, &mut m, &draws);
+
+    // A fresh device from the same adapter, then one whose offset alignment differs.
+    let fresh = gpu::device_with_limits(|_| {}).unwrap();
+    let targets = [&fresh, gpu::adapter_limits_device().unwrap()];
+    for (n, target) in targets.into_iter().enumerate() {
+        m.recreate(&target.device).unwrap();
+        let mut rig = Rig::new(&target.device, 16);
+        rig.adopt(&target.device, &mut m, full, &FULL);
+        rig.adopt(&target.device, &mut m, lights, &LIGHTS);
+        let e = rig.try_run(target, &mut m, &draws[..1]).remove(0).unwrap_err();
+        assert!(matches!(e, Error::NotFlushed(_)), "move {n}: {e}");
+        m.flush(&target.queue).unwrap();
+        let after = rig.run(target, &mut m, &draws);
+        assert_eq!(after, before, "move {n}: every draw sees what it saw before");
+        for (d, rec) in draws.iter().zip(&after) {
+            let s = if d.shader == full { &FULL } else { &LIGHTS };
+            assert_eq!(rec, &model.expect(&m, s, d));
+        }
+    }
+}
