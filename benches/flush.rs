@@ -6,6 +6,11 @@
 //! Each sample sets the dirty values (not timed), then times `flush` plus the
 //! wait for the GPU to finish it, so GPU-side work (copies, the scatter pass)
 //! is counted. Runs on the first real adapter; exits if there is none.
+//!
+//! Upload calls per flush are bounded per slot per chunk: a slot whose dirty
+//! bytes form one range is written directly (one call), all other ranges are
+//! packed into chunks of at most a quarter of a storage binding (32 MiB at
+//! WebGPU's defaults), one call each. Every sample here checks that bound.
 
 use std::time::{Duration, Instant};
 
@@ -46,10 +51,15 @@ impl Setup {
             for &o in self.objects.iter().step_by(step).take(dirty) {
                 self.manager.object(o).set(self.world, &[[self.tick; 4]; 4]).expect("mat4");
             }
+            self.manager.take_stats();
             let start = Instant::now();
             self.manager.flush(&self.gpu.queue).expect("flush");
             self.gpu.device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
             total += start.elapsed();
+            let s = self.manager.stats();
+            let chunk = (self.gpu.device.limits().max_storage_buffer_binding_size / 4).max(1);
+            let chunks = (s.total().bytes_uploaded).div_ceil(chunk).max(1);
+            assert!(s.total().upload_calls <= 1 + chunks, "upload calls past the bound: {:?}", s.total());
         }
         total
     }
