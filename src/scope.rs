@@ -43,5 +43,5 @@ fn ready<T>(future: impl Future<Output = Option<T>>) -> Option<T> {
 /// The most specific line of wgpu's error: its description ends with the cause.
 fn innermost(e: &wgpu::Error) -> String {
     let text = e.to_string();
-    text.lines().map(str::trim).filter(|l| !l.is_empty()).last().unwrap_or("").to_owned()
+    text.lines().map(str::trim).rfind(|l| !l.is_empty()).unwrap_or("").to_owned()
 }

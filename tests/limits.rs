@@ -104,7 +104,7 @@ fn textures_split_between_stages_get_the_visibility_of_their_stage() {
     // 9 textures read by the vertex stage and 9 others by the fragment stage:
     // 18 in every stage if all were visible everywhere, 9 per stage as used.
     let vs = textures(2, 0, 9, "vertex", "v");
-    let fs = textures(2, 9, 9, "fragment", "f").replace("@group(2)", "@group(2)");
+    let fs = textures(2, 9, 9, "fragment", "f");
     let id = m.register_wgsl("split.wgsl", &format!("{vs}\n{fs}")).unwrap();
     let module = m.create_shader_module(id).unwrap();
     let scope = h.device.push_error_scope(wgpu::ErrorFilter::Validation);
