@@ -1,7 +1,7 @@
 //! The draw binder's own cost per draw, without wgpu's: binds go to a target
 //! that only counts them.
 //!
-//! `cargo bench --bench binder`
+//! `cargo bench --all-features --bench binder`
 
 #[path = "support/mod.rs"]
 mod support;

@@ -1,7 +1,7 @@
 //! Flush cost: the two strategies for scattered dirty instances, and how flush
 //! scales with the instance count at a fixed number of dirty instances.
 //!
-//! `cargo bench --bench flush`
+//! `cargo bench --all-features --bench flush`
 //!
 //! Each sample sets the dirty values (not timed), then times `flush` plus the
 //! wait for the GPU to finish it, so GPU-side work (copies, the scatter pass)

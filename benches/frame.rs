@@ -1,7 +1,7 @@
 //! Per-frame CPU cost (set + flush + encode + submit) of freqbuf and each
 //! baseline, on the reference, static and everything-moves scenes.
 //!
-//! `cargo bench --bench frame`
+//! `cargo bench --all-features --bench frame`
 //!
 //! Each criterion iteration is one frame of the scene; the wait for the GPU
 //! after it is not timed. The stress example prints bytes and calls besides.

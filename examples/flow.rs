@@ -1,7 +1,7 @@
 //! The whole per-frame flow in one place: register two shaders that share
 //! slots, set values, flush, draw, and print what it cost.
 //!
-//! `cargo run --release --example flow`
+//! `cargo run --release --all-features --example flow`
 
 use freqbuf::{Binder, Draw, Manager, SlotPlan, headless};
 

@@ -1,7 +1,7 @@
 //! The stress test: renders a generated scene headless with freqbuf and with
 //! each baseline, and reports what each uploads, binds and costs per frame.
 //!
-//! `cargo run --release --example stress -- --help`
+//! `cargo run --release --all-features --example stress -- --help`
 
 #[path = "../benches/support/mod.rs"]
 mod support;

@@ -70,6 +70,12 @@ pub enum ReflectErrorKind {
     /// naga's validator rejected the module.
     #[error("validation error: {0}")]
     Validation(String),
+    /// The input language needs a feature this build of freqbuf does not have.
+    #[error("this input needs freqbuf's `{feature}` feature")]
+    FeatureOff {
+        /// The Cargo feature.
+        feature: &'static str,
+    },
     /// The file's extension says neither the language nor the stage.
     #[error(
         "cannot tell the shader language or stage from the name; use .wgsl, .spv, .vert, .frag or .comp, or give the stage"

@@ -15,6 +15,7 @@
 
 pub mod bind;
 pub mod error;
+#[cfg(feature = "headless")]
 pub mod headless;
 pub mod instance;
 pub mod layout;

@@ -22,14 +22,16 @@ use crate::plan::BindingPoint;
 pub enum ShaderSource<'a> {
     /// WGSL source text.
     Wgsl(&'a str),
-    /// Vulkan GLSL 450 source text, and the stage it is written for.
+    /// Vulkan GLSL 450 source text, and the stage it is written for (feature `glsl`).
+    #[cfg(feature = "glsl")]
     Glsl {
         /// The source text.
         source: &'a str,
         /// The pipeline stage.
         stage: ShaderStage,
     },
-    /// A SPIR-V binary (little-endian words).
+    /// A SPIR-V binary, little-endian words (feature `spirv`).
+    #[cfg(feature = "spirv")]
     SpirV(&'a [u8]),
     /// A module that another tool (a shader composer) already built.
     Naga(Box<Module>),
@@ -58,7 +60,9 @@ impl ShaderReflection {
         let name = name.into();
         let front = match &source {
             ShaderSource::Wgsl(_) => "WGSL front end",
+            #[cfg(feature = "glsl")]
             ShaderSource::Glsl { .. } => "GLSL front end",
+            #[cfg(feature = "spirv")]
             ShaderSource::SpirV(_) => "SPIR-V front end",
             ShaderSource::Naga(_) => "validator",
         };
@@ -90,6 +94,7 @@ impl ShaderReflection {
                 })?;
                 (module, Some(src))
             }
+            #[cfg(feature = "glsl")]
             ShaderSource::Glsl { source, stage } => {
                 let module = naga::front::glsl::Frontend::default()
                     .parse(&naga::front::glsl::Options::from(stage), source)
@@ -104,6 +109,7 @@ impl ShaderReflection {
                     })?;
                 (module, Some(source))
             }
+            #[cfg(feature = "spirv")]
             ShaderSource::SpirV(bytes) => {
                 let module = naga::front::spv::parse_u8_slice(bytes, &Default::default())
                     .map_err(|e| fail(None, ReflectErrorKind::Spirv(e.to_string())))?;
@@ -168,8 +174,10 @@ impl ShaderReflection {
         });
         match ext {
             "spv" => {
-                let bytes = read()?;
-                Self::new(name, ShaderSource::SpirV(&bytes))
+                #[cfg(feature = "spirv")]
+                return Self::new(name.clone(), ShaderSource::SpirV(&read()?));
+                #[cfg(not(feature = "spirv"))]
+                return Err(feature_off(name, "spirv"));
             }
             "wgsl" => {
                 let text = text()?;
@@ -177,8 +185,13 @@ impl ShaderReflection {
             }
             _ => match glsl_stage {
                 Some(stage) => {
-                    let text = text()?;
-                    Self::new(name, ShaderSource::Glsl { source: &text, stage })
+                    #[cfg(feature = "glsl")]
+                    return Self::new(name.clone(), ShaderSource::Glsl { source: &text()?, stage });
+                    #[cfg(not(feature = "glsl"))]
+                    return Err({
+                        let _ = stage;
+                        feature_off(name, "glsl")
+                    });
                 }
                 None => {
                     Err(ReflectError { shader: name, location: None, kind: ReflectErrorKind::UnknownFormat })
@@ -590,6 +603,12 @@ fn resource_kind(module: &Module, ty: Handle<naga::Type>) -> Option<ResourceKind
         TypeInner::AccelerationStructure { .. } => ResourceKind::AccelerationStructure,
         _ => return None,
     })
+}
+
+/// The error for an input language this build leaves out.
+#[cfg(not(all(feature = "glsl", feature = "spirv")))]
+fn feature_off(shader: String, feature: &'static str) -> ReflectError {
+    ReflectError { shader, location: None, kind: ReflectErrorKind::FeatureOff { feature } }
 }
 
 /// Largest shader file [`ShaderReflection::from_path`] reads.
