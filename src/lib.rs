@@ -21,6 +21,8 @@ pub mod instance;
 pub mod layout;
 mod limits;
 pub mod manager;
+#[cfg(any(feature = "glam", feature = "mint"))]
+mod math;
 pub mod name;
 pub mod param;
 pub mod plan;

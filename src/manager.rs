@@ -926,14 +926,15 @@ pub struct InstanceMut<'a> {
 impl InstanceMut<'_> {
     /// Sets a scalar, vector or matrix. Writing the value it already holds makes nothing dirty.
     ///
-    /// Cost: a compare and copy of `size_of::<T>()` bytes.
+    /// Cost: a compare and copy of `size_of::<T::Gpu>()` bytes.
     #[inline]
     pub fn set<T: Uniform>(&mut self, param: Param, value: &T) -> Result<(), Error> {
         if param.count > 1 {
             return Err(self.param_error(param, ParamErrorKind::NeedsIndex { member: String::new() }));
         }
         self.check_type::<T>(param)?;
-        self.write(param, &[bytemuck::bytes_of(value)])
+        let gpu = value.to_gpu();
+        self.write(param, &[bytemuck::bytes_of(&gpu)])
     }
 
     /// Sets the first `values.len()` elements of a whole-array param.
@@ -949,7 +950,8 @@ impl InstanceMut<'_> {
             ));
         }
         self.check_type::<T>(param)?;
-        let chunks: SmallVec<[&[u8]; 8]> = values.iter().map(bytemuck::bytes_of).collect();
+        let gpu: SmallVec<[T::Gpu; 8]> = values.iter().map(Uniform::to_gpu).collect();
+        let chunks: SmallVec<[&[u8]; 8]> = gpu.iter().map(bytemuck::bytes_of).collect();
         self.write(param, &chunks)
     }
 
@@ -1061,7 +1063,7 @@ impl InstanceMut<'_> {
 
     #[inline]
     fn check_type<T: Uniform>(&self, param: Param) -> Result<(), Error> {
-        if param.value != Some(T::TYPE) || std::mem::size_of::<T>() != param.elem_size as usize {
+        if param.value != Some(T::TYPE) || std::mem::size_of::<T::Gpu>() != param.elem_size as usize {
             let expected = param.value.map_or_else(|| "a struct".to_owned(), |v| type_name(&v));
             return Err(self
                 .param_error(param, ParamErrorKind::TypeMismatch { expected, found: type_name(&T::TYPE) }));

@@ -87,58 +87,70 @@ impl Param {
 
 /// A Rust value that matches a WGSL scalar, vector or matrix in a uniform buffer.
 ///
-/// Implemented for `f32`, `i32`, `u32`, `[T; 2..=4]` of those (vectors), and
-/// `[[f32; 4]; 4]`, `[[f32; 4]; 2]` and `[[f32; 2]; 2]` (matrices whose columns
-/// need no padding). Implement it for your math library's types; set padded
-/// types (`mat3x3<f32>` is three 16-byte columns) and structs as bytes.
-pub trait Uniform: bytemuck::Pod {
+/// Implemented for `f32`, `i32`, `u32`, `[T; 2..=4]` of those (vectors),
+/// `[[f32; 4]; 4]`, `[[f32; 4]; 2]`, `[[f32; 2]; 2]` and `[[f32; 3]; 3]`
+/// (written as WGSL's padded `mat3x3<f32>`: three 16-byte columns), and, with
+/// the `glam` and `mint` features, for those crates' types. Any other
+/// `bytemuck::Pod` value of the member's size (a struct, a padded matrix) is set
+/// with `InstanceMut::set_bytes(param, bytemuck::bytes_of(&value))`.
+pub trait Uniform {
     /// The WGSL shape this type stands for.
     const TYPE: ValueType;
+    /// The value as a uniform buffer lays it out.
+    type Gpu: bytemuck::Pod;
+    /// Converts to the buffer layout (a copy for types already laid out so).
+    fn to_gpu(&self) -> Self::Gpu;
+}
+
+/// `Uniform` for types that are their own buffer layout.
+macro_rules! uniform_as_is {
+    ($($t:ty => $ty:expr),* $(,)?) => {$(
+        impl Uniform for $t {
+            const TYPE: ValueType = $ty;
+            type Gpu = Self;
+            #[inline]
+            fn to_gpu(&self) -> Self {
+                *self
+            }
+        }
+    )*};
 }
 
 macro_rules! uniform_scalar {
     ($($t:ty => $kind:expr),*) => {$(
-        impl Uniform for $t {
-            const TYPE: ValueType = ValueType::scalar($kind, 4);
-        }
-        impl Uniform for [$t; 2] {
-            const TYPE: ValueType = ValueType::vector($kind, 4, 2);
-        }
-        impl Uniform for [$t; 3] {
-            const TYPE: ValueType = ValueType::vector($kind, 4, 3);
-        }
-        impl Uniform for [$t; 4] {
-            const TYPE: ValueType = ValueType::vector($kind, 4, 4);
-        }
+        uniform_as_is!(
+            $t => ValueType::scalar($kind, 4),
+            [$t; 2] => ValueType::vector($kind, 4, 2),
+            [$t; 3] => ValueType::vector($kind, 4, 3),
+            [$t; 4] => ValueType::vector($kind, 4, 4),
+        );
     )*};
 }
 
 uniform_scalar!(f32 => ScalarKind::Float, i32 => ScalarKind::Sint, u32 => ScalarKind::Uint);
 
-impl Uniform for [[f32; 4]; 4] {
-    const TYPE: ValueType = ValueType::matrix(ScalarKind::Float, 4, 4, 4);
+uniform_as_is!(
+    [[f32; 4]; 4] => ValueType::matrix(ScalarKind::Float, 4, 4, 4),
+    [[f32; 4]; 2] => ValueType::matrix(ScalarKind::Float, 4, 2, 4),
+    [[f32; 2]; 2] => ValueType::matrix(ScalarKind::Float, 4, 2, 2),
+);
+
+impl Uniform for [[f32; 3]; 3] {
+    const TYPE: ValueType = ValueType::matrix(ScalarKind::Float, 4, 3, 3);
+    type Gpu = [[f32; 4]; 3];
+    #[inline]
+    fn to_gpu(&self) -> [[f32; 4]; 3] {
+        pad3(*self)
+    }
 }
-impl Uniform for [[f32; 4]; 2] {
-    const TYPE: ValueType = ValueType::matrix(ScalarKind::Float, 4, 2, 4);
-}
-impl Uniform for [[f32; 2]; 2] {
-    const TYPE: ValueType = ValueType::matrix(ScalarKind::Float, 4, 2, 2);
+
+/// Three columns of three, as WGSL's `mat3x3<f32>` lays them out: 16 bytes each.
+#[inline]
+pub(crate) fn pad3(c: [[f32; 3]; 3]) -> [[f32; 4]; 3] {
+    c.map(|[x, y, z]| [x, y, z, 0.0])
 }
 
 /// WGSL spelling of a value type, for error messages.
 pub(crate) fn type_name(t: &ValueType) -> String {
-    let scalar = match (t.kind, t.width) {
-        (ScalarKind::Float, 2) => "f16",
-        (ScalarKind::Float, 8) => "f64",
-        (ScalarKind::Float, _) => "f32",
-        (ScalarKind::Sint, _) => "i32",
-        (ScalarKind::Uint, _) => "u32",
-        (ScalarKind::Bool, _) => "bool",
-        _ => "abstract",
-    };
-    match (t.columns, t.rows) {
-        (1, 1) => scalar.to_owned(),
-        (1, r) => format!("vec{r}<{scalar}>"),
-        (c, r) => format!("mat{c}x{r}<{scalar}>"),
-    }
+    crate::reflect::wgsl_name(*t)
 }

@@ -710,7 +710,7 @@ fn member_type(
 }
 
 /// The WGSL spelling of a value type, for every scalar width (`i64`, `f16`, ...).
-fn wgsl_name(v: ValueType) -> String {
+pub(crate) fn wgsl_name(v: ValueType) -> String {
     let scalar = match (v.kind, v.width) {
         (naga::ScalarKind::Float, w) => format!("f{}", w as u32 * 8),
         (naga::ScalarKind::Sint, w) => format!("i{}", w as u32 * 8),
