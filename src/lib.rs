@@ -31,6 +31,7 @@ pub mod registry;
 mod resources;
 mod scope;
 mod slot;
+mod stack;
 pub mod stats;
 pub mod upload;
 

@@ -55,7 +55,9 @@ impl ShaderReflection {
     /// Cost: one parse and one validation of the module.
     ///
     /// A panic inside naga (its front ends do panic on some corrupt inputs) is
-    /// caught and returned as [`ReflectErrorKind::Panic`].
+    /// caught and returned as [`ReflectErrorKind::Panic`]. naga runs on a worker
+    /// thread whose stack grows with the input, so that deeply nested source
+    /// cannot overflow its recursion.
     pub fn new(name: impl Into<String>, source: ShaderSource<'_>) -> Result<Self, ReflectError> {
         let name = name.into();
         let front = match &source {
@@ -66,8 +68,16 @@ impl ShaderReflection {
             ShaderSource::SpirV(_) => "SPIR-V front end",
             ShaderSource::Naga(_) => "validator",
         };
-        let caught =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| Self::reflect(name.clone(), source)));
+        let len = match &source {
+            ShaderSource::Wgsl(text) => text.len(),
+            #[cfg(feature = "glsl")]
+            ShaderSource::Glsl { source, .. } => source.len(),
+            #[cfg(feature = "spirv")]
+            ShaderSource::SpirV(bytes) => bytes.len(),
+            ShaderSource::Naga(module) => crate::stack::module_size(module),
+        };
+        let shader = name.clone();
+        let caught = crate::stack::deep(len, move || Self::reflect(shader, source));
         caught.unwrap_or_else(|payload| {
             let message = payload
                 .downcast_ref::<&str>()

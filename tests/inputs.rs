@@ -153,3 +153,46 @@ fn member_names_that_collide_once_normalized_are_an_error() {
     let e = ShaderReflection::from_module("renamed", module).unwrap_err();
     assert_eq!(e.kind, ReflectErrorKind::DuplicateMember { block: "b".into(), member: "a".into() });
 }
+
+/// Inputs the fuzzers found that overflowed naga's recursion on an 8 MiB stack
+/// (no artifact survives a stack overflow; these are their shapes, reduced by hand).
+fn deep_inputs() -> Vec<(&'static str, ShaderSource<'static>)> {
+    let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+    let parens = leak(format!(
+        "#version 450\nlayout(set = 0, binding = 0) uniform U {{ float u; }};\nlayout(location = 0) out vec4 o;\nvoid main() {{ float x = {}u{}; o = vec4(x); }}",
+        "(".repeat(6000),
+        ")".repeat(6000)
+    ));
+    let chain = leak(format!(
+        "#version 450\nlayout(set = 0, binding = 0) uniform U {{ float u; }};\nlayout(location = 0) out vec4 o;\nvoid main() {{ float x = u{}; o = vec4(x); }}",
+        "+1.0".repeat(20000)
+    ));
+    let unary = leak(format!(
+        "@group(0) @binding(0) var<uniform> u: f32;\n@fragment fn fs() -> @location(0) vec4<f32> {{ let x = {}u; return vec4<f32>(x); }}",
+        "- ".repeat(20000)
+    ));
+    let frag = freqbuf::naga::ShaderStage::Fragment;
+    vec![
+        ("parens.frag", ShaderSource::Glsl { source: parens, stage: frag }),
+        ("chain.frag", ShaderSource::Glsl { source: chain, stage: frag }),
+        ("unary.wgsl", ShaderSource::Wgsl(unary)),
+    ]
+}
+
+#[test]
+fn deeply_nested_source_does_not_overflow_the_stack() {
+    // The test thread has cargo's 2 MiB stack: less than the 8 MiB these once overflowed.
+    for (name, source) in deep_inputs() {
+        match ShaderReflection::new(name, source) {
+            Ok(s) => {
+                let Some(h) = gpu::device() else { continue };
+                let mut m = Manager::new(&h.device, SlotPlan::default());
+                match m.register(s) {
+                    Ok(id) => drop(m.create_shader_module(id).unwrap()),
+                    Err(e) => eprintln!("{name}: refused: {e}"),
+                }
+            }
+            Err(e) => eprintln!("{name}: refused: {e}"),
+        }
+    }
+}
