@@ -105,7 +105,7 @@ impl SlotLayout {
     /// Merges one shader's declaration of the block into this layout.
     ///
     /// On error the layout is unchanged.
-    #[allow(clippy::result_large_err)] // internal; callers box it into `Error::Layout`
+    #[allow(clippy::result_large_err, reason = "internal; callers box it into `Error::Layout`")]
     pub(crate) fn merge(
         &mut self,
         shader: ShaderId,

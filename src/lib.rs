@@ -11,7 +11,6 @@
 //! [`reflect`] (one shader) → [`registry`] (all shaders, merged [`layout`]s) →
 //! [`manager`] (slot shadows and GPU buffers, instances) → [`upload`] (flush) →
 //! [`bind`] (bind groups and the draw binder).
-#![warn(missing_docs)]
 
 pub mod bind;
 pub mod error;

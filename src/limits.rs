@@ -74,7 +74,7 @@ pub(crate) fn check(
     let validate =
         || Validator::new(ValidationFlags::all(), caps.capabilities).validate(shader.module()).err();
     let size = shader.source().map_or_else(|| crate::stack::module_size(shader.module()), str::len);
-    let failed = crate::stack::deep(size, validate).unwrap_or_else(|_| None);
+    let failed = crate::stack::deep(size, validate).unwrap_or(None);
     if let Some(e) = failed {
         let message = crate::reflect::error_chain(e.as_inner());
         let location = shader.source().and_then(|s| e.location(s)).map(Location::from_naga);

@@ -262,7 +262,7 @@ impl Uploader {
 
     /// Stages one chunk with one upload call, records its copies and scatter
     /// dispatches after any growth copies in `encoder`, and submits.
-    #[allow(clippy::too_many_arguments)] // the flush's own state, passed down once
+    #[allow(clippy::too_many_arguments, reason = "the flush's own state, passed down once")]
     fn stage_and_move(
         &mut self,
         device: &wgpu::Device,

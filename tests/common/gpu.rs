@@ -45,7 +45,7 @@ pub fn read_words(h: &Headless, buffer: &wgpu::Buffer) -> Vec<u32> {
     slice.map_async(wgpu::MapMode::Read, |r| r.expect("map"));
     h.device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
     // The mapped view borrows `staging`; copy out before both drop.
-    #[allow(clippy::let_and_return)]
+    #[allow(clippy::let_and_return, reason = "the mapped view borrows `staging`; copy out before both drop")]
     let words = bytemuck::cast_slice(&slice.get_mapped_range().expect("mapped")).to_vec();
     words
 }
