@@ -272,14 +272,17 @@ impl Manager {
 
     /// Creates a `wgpu::ShaderModule` from the shader's validated module (no reparse).
     ///
-    /// Cost: a clone of the naga module and wgpu's shader creation.
+    /// Cost: a clone of the naga module and wgpu's shader creation, inside error scopes.
     pub fn create_shader_module(&self, shader: ShaderId) -> Result<wgpu::ShaderModule, Error> {
         self.shader(shader)?;
         let reflection = &self.registry[shader];
-        Ok(self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(reflection.name()),
-            source: wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(reflection.module().clone())),
-        }))
+        let what = || format!("{}: shader module", reflection.name());
+        scope::scoped(&self.device, what, || {
+            self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(reflection.name()),
+                source: wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(reflection.module().clone())),
+            })
+        })
     }
 
     /// The pipeline layout to build the shader's pipelines with.
@@ -737,7 +740,17 @@ impl Manager {
     /// Builds the bind group of a variant for one owner; returns its serial.
     #[cold]
     fn rebuild_group(&mut self, vid: VariantId, owner: u32, stamp: u64) -> Result<u64, Error> {
-        let group = self.build_group(vid, owner)?;
+        // The outer scope also covers the placeholders made on first use.
+        let device = self.device.clone();
+        let index = self.variants[vid.0 as usize].group;
+        let what = move || format!("bind group for group {index}");
+        let group =
+            scope::scoped(&device, || "placeholder resources".into(), || self.build_group(vid, owner))
+                .unwrap_or_else(Err)
+                .map_err(|e| match e {
+                    Error::Wgpu { message, .. } => Error::Wgpu { what: what(), message },
+                    e => e,
+                })?;
         self.serial += 1;
         self.stats.shared.bind_groups_created += 1;
         let cache = &mut self.variants[vid.0 as usize].cache;
