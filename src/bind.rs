@@ -61,6 +61,8 @@ pub(crate) struct ShaderBinding {
     /// groups' variants' `uniforms`: a draw waits for the flush that makes the
     /// slot's GPU copy at least this large.
     pub(crate) needs: SmallVec<[u32; 8]>,
+    /// Every slot's GPU copy is known to hold `needs` (checked once, on a cold path).
+    pub(crate) ready: bool,
     pub(crate) pipeline_layout: wgpu::PipelineLayout,
 }
 

@@ -64,37 +64,41 @@ impl From<ObjectId> for InstanceId {
 /// Handles of one frequency and their dense indices.
 #[derive(Debug)]
 pub(crate) struct Instances<K: Key> {
+    /// Dense index, with [`PENDING`] set until the first flush after creation.
+    /// One `u32`, so that the draw's one lookup yields both and the map stays small.
     map: SlotMap<K, u32>,
+    /// Handles created since the last flush, whose [`PENDING`] bit it clears.
+    pending: Vec<K>,
     /// Freed indices, lowest reused first so that buffers stay compact.
     free: BTreeSet<u32>,
     high: u32,
-    /// Per dense index: the manager's flush count when its current holder was created.
-    /// The holder is on the GPU once a flush has happened since (`born < flushes`).
-    born: Vec<u64>,
 }
+
+/// Marks an instance created after the last flush (it cannot be drawn yet).
+/// Dense indices stay below it: a slot buffer holds far fewer instances.
+pub(crate) const PENDING: u32 = 1 << 31;
 
 impl<K: Key> Instances<K> {
     pub(crate) fn new() -> Self {
-        Self { map: SlotMap::with_key(), free: BTreeSet::new(), high: 0, born: Vec::new() }
+        Self { map: SlotMap::with_key(), pending: Vec::new(), free: BTreeSet::new(), high: 0 }
     }
 
     /// A new handle and its dense index (a freed index when there is one),
-    /// created after `flushes` flushes.
-    pub(crate) fn insert(&mut self, flushes: u64) -> (K, u32) {
+    /// pending until the next flush.
+    pub(crate) fn insert(&mut self) -> (K, u32) {
         let index = self.free.pop_first().unwrap_or_else(|| {
             self.high += 1;
             self.high - 1
         });
-        if self.born.len() <= index as usize {
-            self.born.resize(index as usize + 1, 0);
-        }
-        self.born[index as usize] = flushes;
-        (self.map.insert(index), index)
+        debug_assert!(index < PENDING, "more than 2^31 instances");
+        let key = self.map.insert(index | PENDING);
+        self.pending.push(key);
+        (key, index)
     }
 
     /// Frees a handle; returns its index, or `None` when it was already freed.
     pub(crate) fn remove(&mut self, key: K) -> Option<u32> {
-        let index = self.map.remove(key)?;
+        let index = self.map.remove(key)? & !PENDING;
         self.free.insert(index);
         // Freed indices at the top lower the count that buffers must hold.
         while self.high > 0 && self.free.remove(&(self.high - 1)) {
@@ -105,13 +109,22 @@ impl<K: Key> Instances<K> {
 
     #[inline]
     pub(crate) fn get(&self, key: K) -> Option<u32> {
+        self.map.get(key).map(|&v| v & !PENDING)
+    }
+
+    /// The dense index, with [`PENDING`] set if no flush happened since creation.
+    #[inline]
+    pub(crate) fn get_raw(&self, key: K) -> Option<u32> {
         self.map.get(key).copied()
     }
 
-    /// Whether the instance at `index` was created before the last of `flushes` flushes.
-    #[inline]
-    pub(crate) fn flushed(&self, index: u32, flushes: u64) -> bool {
-        self.born.get(index as usize).is_some_and(|&b| b < flushes)
+    /// A flush happened: every live instance is on the GPU (as far as capacity allows).
+    pub(crate) fn mark_flushed(&mut self) {
+        for key in self.pending.drain(..) {
+            if let Some(v) = self.map.get_mut(key) {
+                *v &= !PENDING;
+            }
+        }
     }
 
     /// One past the highest live index: the instance count buffers must hold.

@@ -12,7 +12,7 @@ use crate::bind::{
     uniform_entry,
 };
 use crate::error::{Error, ParamError, ParamErrorKind};
-use crate::instance::{InstanceId, Instances, MaterialId, ObjectId, ViewId};
+use crate::instance::{InstanceId, Instances, MaterialId, ObjectId, PENDING, ViewId};
 use crate::limits::{self, DeviceCaps};
 use crate::name::parse_path;
 use crate::param::{Param, Uniform, type_name};
@@ -62,8 +62,6 @@ pub struct Manager {
     /// Change counter: slot buffer replacements and resource changes take the next value.
     epoch: u64,
     serial: u64,
-    /// Flushes so far; instances remember the count they were created at.
-    flushes: u64,
 }
 
 impl Manager {
@@ -99,7 +97,6 @@ impl Manager {
             stats: FrameStats::default(),
             epoch: 0,
             serial: 0,
-            flushes: 0,
         }
     }
 
@@ -244,6 +241,7 @@ impl Manager {
         }
         for (binding, layout) in self.shaders.iter_mut().zip(pipeline_layouts) {
             binding.pipeline_layout = layout;
+            binding.ready = false;
         }
         let align = caps.limits.min_uniform_buffer_offset_alignment;
         for slot in &mut self.slots {
@@ -360,21 +358,21 @@ impl Manager {
 
     /// Creates a view instance; its values start at zero.
     pub fn create_view(&mut self) -> ViewId {
-        let (k, i) = self.views.insert(self.flushes);
+        let (k, i) = self.views.insert();
         self.init_instance(Frequency::View, i);
         k
     }
 
     /// Creates a material instance; its values start at zero and its textures are placeholders.
     pub fn create_material(&mut self) -> MaterialId {
-        let (k, i) = self.materials.insert(self.flushes);
+        let (k, i) = self.materials.insert();
         self.init_instance(Frequency::Material, i);
         k
     }
 
     /// Creates an object instance; its values start at zero.
     pub fn create_object(&mut self) -> ObjectId {
-        let (k, i) = self.objects.insert(self.flushes);
+        let (k, i) = self.objects.insert();
         self.init_instance(Frequency::Object, i);
         k
     }
@@ -460,7 +458,9 @@ impl Manager {
     ///
     /// Draws submitted after this call see the values set before it.
     pub fn flush(&mut self, queue: &wgpu::Queue) -> Result<(), Error> {
-        self.flushes += 1;
+        self.views.mark_flushed();
+        self.materials.mark_flushed();
+        self.objects.mark_flushed();
         let highs = [1, self.views.high(), self.materials.high(), self.objects.high()];
         self.uploader.flush(&self.device, queue, &mut self.slots, highs, &mut self.stats, &mut self.epoch)
     }
@@ -652,7 +652,7 @@ impl Manager {
             };
             groups.push((g.group, vid));
         }
-        ShaderBinding { groups, needs, pipeline_layout: prepared.pipeline_layout }
+        ShaderBinding { groups, needs, ready: false, pipeline_layout: prepared.pipeline_layout }
     }
 
     /// Binds what `draw` needs on `pass` (see [`Binder::bind`]). The hot path:
@@ -672,16 +672,17 @@ impl Manager {
         };
         let index = [
             0,
-            dense(draw.view, &self.views, self.flushes),
-            dense(draw.material, &self.materials, self.flushes),
-            dense(draw.object, &self.objects, self.flushes),
+            dense(draw.view, &self.views),
+            dense(draw.material, &self.materials),
+            dense(draw.object, &self.objects),
         ];
-        let mut need = 0;
+        if !self.shaders[si].ready {
+            self.check_ready(si, mask)?;
+        }
         for k in 0..groups {
             let (group, vid) = self.shaders[si].groups[k];
             let v = &self.variants[vid.0 as usize];
             if mask & (1 << group) == 0 {
-                need += v.uniforms.len();
                 continue;
             }
             let mut offsets = SmallVec::<[u32; 4]>::new();
@@ -689,12 +690,10 @@ impl Manager {
             for &s in &v.uniforms {
                 let slot = &self.slots[s.index()];
                 let i = self.instance_index(index, slot.frequency, draw)?;
-                // The GPU copy is laid out as of the last flush: its stride, its
-                // capacity, and a block size that may be smaller than this shader's.
-                if i >= slot.gpu_capacity || self.shaders[si].needs[need] > slot.gpu_size {
+                // The GPU copy is laid out as of the last flush: its stride and capacity.
+                if i >= slot.gpu_capacity {
                     return Err(Error::NotFlushed(slot.frequency));
                 }
-                need += 1;
                 offsets.push(i * slot.gpu_stride);
                 stamp = stamp.max(slot.epoch);
             }
@@ -720,6 +719,29 @@ impl Manager {
             *bound = Bound { serial, offsets };
             self.stats.shared.set_bind_group_calls += 1;
         }
+        Ok(())
+    }
+
+    /// Whether every slot's GPU copy holds the shader's whole block (a register
+    /// after the last flush may have grown it). Once true it stays true: GPU
+    /// block sizes only grow, until `recreate` clears the flags.
+    #[cold]
+    fn check_ready(&mut self, si: usize, mask: u32) -> Result<(), Error> {
+        let shader = &self.shaders[si];
+        let (mut k, mut all) = (0, true);
+        for &(group, vid) in &shader.groups {
+            for &s in &self.variants[vid.0 as usize].uniforms {
+                let slot = &self.slots[s.index()];
+                if shader.needs[k] > slot.gpu_size {
+                    if mask & (1 << group) != 0 {
+                        return Err(Error::NotFlushed(slot.frequency));
+                    }
+                    all = false;
+                }
+                k += 1;
+            }
+        }
+        self.shaders[si].ready = all;
         Ok(())
     }
 
@@ -917,11 +939,11 @@ const NOT_FLUSHED: u32 = u32::MAX - 2;
 
 /// The dense index of an optional handle, or [`NOT_GIVEN`] / [`FREED`] / [`NOT_FLUSHED`].
 #[inline]
-fn dense<K: slotmap::Key>(key: Option<K>, set: &Instances<K>, flushes: u64) -> u32 {
-    match key.map(|k| set.get(k)) {
+fn dense<K: slotmap::Key>(key: Option<K>, set: &Instances<K>) -> u32 {
+    match key.map(|k| set.get_raw(k)) {
         None => NOT_GIVEN,
         Some(None) => FREED,
-        Some(Some(i)) if set.flushed(i, flushes) => i,
+        Some(Some(i)) if i & PENDING == 0 => i,
         Some(Some(_)) => NOT_FLUSHED,
     }
 }
