@@ -57,11 +57,8 @@ pub(crate) struct CachedGroup {
 #[derive(Debug)]
 pub(crate) struct ShaderBinding {
     pub(crate) groups: SmallVec<[(u32, VariantId); 4]>,
-    /// The shader's own block size for each uniform slot, in the order of the
-    /// groups' variants' `uniforms`: a draw waits for the flush that makes the
-    /// slot's GPU copy at least this large.
-    pub(crate) needs: SmallVec<[u32; 8]>,
-    /// Every slot's GPU copy is known to hold `needs` (checked once, on a cold path).
+    /// Every slot's GPU copy is known to hold the shader's blocks (checked once,
+    /// on a cold path, against the manager's `needs`).
     pub(crate) ready: bool,
     pub(crate) pipeline_layout: wgpu::PipelineLayout,
 }

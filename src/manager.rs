@@ -50,6 +50,10 @@ pub struct Manager {
     variants: Vec<Variant>,
     variant_index: HashMap<(u32, Vec<wgpu::BindGroupLayoutEntry>), VariantId>,
     shaders: Vec<ShaderBinding>,
+    /// Per shader, its own block size for each uniform slot, in the order of its
+    /// groups' variants' `uniforms`: a draw waits for the flush that makes the
+    /// slot's GPU copy at least this large. Cold data, apart from `shaders`.
+    needs: Vec<SmallVec<[u32; 8]>>,
     views: Instances<ViewId>,
     materials: Instances<MaterialId>,
     objects: Instances<ObjectId>,
@@ -87,6 +91,7 @@ impl Manager {
             variants: Vec::new(),
             variant_index: HashMap::new(),
             shaders: Vec::new(),
+            needs: Vec::new(),
             views: Instances::new(),
             materials: Instances::new(),
             objects: Instances::new(),
@@ -652,7 +657,8 @@ impl Manager {
             };
             groups.push((g.group, vid));
         }
-        ShaderBinding { groups, needs, ready: false, pipeline_layout: prepared.pipeline_layout }
+        self.needs.push(needs);
+        ShaderBinding { groups, ready: false, pipeline_layout: prepared.pipeline_layout }
     }
 
     /// Binds what `draw` needs on `pass` (see [`Binder::bind`]). The hot path:
@@ -732,7 +738,7 @@ impl Manager {
         for &(group, vid) in &shader.groups {
             for &s in &self.variants[vid.0 as usize].uniforms {
                 let slot = &self.slots[s.index()];
-                if shader.needs[k] > slot.gpu_size {
+                if self.needs[si][k] > slot.gpu_size {
                     if mask & (1 << group) != 0 {
                         return Err(Error::NotFlushed(slot.frequency));
                     }
