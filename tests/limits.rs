@@ -106,29 +106,8 @@ fn textures_split_between_stages_get_the_visibility_of_their_stage() {
     let vs = textures(2, 0, 9, "vertex", "v");
     let fs = textures(2, 9, 9, "fragment", "f");
     let id = m.register_wgsl("split.wgsl", &format!("{vs}\n{fs}")).unwrap();
-    let module = m.create_shader_module(id).unwrap();
     let scope = h.device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let _pipeline = h.device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-        label: None,
-        layout: Some(m.pipeline_layout(id).unwrap()),
-        vertex: wgpu::VertexState {
-            module: &module,
-            entry_point: Some("vs"),
-            compilation_options: Default::default(),
-            buffers: &[],
-        },
-        fragment: Some(wgpu::FragmentState {
-            module: &module,
-            entry_point: Some("fs"),
-            compilation_options: Default::default(),
-            targets: &[Some(wgpu::TextureFormat::Rgba8Unorm.into())],
-        }),
-        primitive: Default::default(),
-        depth_stencil: None,
-        multisample: Default::default(),
-        multiview_mask: None,
-        cache: None,
-    });
+    let _pipeline = gpu::render_pipeline(h, &m, id);
     let err = pollster::block_on(scope.pop());
     assert!(err.is_none(), "{err:?}");
 }

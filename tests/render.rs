@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::gpu::{self, read_words, texel};
+use common::gpu::{self, read_words, render_pipeline, texel};
 use freqbuf::{Binder, Draw, Manager, SlotPlan};
 
 const SHADER: &str = r#"
@@ -84,31 +84,6 @@ fn target(h: &freqbuf::headless::Headless) -> Target {
     Target { texture, view, out }
 }
 
-fn pipeline(h: &freqbuf::headless::Headless, m: &Manager, id: freqbuf::ShaderId) -> wgpu::RenderPipeline {
-    let module = m.create_shader_module(id).expect("registered");
-    h.device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-        label: None,
-        layout: Some(m.pipeline_layout(id).expect("registered")),
-        vertex: wgpu::VertexState {
-            module: &module,
-            entry_point: Some("vs"),
-            compilation_options: Default::default(),
-            buffers: &[],
-        },
-        fragment: Some(wgpu::FragmentState {
-            module: &module,
-            entry_point: Some("fs"),
-            compilation_options: Default::default(),
-            targets: &[Some(wgpu::TextureFormat::Rgba8Unorm.into())],
-        }),
-        primitive: Default::default(),
-        depth_stencil: None,
-        multisample: Default::default(),
-        multiview_mask: None,
-        cache: None,
-    })
-}
-
 /// Draws once per entry, 3 vertices each, and returns the records and the final pixel.
 fn render(
     h: &freqbuf::headless::Headless,
@@ -174,7 +149,7 @@ fn materials_bind_their_textures_and_both_stages_see_the_slots() {
     let t = target(h);
     let id = m.register_wgsl("lit.wgsl", SHADER).unwrap();
     m.frame().set_buffer("out", &t.out).unwrap();
-    let p = pipeline(h, &m, id);
+    let p = render_pipeline(h, &m, id);
     let time = m.param("time").unwrap();
     let color = m.param("color").unwrap();
     let oid = m.param("id").unwrap();
@@ -257,7 +232,7 @@ fn binding_array_elements_are_set_by_index() {
     let t = target(h);
     let id = m.register(shader).unwrap();
     m.frame().set_buffer("out", &t.out).unwrap();
-    let p = pipeline(h, &m, id);
+    let p = render_pipeline(h, &m, id);
     let mat = m.create_material();
     let o = m.create_object();
     m.object(o).set_by_name("object_id", &[77u32, 0, 0, 0]).unwrap();

@@ -4,10 +4,9 @@
 
 mod common;
 
-use common::gpu::{self, texel};
+use common::gpu::{self, texel, texture_view as view};
 use common::scene::{Kind, Report, Rig, TestShader};
 use freqbuf::error::ParamErrorKind;
-use freqbuf::headless::Headless;
 use freqbuf::{Draw, Error, Manager, SlotPlan};
 
 const TEXTURES: TestShader = TestShader {
@@ -30,45 +29,6 @@ const TEXTURES: TestShader = TestShader {
         Report { name: "table", kind: Kind::U32 },
     ],
 };
-
-fn view(
-    h: &Headless,
-    format: wgpu::TextureFormat,
-    layers: u32,
-    dim: Option<wgpu::TextureViewDimension>,
-    texel: &[u8],
-) -> wgpu::TextureView {
-    let size = wgpu::Extent3d { width: 1, height: 1, depth_or_array_layers: layers };
-    let usage = if format.is_depth_stencil_format() {
-        wgpu::TextureUsages::TEXTURE_BINDING
-    } else {
-        wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST
-    };
-    let t = h.device.create_texture(&wgpu::TextureDescriptor {
-        label: None,
-        size,
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format,
-        usage,
-        view_formats: &[],
-    });
-    if !texel.is_empty() {
-        let layout = wgpu::TexelCopyBufferLayout {
-            offset: 0,
-            bytes_per_row: Some(texel.len() as u32),
-            rows_per_image: None,
-        };
-        h.queue.write_texture(
-            t.as_image_copy(),
-            texel,
-            layout,
-            wgpu::Extent3d { depth_or_array_layers: 1, ..size },
-        );
-    }
-    t.create_view(&wgpu::TextureViewDescriptor { dimension: dim, ..Default::default() })
-}
 
 fn incompatible(e: Error) -> String {
     match e {

@@ -52,20 +52,74 @@ pub fn read_words(h: &Headless, buffer: &wgpu::Buffer) -> Vec<u32> {
 
 /// A 1×1 RGBA8 texture holding `rgba`, as a view.
 pub fn texel(h: &Headless, rgba: [u8; 4]) -> wgpu::TextureView {
-    let size = wgpu::Extent3d { width: 1, height: 1, depth_or_array_layers: 1 };
+    texture_view(h, wgpu::TextureFormat::Rgba8Unorm, 1, None, &rgba)
+}
+
+/// A render pipeline of a registered shader with entry points `vs` and `fs`,
+/// drawing into one RGBA8 target.
+pub fn render_pipeline(h: &Headless, m: &freqbuf::Manager, id: freqbuf::ShaderId) -> wgpu::RenderPipeline {
+    let module = m.create_shader_module(id).expect("registered");
+    h.device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: None,
+        layout: Some(m.pipeline_layout(id).expect("registered")),
+        vertex: wgpu::VertexState {
+            module: &module,
+            entry_point: Some("vs"),
+            compilation_options: Default::default(),
+            buffers: &[],
+        },
+        fragment: Some(wgpu::FragmentState {
+            module: &module,
+            entry_point: Some("fs"),
+            compilation_options: Default::default(),
+            targets: &[Some(wgpu::TextureFormat::Rgba8Unorm.into())],
+        }),
+        primitive: Default::default(),
+        depth_stencil: None,
+        multisample: Default::default(),
+        multiview_mask: None,
+        cache: None,
+    })
+}
+
+/// A 1×1 texture of `format` with `layers` layers holding `texel` in layer 0
+/// (nothing for depth formats), viewed with `dim`.
+pub fn texture_view(
+    h: &Headless,
+    format: wgpu::TextureFormat,
+    layers: u32,
+    dim: Option<wgpu::TextureViewDimension>,
+    texel: &[u8],
+) -> wgpu::TextureView {
+    let size = wgpu::Extent3d { width: 1, height: 1, depth_or_array_layers: layers };
+    let mut usage = wgpu::TextureUsages::TEXTURE_BINDING;
+    if !format.is_depth_stencil_format() {
+        usage |= wgpu::TextureUsages::COPY_DST;
+    }
     let t = h.device.create_texture(&wgpu::TextureDescriptor {
         label: None,
         size,
         mip_level_count: 1,
         sample_count: 1,
         dimension: wgpu::TextureDimension::D2,
-        format: wgpu::TextureFormat::Rgba8Unorm,
-        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        format,
+        usage,
         view_formats: &[],
     });
-    let layout = wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(4), rows_per_image: None };
-    h.queue.write_texture(t.as_image_copy(), &rgba, layout, size);
-    t.create_view(&Default::default())
+    if !texel.is_empty() {
+        let layout = wgpu::TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: Some(texel.len() as u32),
+            rows_per_image: None,
+        };
+        h.queue.write_texture(
+            t.as_image_copy(),
+            texel,
+            layout,
+            wgpu::Extent3d { depth_or_array_layers: 1, ..size },
+        );
+    }
+    t.create_view(&wgpu::TextureViewDescriptor { dimension: dim, ..Default::default() })
 }
 
 /// A fresh device whose limits `adjust` lowers from WebGPU's defaults (to
