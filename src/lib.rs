@@ -6,6 +6,51 @@
 //! into one shared slot per binding point, grouped by [`Frequency`] (frame,
 //! view, material, object) through a [`SlotPlan`]. Layouts that several
 //! shaders declare for one slot are merged, and conflicts are typed errors.
+//! Each slot keeps a CPU shadow; [`Manager::flush`] uploads only the dirty
+//! bytes, and a [`Binder`] sets only the bind groups and dynamic offsets that
+//! changed, so switching shaders uploads nothing.
+//!
+//! ## When to use it, and when not
+//!
+//! Use freqbuf when many shaders share per-frame, per-view, per-material and
+//! per-object values, and you want every shader's blocks laid out, merged and
+//! checked from reflection rather than by hand: hundreds of shaders and
+//! thousands of draws, where per-shader constant caches re-upload the same
+//! values for every shader.
+//!
+//! Use something simpler when that is not your case:
+//! - one or a few shaders with their own uniforms: a plain buffer per block
+//!   with `queue.write_buffer`, or one dynamic-offset buffer you fill yourself;
+//! - per-object data read by instance index, with the object group bound once
+//!   per pass: a storage array (Bevy's `GpuArrayBuffer`, Ogre-Next's
+//!   `drawId`), which needs vertex-stage storage buffers.
+//!
+//! ## One frame
+//!
+//! ```no_run
+//! use freqbuf::{Binder, Draw, Manager, SlotPlan};
+//! # fn frame(device: &wgpu::Device, queue: &wgpu::Queue, pass: &mut wgpu::RenderPass<'_>) -> Result<(), freqbuf::Error> {
+//! let mut fb = Manager::new(device, SlotPlan::default()); // 0 frame, 1 view, 2 material, 3 object
+//! let lit = fb.register_wgsl(
+//!     "lit.wgsl",
+//!     "struct View { view_proj: mat4x4<f32> }
+//!      @group(1) @binding(0) var<uniform> view: View;
+//!      struct Object { world: mat4x4<f32> }
+//!      @group(3) @binding(0) var<uniform> object: Object;
+//!      @vertex fn vs() -> @builtin(position) vec4<f32> { return view.view_proj * object.world[3]; }",
+//! )?;
+//! // Build the pipeline with fb.pipeline_layout(lit)? and fb.create_shader_module(lit)?.
+//! let (view_proj, world) = (fb.param("view_proj")?, fb.param("world")?); // resolve once
+//! let (view, object) = (fb.create_view(), fb.create_object());
+//!
+//! fb.view(view).set(view_proj, &[[1.0f32, 0.0, 0.0, 0.0]; 4])?; // CPU shadow only
+//! fb.object(object).set(world, &[[0.0f32; 4]; 4])?;
+//! fb.flush(queue)?; // the dirty bytes, at most one upload call per slot
+//! let mut binder = Binder::new(); // one per pass
+//! binder.bind(&mut fb, pass, &Draw::new(lit).view(view).object(object))?;
+//! pass.draw(0..3, 0..1);
+//! # Ok(()) }
+//! ```
 //!
 //! Data flows one way through the modules:
 //! [`reflect`] (one shader) → [`registry`] (all shaders, merged [`layout`]s) →

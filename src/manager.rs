@@ -37,7 +37,34 @@ pub struct ManagerOptions {
 /// Per frame: set values through [`Manager::frame`], [`Manager::view`],
 /// [`Manager::material`] and [`Manager::object`]; call [`Manager::flush`] once;
 /// then encode draws with a [`Binder`]. A draw sees the values as they were at
-/// the last flush before its submission.
+/// the last flush before its submission, or is refused with
+/// [`Error::NotFlushed`].
+///
+/// Bad input is an error, never a panic: shaders beyond the device's limits,
+/// unknown or ambiguous names, wrong value types and resources that do not fit
+/// their binding are refused, and a failed call changes nothing.
+///
+/// ```no_run
+/// use freqbuf::{Error, Manager, ParamErrorKind, SlotPlan};
+/// # fn f(device: &wgpu::Device) -> Result<(), Error> {
+/// let mut fb = Manager::new(device, SlotPlan::default());
+/// fb.register_wgsl(
+///     "mat.wgsl",
+///     "struct MatA { color: vec4<f32> }
+///      struct MatB { color: vec4<f32>, rough: f32 }
+///      @group(2) @binding(0) var<uniform> mat_a: MatA;
+///      @group(2) @binding(1) var<uniform> mat_b: MatB;
+///      @fragment fn fs() -> @location(0) vec4<f32> { return mat_a.color + mat_b.color * mat_b.rough; }",
+/// )?;
+/// // Two blocks declare `color`: the bare name is ambiguous, a qualified one is not.
+/// assert!(matches!(fb.param("color").unwrap_err().kind, ParamErrorKind::Ambiguous { .. }));
+/// let color = fb.param("mat_b.color")?;
+/// let m = fb.create_material();
+/// fb.material(m).set(color, &[1.0f32, 0.5, 0.2, 1.0])?;
+/// // A value of the wrong type is refused and nothing is written.
+/// assert!(fb.material(m).set(color, &1.0f32).is_err());
+/// # Ok(()) }
+/// ```
 #[derive(Debug)]
 pub struct Manager {
     device: wgpu::Device,
