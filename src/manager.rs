@@ -223,8 +223,7 @@ impl Manager {
     /// registered shaders) nothing changes.
     pub fn recreate(&mut self, device: &wgpu::Device) -> Result<(), Error> {
         let caps = DeviceCaps::new(device);
-        for (id, shader) in self.registry.shaders() {
-            let _ = id;
+        for (_, shader) in self.registry.shaders() {
             limits::check(shader, &caps)
                 .map_err(|e| Error::Limit { shader: shader.name().to_owned(), source: Box::new(e) })?;
         }
@@ -493,7 +492,7 @@ impl Manager {
         self.views.mark_flushed();
         self.materials.mark_flushed();
         self.objects.mark_flushed();
-        let highs = [1, self.views.high(), self.materials.high(), self.objects.high()];
+        let highs = Frequency::ALL.map(|f| self.high(f));
         self.uploader.flush(&self.device, queue, &mut self.slots, highs, &mut self.stats, &mut self.epoch)
     }
 
@@ -539,12 +538,7 @@ impl Manager {
     /// Creates runtime slots for new registry slots and grows changed ones.
     fn sync_slots(&mut self) {
         for (id, layout) in self.registry.slots() {
-            let high = match layout.frequency() {
-                Frequency::Frame => 1,
-                Frequency::View => self.views.high(),
-                Frequency::Material => self.materials.high(),
-                Frequency::Object => self.objects.high(),
-            };
+            let high = self.high(layout.frequency());
             match self.slots.get_mut(id.index()) {
                 // Bind groups keep the GPU layout until the next flush re-lays the buffer.
                 Some(slot) => {
@@ -1108,12 +1102,6 @@ impl InstanceMut<'_> {
     fn check_param(&self, param: Param) -> Result<(), Error> {
         if !self.manager.registry.owns_slot(param.slot) {
             return Err(Error::Foreign("parameter"));
-        }
-        if param.slot.index() >= self.manager.slots.len() {
-            return Err(Error::Param(ParamError {
-                name: format!("slot {}", param.slot.index()),
-                kind: ParamErrorKind::Unknown { suggestions: Vec::new() },
-            }));
         }
         let wanted = self.id.frequency();
         if param.frequency != wanted {

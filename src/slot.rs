@@ -98,24 +98,28 @@ impl Slot {
     }
 
     /// Re-lays the shadow for a larger block size, keeping every value.
-    /// Returns whether the size changed (bind groups bound the old size).
-    pub(crate) fn grow_block(&mut self, size: u32) -> bool {
+    pub(crate) fn grow_block(&mut self, size: u32) {
         if size <= self.size {
-            return false;
+            return;
         }
         self.size = size;
-        let stride = round_up(size, self.align);
-        if stride != self.stride {
-            let n = self.instances() as usize;
-            let mut shadow = vec![0u8; n * stride as usize];
-            for i in 0..n {
-                let old = &self.shadow[i * self.stride as usize..(i + 1) * self.stride as usize];
-                shadow[i * stride as usize..i * stride as usize + old.len()].copy_from_slice(old);
-            }
-            self.shadow = shadow;
-            self.stride = stride;
+        self.relay(round_up(size, self.align));
+    }
+
+    /// Moves every instance of the shadow to `stride`, keeping its bytes.
+    fn relay(&mut self, stride: u32) {
+        if stride == self.stride {
+            return;
         }
-        true
+        let n = self.instances() as usize;
+        let keep = self.stride.min(stride) as usize;
+        let mut shadow = vec![0u8; n * stride as usize];
+        for i in 0..n {
+            let from = i * self.stride as usize;
+            shadow[i * stride as usize..][..keep].copy_from_slice(&self.shadow[from..from + keep]);
+        }
+        self.shadow = shadow;
+        self.stride = stride;
     }
 
     /// The bytes of one instance.
@@ -202,20 +206,8 @@ impl Slot {
         self.gpu_capacity = 0;
         self.gpu_stride = 0;
         self.gpu_size = 0;
-        if align != self.align {
-            let n = self.instances() as usize;
-            let stride = round_up(self.size.max(4), align);
-            let mut shadow = vec![0u8; n * stride as usize];
-            for i in 0..n {
-                let keep = self.size as usize;
-                let from = i * self.stride as usize;
-                shadow[i * stride as usize..i * stride as usize + keep]
-                    .copy_from_slice(&self.shadow[from..from + keep]);
-            }
-            self.shadow = shadow;
-            self.stride = stride;
-            self.align = align;
-        }
+        self.align = align;
+        self.relay(round_up(self.size.max(4), align));
         let size = self.size.next_multiple_of(4);
         for i in 0..self.instances() {
             self.mark(i, 0, size);
