@@ -105,12 +105,12 @@ impl Manager {
 
     /// A manager with explicit options.
     pub fn with_options(device: &wgpu::Device, plan: SlotPlan, options: ManagerOptions) -> Self {
-        let limits = device.limits();
+        let caps = DeviceCaps::new(device);
+        let limits = &caps.limits;
         let registry =
             Registry::with_limit(plan, limits.max_uniform_buffer_binding_size.min(u32::MAX as u64) as u32);
         Self {
             device: device.clone(),
-            caps: DeviceCaps::new(device),
             registry_tag: registry.tag(),
             registry,
             align: limits.min_uniform_buffer_offset_alignment,
@@ -125,10 +125,11 @@ impl Manager {
             resources: Default::default(),
             placeholders: Placeholders::default(),
             probes: HashMap::new(),
-            uploader: Uploader::new(options.strategy),
+            uploader: Uploader::new(options.strategy, limits.clone()),
             stats: FrameStats::default(),
             epoch: 0,
             serial: 0,
+            caps,
         }
     }
 
@@ -286,10 +287,10 @@ impl Manager {
         }
         self.epoch += 1;
         self.device = device.clone();
+        self.uploader = Uploader::new(self.uploader.strategy, caps.limits.clone());
         self.caps = caps;
         self.placeholders = Placeholders::default();
         self.probes.clear();
-        self.uploader = Uploader::new(self.uploader.strategy);
         Ok(())
     }
 

@@ -92,6 +92,8 @@ struct Scatter {
 #[derive(Debug)]
 pub(crate) struct Uploader {
     pub(crate) strategy: FlushStrategy,
+    /// The device's limits: buffer and storage-binding sizes bound the chunks.
+    limits: wgpu::Limits,
     staging: Option<wgpu::Buffer>,
     staging_epoch: u64,
     /// Size of the table window each scatter dispatch sees.
@@ -107,9 +109,10 @@ pub(crate) struct Uploader {
 }
 
 impl Uploader {
-    pub(crate) fn new(strategy: FlushStrategy) -> Self {
+    pub(crate) fn new(strategy: FlushStrategy, limits: wgpu::Limits) -> Self {
         Self {
             strategy,
+            limits,
             staging: None,
             staging_epoch: 0,
             window: 256,
@@ -138,7 +141,6 @@ impl Uploader {
         stats: &mut FrameStats,
         epoch: &mut u64,
     ) -> Result<(), Error> {
-        let limits = device.limits();
         let mut encoder: Option<wgpu::CommandEncoder> = None;
         let mut failed = None;
         self.ranges.clear();
@@ -147,7 +149,7 @@ impl Uploader {
             let s = stats.slot_mut(slot.id);
             s.dirty_instances += slot.dirty_count() as u64;
             let high = highs[slot.frequency as usize];
-            let growth = match grow(device, &limits, slot, high, &mut encoder, s, epoch) {
+            let growth = match grow(device, self.limits.max_buffer_size, slot, high, &mut encoder, s, epoch) {
                 Ok(g) => g,
                 // Still upload what fits the buffer as it is laid out; the rest stays dirty.
                 Err(e) => {
@@ -186,18 +188,18 @@ impl Uploader {
                 FlushStrategy::Copies => false,
                 FlushStrategy::Scatter => true,
                 FlushStrategy::Auto => n > AUTO_COPY_LIMIT,
-            } && buffer_size <= limits.max_storage_buffer_binding_size;
+            } && buffer_size <= self.limits.max_storage_buffer_binding_size;
             self.packed.push((i, start..self.ranges.len(), scatter));
         }
 
-        let budget = chunk_budget(&limits);
-        let storage_align = limits.min_storage_buffer_offset_alignment as u64;
+        let budget = chunk_budget(&self.limits);
+        let storage_align = self.limits.min_storage_buffer_offset_alignment as u64;
         let mut cursor = Cursor { packed: 0, range: self.packed.first().map_or(0, |p| p.1.start), done: 0 };
         while cursor.packed < self.packed.len() {
             let data = self.plan_chunk(&mut cursor, budget, storage_align);
             // The budget always admits one job's overhead and a word, so every chunk progresses.
             debug_assert!(!self.jobs.is_empty(), "a chunk made no progress");
-            self.stage_and_move(device, queue, slots, stats, epoch, &mut encoder, data, storage_align)?;
+            self.stage_and_move(device, queue, slots, stats, epoch, &mut encoder, data)?;
         }
         if let Some(encoder) = encoder {
             queue.submit(std::iter::once(encoder.finish()));
@@ -272,11 +274,11 @@ impl Uploader {
         epoch: &mut u64,
         encoder: &mut Option<wgpu::CommandEncoder>,
         packed: u64,
-        storage_align: u64,
     ) -> Result<(), Error> {
         if self.jobs.is_empty() {
             return Ok(());
         }
+        let storage_align = self.limits.min_storage_buffer_offset_alignment as u64;
         // Layout of the staging buffer: packed data, then one table per scatter job, then the window.
         let mut size = packed;
         let mut tables = false;
@@ -300,7 +302,7 @@ impl Uploader {
         }
         let size = size.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
         if self.staging.as_ref().is_none_or(|b| b.size() < size) {
-            let max = device.limits().max_buffer_size;
+            let max = self.limits.max_buffer_size;
             let desc = wgpu::BufferDescriptor {
                 label: Some("freqbuf staging"),
                 size: size.next_power_of_two().min(max).max(size),
@@ -417,7 +419,7 @@ enum Growth {
 /// next power of two of instances, capped by `max_buffer_size`.
 fn grow(
     device: &wgpu::Device,
-    limits: &wgpu::Limits,
+    max_buffer_size: u64,
     slot: &mut Slot,
     high: u32,
     encoder: &mut Option<wgpu::CommandEncoder>,
@@ -435,13 +437,13 @@ fn grow(
         return Ok(Growth::None);
     }
     let stride = slot.stride as u64;
-    let most = (limits.max_buffer_size / stride).min(u32::MAX as u64) as u32;
+    let most = (max_buffer_size / stride).min(u32::MAX as u64) as u32;
     if need > most {
         return Err(Error::SlotTooLarge {
             binding: slot.binding,
             instances: need,
             stride: slot.stride,
-            limit: limits.max_buffer_size,
+            limit: max_buffer_size,
         });
     }
     let capacity = grown_capacity(need).min(most);
