@@ -6,9 +6,10 @@
 
 use std::collections::BTreeSet;
 
-use slotmap::{Key, SlotMap};
+use slotmap::{DefaultKey, Key, KeyData, SlotMap};
 
-use crate::plan::Frequency;
+use crate::error::Error;
+use crate::plan::{BindingPoint, Frequency};
 
 slotmap::new_key_type! {
     /// A view instance (a camera, a shadow cascade).
@@ -36,11 +37,18 @@ impl InstanceId {
     /// The frequency of the slots this instance has data in.
     #[inline]
     pub fn frequency(self) -> Frequency {
+        self.parts().0
+    }
+
+    /// The one place that tells the kinds apart: the frequency and the
+    /// untyped key (`None` for the frame).
+    #[inline]
+    fn parts(self) -> (Frequency, Option<KeyData>) {
         match self {
-            InstanceId::Frame => Frequency::Frame,
-            InstanceId::View(_) => Frequency::View,
-            InstanceId::Material(_) => Frequency::Material,
-            InstanceId::Object(_) => Frequency::Object,
+            InstanceId::Frame => (Frequency::Frame, None),
+            InstanceId::View(k) => (Frequency::View, Some(k.data())),
+            InstanceId::Material(k) => (Frequency::Material, Some(k.data())),
+            InstanceId::Object(k) => (Frequency::Object, Some(k.data())),
         }
     }
 }
@@ -63,7 +71,7 @@ impl From<ObjectId> for InstanceId {
 
 /// Handles of one frequency and their dense indices.
 #[derive(Debug)]
-pub(crate) struct Instances<K: Key> {
+struct Instances<K: Key> {
     /// Dense index, with [`PENDING`] set until the first flush after creation.
     /// One `u32`, so that the draw's one lookup yields both and the map stays small.
     map: SlotMap<K, u32>,
@@ -76,16 +84,16 @@ pub(crate) struct Instances<K: Key> {
 
 /// Marks an instance created after the last flush (it cannot be drawn yet).
 /// Dense indices stay below it: a slot buffer holds far fewer instances.
-pub(crate) const PENDING: u32 = 1 << 31;
+const PENDING: u32 = 1 << 31;
 
 impl<K: Key> Instances<K> {
-    pub(crate) fn new() -> Self {
+    fn new() -> Self {
         Self { map: SlotMap::with_key(), pending: Vec::new(), free: BTreeSet::new(), high: 0 }
     }
 
     /// A new handle and its dense index (a freed index when there is one),
     /// pending until the next flush.
-    pub(crate) fn insert(&mut self) -> (K, u32) {
+    fn insert(&mut self) -> (K, u32) {
         let index = self.free.pop_first().unwrap_or_else(|| {
             self.high += 1;
             self.high - 1
@@ -97,7 +105,7 @@ impl<K: Key> Instances<K> {
     }
 
     /// Frees a handle; returns its index, or `None` when it was already freed.
-    pub(crate) fn remove(&mut self, key: K) -> Option<u32> {
+    fn remove(&mut self, key: K) -> Option<u32> {
         let index = self.map.remove(key)? & !PENDING;
         self.free.insert(index);
         // Freed indices at the top lower the count that buffers must hold.
@@ -108,18 +116,18 @@ impl<K: Key> Instances<K> {
     }
 
     #[inline]
-    pub(crate) fn get(&self, key: K) -> Option<u32> {
+    fn get(&self, key: K) -> Option<u32> {
         self.map.get(key).map(|&v| v & !PENDING)
     }
 
     /// The dense index, with [`PENDING`] set if no flush happened since creation.
     #[inline]
-    pub(crate) fn get_raw(&self, key: K) -> Option<u32> {
+    fn get_raw(&self, key: K) -> Option<u32> {
         self.map.get(key).copied()
     }
 
     /// A flush happened: every live instance is on the GPU (as far as capacity allows).
-    pub(crate) fn mark_flushed(&mut self) {
+    fn mark_flushed(&mut self) {
         for key in self.pending.drain(..) {
             if let Some(v) = self.map.get_mut(key) {
                 *v &= !PENDING;
@@ -129,13 +137,169 @@ impl<K: Key> Instances<K> {
 
     /// One past the highest live index: the instance count buffers must hold.
     #[inline]
-    pub(crate) fn high(&self) -> u32 {
+    fn high(&self) -> u32 {
         self.high
     }
 
     /// Live handles.
     #[inline]
-    pub(crate) fn len(&self) -> usize {
+    fn len(&self) -> usize {
         self.map.len()
+    }
+}
+
+/// Marks a frequency the draw gives no instance of.
+pub(crate) const NOT_GIVEN: u32 = u32::MAX;
+/// Marks an instance handle that was freed.
+pub(crate) const FREED: u32 = u32::MAX - 1;
+/// Marks an instance created after the last flush.
+pub(crate) const NOT_FLUSHED: u32 = u32::MAX - 2;
+
+/// Every instance of every frequency, and the textures, samplers and storage
+/// buffers each owns. Indexed by frequency, so no caller matches over kinds.
+#[derive(Debug)]
+pub(crate) struct InstanceTable {
+    /// Views, materials and objects (the frame is index 0 of no set).
+    sets: [Instances<DefaultKey>; 3],
+    resources: [Vec<InstanceResources>; 4],
+    /// Resource change counter: each change takes the next value.
+    epoch: u64,
+}
+
+impl InstanceTable {
+    pub(crate) fn new() -> Self {
+        Self {
+            sets: [Instances::new(), Instances::new(), Instances::new()],
+            resources: Default::default(),
+            epoch: 0,
+        }
+    }
+
+    #[inline]
+    fn set(&self, f: Frequency) -> Option<&Instances<DefaultKey>> {
+        (f as usize).checked_sub(1).map(|i| &self.sets[i])
+    }
+
+    /// A new instance of `f` (not the frame) and its dense index, pending until the next flush.
+    pub(crate) fn insert<K: From<KeyData>>(&mut self, f: Frequency) -> (K, u32) {
+        debug_assert!(f != Frequency::Frame, "the frame is never created");
+        let (key, index) = self.sets[f as usize - 1].insert();
+        (K::from(key.data()), index)
+    }
+
+    /// Frees an instance and drops its resources; returns its frequency and index.
+    pub(crate) fn remove(&mut self, id: InstanceId) -> Result<(Frequency, u32), Error> {
+        let (f, key) = id.parts();
+        let index =
+            key.and_then(|k| self.sets[f as usize - 1].remove(k.into())).ok_or(Error::StaleHandle(f))?;
+        if let Some(r) = self.resources[f as usize].get_mut(index as usize) {
+            if !r.items.is_empty() {
+                r.items.clear();
+                self.epoch += 1;
+                r.epoch = self.epoch;
+            }
+        }
+        Ok((f, index))
+    }
+
+    /// The dense index of a live instance.
+    #[inline]
+    pub(crate) fn index(&self, id: InstanceId) -> Result<u32, Error> {
+        let (f, key) = id.parts();
+        match (self.set(f), key) {
+            (Some(set), Some(k)) => set.get(k.into()).ok_or(Error::StaleHandle(f)),
+            _ => Ok(0),
+        }
+    }
+
+    /// Dense indices of a draw's instances by frequency, or [`NOT_GIVEN`],
+    /// [`FREED`], [`NOT_FLUSHED`]. The frame is always 0.
+    #[inline]
+    pub(crate) fn dense(&self, keys: [Option<KeyData>; 3]) -> [u32; 4] {
+        let one = |i: usize| match keys[i].map(|k| self.sets[i].get_raw(k.into())) {
+            None => NOT_GIVEN,
+            Some(None) => FREED,
+            Some(Some(i)) if i & PENDING == 0 => i,
+            Some(Some(_)) => NOT_FLUSHED,
+        };
+        [0, one(0), one(1), one(2)]
+    }
+
+    /// One past the highest live index of `f`: the instances its slot buffers must hold.
+    #[inline]
+    pub(crate) fn high(&self, f: Frequency) -> u32 {
+        self.set(f).map_or(1, Instances::high)
+    }
+
+    /// Live instances of `f` (the frame counts as one).
+    pub(crate) fn len(&self, f: Frequency) -> usize {
+        self.set(f).map_or(1, Instances::len)
+    }
+
+    /// A flush happened: every live instance is on the GPU.
+    pub(crate) fn mark_flushed(&mut self) {
+        self.sets.iter_mut().for_each(Instances::mark_flushed);
+    }
+
+    /// The resources of instance `index` of `f`, if it ever set one.
+    #[inline]
+    pub(crate) fn resources(&self, f: Frequency, index: u32) -> Option<&InstanceResources> {
+        self.resources[f as usize].get(index as usize)
+    }
+
+    /// Binds `bound` at `point` (element `element`) of an instance.
+    pub(crate) fn set_resource(
+        &mut self,
+        f: Frequency,
+        index: u32,
+        point: BindingPoint,
+        element: u32,
+        bound: Bound,
+    ) {
+        let table = &mut self.resources[f as usize];
+        if table.len() <= index as usize {
+            table.resize_with(index as usize + 1, InstanceResources::default);
+        }
+        self.epoch += 1;
+        table[index as usize].set(point, element, bound, self.epoch);
+    }
+
+    /// Drops every resource (they belonged to a lost device).
+    pub(crate) fn clear_resources(&mut self) {
+        self.epoch += 1;
+        for r in self.resources.iter_mut().flatten() {
+            r.items.clear();
+            r.epoch = self.epoch;
+        }
+    }
+}
+
+/// A resource bound at one binding point (and array element) of an instance.
+#[derive(Clone, Debug)]
+pub(crate) enum Bound {
+    Texture(wgpu::TextureView),
+    Sampler(wgpu::Sampler),
+    Buffer(wgpu::Buffer),
+}
+
+/// The resources one instance owns.
+#[derive(Debug, Default)]
+pub(crate) struct InstanceResources {
+    /// Changes whenever an item changes, so bind groups know to rebuild.
+    pub(crate) epoch: u64,
+    items: Vec<(BindingPoint, u32, Bound)>,
+}
+
+impl InstanceResources {
+    pub(crate) fn get(&self, point: BindingPoint, element: u32) -> Option<&Bound> {
+        self.items.iter().find(|(p, e, _)| *p == point && *e == element).map(|(_, _, b)| b)
+    }
+
+    fn set(&mut self, point: BindingPoint, element: u32, bound: Bound, epoch: u64) {
+        match self.items.iter_mut().find(|(p, e, _)| *p == point && *e == element) {
+            Some(item) => item.2 = bound,
+            None => self.items.push((point, element, bound)),
+        }
+        self.epoch = epoch;
     }
 }

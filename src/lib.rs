@@ -57,7 +57,7 @@
 //! [`manager`] (slot shadows and GPU buffers, instances) → [`upload`] (flush) →
 //! [`bind`] (bind groups and the draw binder).
 
-pub mod bind;
+mod binding;
 pub mod error;
 #[cfg(feature = "headless")]
 pub mod headless;
@@ -72,27 +72,28 @@ pub mod param;
 pub mod plan;
 pub mod reflect;
 pub mod registry;
-mod resources;
 mod scope;
+mod setters;
 mod slot;
 mod stack;
 pub mod stats;
 pub mod upload;
 
-pub use bind::{BindTarget, Binder, Draw};
+pub use binding::{BindTarget, Binder, Draw};
 pub use error::{
     Error, LayoutError, LayoutErrorKind, LimitError, LimitErrorKind, Location, ParamError, ParamErrorKind,
     ReflectError, ReflectErrorKind,
 };
 pub use instance::{InstanceId, MaterialId, ObjectId, ViewId};
 pub use layout::SlotLayout;
-pub use manager::{InstanceMut, Manager, ManagerOptions};
+pub use manager::{Manager, ManagerOptions};
 pub use param::{Param, Uniform};
 pub use plan::{BindingPoint, Frequency, SlotPlan};
 pub use reflect::{
     BlockLayout, EntryPoint, Member, MemberType, Resource, ResourceKind, ShaderReflection, ShaderSource,
 };
 pub use registry::{Registry, ShaderId, SlotId};
+pub use setters::InstanceMut;
 pub use stats::{FrameStats, Stats};
 pub use upload::FlushStrategy;
 

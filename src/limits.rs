@@ -14,7 +14,6 @@
 
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 
-use crate::bind::all_stages;
 use crate::error::{LimitError, LimitErrorKind, Location};
 use crate::plan::BindingPoint;
 use crate::reflect::{ResourceKind, ShaderReflection};
@@ -39,9 +38,12 @@ impl DeviceCaps {
     /// Group indices a pipeline layout may use, capped by what a binder tracks.
     #[inline]
     pub(crate) fn max_groups(&self) -> u32 {
-        self.limits.max_bind_groups.min(crate::bind::MAX_GROUPS as u32)
+        self.limits.max_bind_groups.min(MAX_GROUPS as u32)
     }
 }
+
+/// Bind group index limit freqbuf tracks per pass (wgpu's `max_bind_groups` is at most 8).
+pub(crate) const MAX_GROUPS: usize = 8;
 
 /// Checks `shader` against the device. Returns the visibility of each used
 /// non-uniform binding, in `used_resources` order.
@@ -219,4 +221,11 @@ fn count_stages(
         }
     }
     Ok(())
+}
+
+/// Every stage a shared layout may be used from. Fixed, so that layouts of
+/// shaders of different stages stay identical and interchangeable.
+#[inline]
+pub(crate) fn all_stages() -> wgpu::ShaderStages {
+    wgpu::ShaderStages::VERTEX_FRAGMENT | wgpu::ShaderStages::COMPUTE
 }

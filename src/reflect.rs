@@ -409,6 +409,60 @@ pub struct Resource {
 }
 
 impl Resource {
+    /// The wgpu binding type of a non-uniform resource, or why freqbuf cannot
+    /// bind it. A float texture that is sampled with a sampler somewhere must be filterable.
+    pub(crate) fn binding_type(&self) -> Result<wgpu::BindingType, &'static str> {
+        use naga::{ImageClass, ImageDimension as D, ScalarKind};
+        let sampled = self.sampled;
+        let ty = match self.kind {
+            ResourceKind::Texture { dim, arrayed, class } => {
+                let view_dimension = match (dim, arrayed) {
+                    (D::D1, _) => wgpu::TextureViewDimension::D1,
+                    (D::D2, false) => wgpu::TextureViewDimension::D2,
+                    (D::D2, true) => wgpu::TextureViewDimension::D2Array,
+                    (D::D3, _) => wgpu::TextureViewDimension::D3,
+                    (D::Cube, false) => wgpu::TextureViewDimension::Cube,
+                    (D::Cube, true) => wgpu::TextureViewDimension::CubeArray,
+                };
+                let (sample_type, multisampled) = match class {
+                    ImageClass::Sampled { kind, multi } => (
+                        match kind {
+                            ScalarKind::Sint => wgpu::TextureSampleType::Sint,
+                            ScalarKind::Uint => wgpu::TextureSampleType::Uint,
+                            _ => wgpu::TextureSampleType::Float { filterable: sampled && !multi },
+                        },
+                        multi,
+                    ),
+                    ImageClass::Depth { multi } => (wgpu::TextureSampleType::Depth, multi),
+                    _ => return Err("external and storage images are not supported"),
+                };
+                wgpu::BindingType::Texture { sample_type, view_dimension, multisampled }
+            }
+            ResourceKind::Sampler { comparison } => wgpu::BindingType::Sampler(if comparison {
+                wgpu::SamplerBindingType::Comparison
+            } else {
+                wgpu::SamplerBindingType::Filtering
+            }),
+            ResourceKind::Storage { read_only } => wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            ResourceKind::StorageTexture { .. } => {
+                return Err("storage textures are not supported yet");
+            }
+            ResourceKind::AccelerationStructure => {
+                return Err("acceleration structures are not supported");
+            }
+            ResourceKind::Uniform => wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: true,
+                min_binding_size: None,
+            },
+        };
+        Ok(ty)
+    }
+
     /// Whether any entry point uses it.
     #[inline]
     pub fn is_used(&self) -> bool {
@@ -720,6 +774,13 @@ fn member_type(
 }
 
 /// The WGSL spelling of a value type, for every scalar width (`i64`, `f16`, ...).
+impl std::fmt::Display for ValueType {
+    /// The WGSL spelling: `vec4<f32>`, `mat3x3<f32>`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&wgsl_name(*self))
+    }
+}
+
 pub(crate) fn wgsl_name(v: ValueType) -> String {
     let scalar = match (v.kind, v.width) {
         (naga::ScalarKind::Float, w) => format!("f{}", w as u32 * 8),

@@ -8,8 +8,9 @@ use std::collections::BTreeMap;
 use std::ops::Index;
 
 use crate::error::{Error, LayoutError, LayoutErrorKind, ParamError, ParamErrorKind};
-use crate::layout::{Resolved, SlotLayout};
+use crate::layout::SlotLayout;
 use crate::name::parse_path;
+use crate::param::Param;
 use crate::plan::{BindingPoint, Frequency, SlotPlan};
 use crate::reflect::{Resource, ResourceKind, ShaderReflection};
 
@@ -37,12 +38,6 @@ impl ShaderId {
     pub fn index(self) -> usize {
         self.index as usize
     }
-
-    /// The tag of the registry that made it.
-    #[inline]
-    pub(crate) fn tag(self) -> u32 {
-        self.tag
-    }
 }
 
 impl SlotId {
@@ -66,6 +61,14 @@ pub struct SharedBinding {
     pub frequency: Frequency,
     /// The shader that first declared it.
     pub shader: ShaderId,
+}
+
+/// A shader's registration, checked and merged but not committed.
+#[derive(Debug)]
+pub(crate) struct Staged {
+    slots: BTreeMap<BindingPoint, SlotLayout>,
+    new_bindings: Vec<SharedBinding>,
+    now_sampled: Vec<BindingPoint>,
 }
 
 /// All registered shaders and the merged layouts of their slots.
@@ -100,12 +103,6 @@ impl Registry {
         }
     }
 
-    /// The tag its ids carry.
-    #[inline]
-    pub(crate) fn tag(&self) -> u32 {
-        self.tag
-    }
-
     /// Whether `id` was made by this registry.
     #[inline]
     pub fn owns(&self, id: ShaderId) -> bool {
@@ -126,9 +123,19 @@ impl Registry {
 
     /// Registers a shader and merges its used uniform blocks into the slots.
     ///
-    /// Unused blocks are ignored. On any error nothing changes.
+    /// Every rule that does not depend on a device is checked here, so a set
+    /// of shaders this accepts is one a `Manager` accepts on a device with the
+    /// same uniform size limit, with the same errors. Unused blocks are
+    /// ignored. On any error nothing changes.
     /// Cost: proportional to the shader's members times the slot's members.
     pub fn add(&mut self, shader: ShaderReflection) -> Result<ShaderId, Error> {
+        let staged = self.stage(&shader)?;
+        Ok(self.commit(shader, staged))
+    }
+
+    /// Checks `shader` against every registration rule and merges its blocks
+    /// into copies of the slots it touches; changes nothing.
+    pub(crate) fn stage(&self, shader: &ShaderReflection) -> Result<Staged, Error> {
         let id = ShaderId { tag: self.tag, index: self.shaders.len() as u32 };
         let name = shader.name();
         let fail = |binding, kind| Error::Layout {
@@ -141,9 +148,27 @@ impl Registry {
         let mut now_sampled: Vec<BindingPoint> = Vec::new();
         for res in shader.used_resources() {
             let point = res.binding;
+            res.binding_type().map_err(|e| Error::Unsupported {
+                shader: name.to_owned(),
+                what: format!("`{}`: {e}", res.name),
+            })?;
             let frequency = self.plan.frequency(point).ok_or_else(|| {
                 fail(point, LayoutErrorKind::Unplanned { shader: name.to_owned(), name: res.name.clone() })
             })?;
+            // The instance of one frequency owns a group's textures, samplers and buffers.
+            if res.kind != ResourceKind::Uniform {
+                let group = point.group;
+                let owner = self
+                    .bindings
+                    .values()
+                    .map(|b| (b.resource.binding, b.frequency))
+                    .chain(new_bindings.iter().map(|b| (b.resource.binding, b.frequency)))
+                    .find(|(p, _)| p.group == group)
+                    .map(|(_, f)| f);
+                if let Some(first) = owner.filter(|&f| f != frequency) {
+                    return Err(fail(point, LayoutErrorKind::MixedGroup { group, first, second: frequency }));
+                }
+            }
             let other =
                 self.bindings.get(&point).map(|b| (&self.shaders[b.shader.index()], &b.resource)).or_else(
                     || {
@@ -196,7 +221,14 @@ impl Registry {
                 }
             }
         }
-        for (point, layout) in staged {
+        Ok(Staged { slots: staged, new_bindings, now_sampled })
+    }
+
+    /// Commits what [`Registry::stage`] checked for the same shader.
+    pub(crate) fn commit(&mut self, shader: ShaderReflection, staged: Staged) -> ShaderId {
+        let id = ShaderId { tag: self.tag, index: self.shaders.len() as u32 };
+        let Staged { slots, new_bindings, now_sampled } = staged;
+        for (point, layout) in slots {
             match self.slot_by_point.get(&point) {
                 Some(s) => self.slots[s.index()] = layout,
                 None => {
@@ -215,7 +247,7 @@ impl Registry {
             }
         }
         self.shaders.push(shader);
-        Ok(id)
+        id
     }
 
     /// Every registered shader, with its id.
@@ -243,11 +275,7 @@ impl Registry {
     /// slots of `frequency`, or of every frequency when `None`.
     ///
     /// Unknown names get the closest known names as suggestions.
-    pub fn resolve(
-        &self,
-        path: &str,
-        frequency: Option<Frequency>,
-    ) -> Result<(SlotId, Resolved<'_>), ParamError> {
+    pub fn resolve(&self, path: &str, frequency: Option<Frequency>) -> Result<Param, ParamError> {
         let err = |kind| ParamError { name: path.to_owned(), kind };
         let parsed = parse_path(path).map_err(err)?;
         let first = parsed[0].name;
@@ -261,7 +289,9 @@ impl Registry {
         }
         match found[..] {
             [] => {}
-            [(id, slot)] => return slot.resolve(rest).map(|r| (id, r)).map_err(err),
+            [(id, slot)] => {
+                return slot.resolve(rest).map(|r| Param::new(id, slot.frequency(), &r)).map_err(err);
+            }
             _ => {
                 let tail = rest.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(".");
                 let spellings = found
@@ -281,6 +311,54 @@ impl Registry {
         }
         let names = candidates().flat_map(|(_, s)| s.names()).collect::<Vec<_>>();
         Err(err(ParamErrorKind::Unknown { suggestions: closest(first, names) }))
+    }
+
+    /// Resolves a texture, sampler or storage buffer name (`albedo_tex`, or
+    /// `GMRTs[2]` for an element of a binding array) among the bindings of
+    /// `frequency`: the binding and the array element. `want` is the kind the
+    /// caller sets (`texture`, `sampler`, `storage`).
+    pub(crate) fn resolve_binding(
+        &self,
+        path: &str,
+        frequency: Frequency,
+        want: &'static str,
+    ) -> Result<(&SharedBinding, u32), ParamError> {
+        let err = |kind| ParamError { name: path.to_owned(), kind };
+        let parsed = parse_path(path).map_err(err)?;
+        let [seg] = &parsed[..] else {
+            return Err(err(ParamErrorKind::Malformed));
+        };
+        let Some(shared) = self.bindings().find(|b| b.resource.name == seg.name) else {
+            if self.resolve(seg.name, None).is_ok() {
+                let found = want.into();
+                return Err(err(ParamErrorKind::TypeMismatch { expected: "a uniform value".into(), found }));
+            }
+            let names = self.bindings().map(|b| b.resource.name.as_str());
+            return Err(err(ParamErrorKind::Unknown { suggestions: closest(seg.name, names) }));
+        };
+        let kind = match shared.resource.kind {
+            ResourceKind::Texture { .. } => "texture",
+            ResourceKind::Sampler { .. } => "sampler",
+            ResourceKind::Storage { .. } => "storage",
+            ref k => k.as_str(),
+        };
+        if kind != want {
+            return Err(err(ParamErrorKind::TypeMismatch { expected: kind.into(), found: want.into() }));
+        }
+        if shared.frequency != frequency {
+            return Err(err(ParamErrorKind::WrongFrequency { wanted: frequency, actual: shared.frequency }));
+        }
+        let (count, member) = (shared.resource.count, seg.name.to_owned());
+        let element = match seg.index {
+            None if count > 1 => return Err(err(ParamErrorKind::NeedsIndex { member })),
+            None => 0,
+            Some(_) if count == 1 => return Err(err(ParamErrorKind::NotAnArray { member })),
+            Some(index) if index >= count => {
+                return Err(err(ParamErrorKind::IndexOutOfRange { member, index, count }));
+            }
+            Some(i) => i,
+        };
+        Ok((shared, element))
     }
 
     /// Member names that more than one slot of a frequency declares, with the

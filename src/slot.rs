@@ -29,32 +29,30 @@ struct Dirty {
 /// Runtime state of one shared uniform slot.
 #[derive(Debug)]
 pub(crate) struct Slot {
-    pub(crate) id: SlotId,
-    pub(crate) binding: BindingPoint,
-    pub(crate) frequency: Frequency,
+    id: SlotId,
+    binding: BindingPoint,
+    frequency: Frequency,
     /// Bytes of one instance that shaders read (the merged block size).
-    pub(crate) size: u32,
+    size: u32,
     /// Distance between instances: `size` rounded up to the offset alignment.
-    pub(crate) stride: u32,
+    stride: u32,
     align: u32,
     /// CPU copy of every instance; its length is `instances * stride`.
-    pub(crate) shadow: Vec<u8>,
+    shadow: Vec<u8>,
     dirty_ranges: Vec<Dirty>,
     /// Dirty instance indices, unsorted, each once.
     dirty: Vec<u32>,
     /// The GPU buffer; replaced (never resized) on growth.
-    pub(crate) buffer: Option<wgpu::Buffer>,
+    buffer: Option<wgpu::Buffer>,
     /// Instances the GPU buffer holds.
-    pub(crate) gpu_capacity: u32,
+    gpu_capacity: u32,
     /// Stride the GPU buffer was laid out with.
-    pub(crate) gpu_stride: u32,
+    gpu_stride: u32,
     /// Block size the GPU buffer's bind groups expose: `size` as of the last flush.
     /// Draws address the buffer with `gpu_stride` and `gpu_size` until the next
     /// flush re-lays it, so a register between a flush and a draw cannot make a
     /// draw read another instance's bytes.
-    pub(crate) gpu_size: u32,
-    /// Bumped whenever `buffer` is replaced, so bind groups know to rebuild.
-    pub(crate) epoch: u64,
+    gpu_size: u32,
 }
 
 impl Slot {
@@ -79,8 +77,84 @@ impl Slot {
             gpu_capacity: 0,
             gpu_stride: 0,
             gpu_size: 0,
-            epoch: 0,
         }
+    }
+
+    #[inline]
+    pub(crate) fn id(&self) -> SlotId {
+        self.id
+    }
+
+    #[inline]
+    pub(crate) fn binding(&self) -> BindingPoint {
+        self.binding
+    }
+
+    #[inline]
+    pub(crate) fn frequency(&self) -> Frequency {
+        self.frequency
+    }
+
+    /// Bytes of one instance that shaders read (the merged block size).
+    #[inline]
+    pub(crate) fn size(&self) -> u32 {
+        self.size
+    }
+
+    /// Distance between instances in the shadow (the GPU copy catches up at flush).
+    #[inline]
+    pub(crate) fn stride(&self) -> u32 {
+        self.stride
+    }
+
+    /// The CPU copy of every instance.
+    #[inline]
+    pub(crate) fn shadow(&self) -> &[u8] {
+        &self.shadow
+    }
+
+    /// The GPU buffer, once a flush made one.
+    #[inline]
+    pub(crate) fn gpu_buffer(&self) -> Option<&wgpu::Buffer> {
+        self.buffer.as_ref()
+    }
+
+    /// Instances the GPU buffer holds.
+    #[inline]
+    pub(crate) fn gpu_capacity(&self) -> u32 {
+        self.gpu_capacity
+    }
+
+    /// Stride the GPU buffer is laid out with.
+    #[inline]
+    pub(crate) fn gpu_stride(&self) -> u32 {
+        self.gpu_stride
+    }
+
+    /// Block size the GPU buffer's bind groups expose.
+    #[inline]
+    pub(crate) fn gpu_size(&self) -> u32 {
+        self.gpu_size
+    }
+
+    /// Whether the GPU buffer exists and is laid out with the shadow's stride.
+    #[inline]
+    pub(crate) fn gpu_matches_stride(&self) -> bool {
+        self.buffer.is_some() && self.gpu_stride == self.stride
+    }
+
+    /// Makes `buffer`, holding `capacity` instances at the shadow's stride, the
+    /// GPU copy; bind groups then expose the shadow's block size. Flush only.
+    pub(crate) fn install(&mut self, buffer: wgpu::Buffer, capacity: u32) {
+        self.buffer = Some(buffer);
+        self.gpu_capacity = capacity;
+        self.gpu_stride = self.stride;
+        self.gpu_size = self.size;
+    }
+
+    /// Exposes a grown block on the same buffer; returns whether the size changed.
+    pub(crate) fn expose_size(&mut self) -> bool {
+        std::mem::replace(&mut self.gpu_size, self.size) != self.size
     }
 
     /// Instances the shadow holds.

@@ -270,7 +270,7 @@ fn spirv_and_naga_modules_reflect_like_their_wgsl() {
 #[test]
 fn names_resolve_with_indices_and_fields() {
     let r = registry(&["padding.wgsl"]);
-    let (slot, p) = r.resolve("lights[3].color", None).unwrap();
+    let p = r.resolve("lights[3].color", None).unwrap();
     let light_fields = match light() {
         Ty::Struct(_, fl) => fl,
         _ => unreachable!(),
@@ -279,18 +279,18 @@ fn names_resolve_with_indices_and_fields() {
     let object_fields_offset = field_offsets(&object_fields(), Rules::Wgsl)[5];
     let light_stride = align_size(&light(), Rules::Wgsl).1;
     assert_eq!(
-        p.offset,
+        p.offset(),
         object_fields_offset + 3 * light_stride + field_offsets(&light_fields, Rules::Wgsl)[2]
     );
-    assert_eq!(p.ty.name(), "vec3<f32>");
-    assert_eq!(r[slot].frequency(), Frequency::Object);
+    assert_eq!(p.value_type().unwrap().to_string(), "vec3<f32>");
+    assert_eq!(r[p.slot()].frequency(), Frequency::Object);
 
-    let (_, whole) = r.resolve("cascade_splits", None).unwrap();
-    assert_eq!((whole.count, whole.stride), (4, 16));
-    let (_, elem) = r.resolve("cascade_splits[2]", Some(Frequency::Frame)).unwrap();
-    assert_eq!((elem.offset, elem.count), (32, 1));
+    let whole = r.resolve("cascade_splits", None).unwrap();
+    assert_eq!((whole.count(), whole.stride()), (4, 16));
+    let elem = r.resolve("cascade_splits[2]", Some(Frequency::Frame)).unwrap();
+    assert_eq!((elem.offset(), elem.count()), (32, 1));
     // The D3D spelling of the declaration is the whole array.
-    let (_, decl) = r.resolve("cascade_splits[4]", None).unwrap();
+    let decl = r.resolve("cascade_splits[4]", None).unwrap();
     assert_eq!(decl, whole);
 
     let kind = |path: &str| r.resolve(path, None).unwrap_err().kind;

@@ -1,0 +1,281 @@
+//! The bind group cache: one bind group per (variant, owner instance), built
+//! on first draw and rebuilt when its inputs change, plus the one-entry probes
+//! that check a resource before an instance takes it.
+
+use std::collections::HashMap;
+
+use crate::binding::layouts::{Variant, VariantEntry, VariantId};
+use crate::binding::placeholders::Placeholders;
+use crate::error::Error;
+use crate::instance::{Bound, InstanceResources};
+use crate::plan::BindingPoint;
+use crate::registry::Registry;
+use crate::scope;
+use crate::slot::Slot;
+
+/// A built bind group, the resource epoch it was built from, and its serial.
+#[derive(Debug)]
+pub(crate) struct CachedGroup {
+    pub(crate) group: wgpu::BindGroup,
+    pub(crate) stamp: u64,
+    pub(crate) serial: u64,
+}
+
+/// Bind groups by variant and owner index (index 0 when the variant has no owner).
+#[derive(Debug, Default)]
+pub(crate) struct BindGroups {
+    cache: Vec<Vec<Option<CachedGroup>>>,
+    /// Serial of the last group built: a binder compares serials, not groups.
+    serial: u64,
+    placeholders: Placeholders,
+    /// One-entry layouts to check resources against, by binding type.
+    probes: HashMap<wgpu::BindingType, wgpu::BindGroupLayout>,
+}
+
+/// What building a bind group reads.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GroupInputs<'a> {
+    pub(crate) device: &'a wgpu::Device,
+    pub(crate) registry: &'a Registry,
+    pub(crate) slots: &'a [Slot],
+    /// The owner instance's resources, if it set any.
+    pub(crate) owned: Option<&'a InstanceResources>,
+}
+
+impl BindGroups {
+    /// The cached group of a variant for one owner, if it was built from `stamp`.
+    #[inline]
+    pub(crate) fn get(&self, vid: VariantId, owner: u32, stamp: u64) -> Option<&CachedGroup> {
+        match self.cache.get(vid.0 as usize)?.get(owner as usize) {
+            Some(Some(c)) if c.stamp == stamp => Some(c),
+            _ => None,
+        }
+    }
+
+    /// Forgets the groups of `variants` (a slot they bind changed its buffer or block size).
+    pub(crate) fn invalidate(&mut self, variants: impl IntoIterator<Item = VariantId>) {
+        for v in variants {
+            if let Some(c) = self.cache.get_mut(v.0 as usize) {
+                c.clear();
+            }
+        }
+    }
+
+    /// Forgets everything made on the old device.
+    pub(crate) fn reset(&mut self) {
+        let serial = self.serial;
+        *self = Self { serial, ..Self::default() };
+    }
+
+    /// Builds the bind group of a variant for one owner, inside error scopes.
+    #[cold]
+    pub(crate) fn build(
+        &mut self,
+        vid: VariantId,
+        variant: &Variant,
+        owner: u32,
+        stamp: u64,
+        inputs: GroupInputs<'_>,
+    ) -> Result<&CachedGroup, Error> {
+        let index = variant.group;
+        let what = move || format!("bind group for group {index}");
+        // The outer scope also covers the placeholders made on first use.
+        let group =
+            scope::scoped(inputs.device, what, || self.create(variant, inputs)).unwrap_or_else(Err)?;
+        self.serial += 1;
+        let cache = {
+            if self.cache.len() <= vid.0 as usize {
+                self.cache.resize_with(vid.0 as usize + 1, Vec::new);
+            }
+            &mut self.cache[vid.0 as usize]
+        };
+        if cache.len() <= owner as usize {
+            cache.resize_with(owner as usize + 1, || None);
+        }
+        Ok(cache[owner as usize].insert(CachedGroup { group, stamp, serial: self.serial }))
+    }
+
+    fn create(&mut self, v: &Variant, inputs: GroupInputs<'_>) -> Result<wgpu::BindGroup, Error> {
+        let GroupInputs { device, registry, slots, owned } = inputs;
+        // Resolve every resource first (placeholders need &mut), then borrow for the entries.
+        let mut views: Vec<(u32, Vec<wgpu::TextureView>)> = Vec::new();
+        let mut samplers: Vec<(u32, Vec<wgpu::Sampler>)> = Vec::new();
+        let mut buffers: Vec<(u32, wgpu::Buffer)> = Vec::new();
+        for e in &v.entries {
+            let VariantEntry::Resource { binding, ty, count } = *e else {
+                continue;
+            };
+            let point = BindingPoint::new(v.group, binding);
+            let set = |el| owned.and_then(|r| r.get(point, el));
+            match ty {
+                wgpu::BindingType::Texture { .. } => {
+                    let list = (0..count)
+                        .map(|el| match set(el) {
+                            Some(Bound::Texture(t)) => t.clone(),
+                            _ => self.placeholders.view(device, ty).expect("a texture type").clone(),
+                        })
+                        .collect();
+                    views.push((binding, list));
+                }
+                wgpu::BindingType::Sampler(kind) => {
+                    let comparison = kind == wgpu::SamplerBindingType::Comparison;
+                    let list = (0..count)
+                        .map(|el| match set(el) {
+                            Some(Bound::Sampler(s)) => s.clone(),
+                            _ => self.placeholders.sampler(device, comparison).clone(),
+                        })
+                        .collect();
+                    samplers.push((binding, list));
+                }
+                _ => match set(0) {
+                    Some(Bound::Buffer(b)) => buffers.push((binding, b.clone())),
+                    _ => {
+                        let name = registry
+                            .bindings()
+                            .find(|b| b.resource.binding == point)
+                            .map_or_else(String::new, |b| b.resource.name.clone());
+                        return Err(Error::Unset { name, binding: point });
+                    }
+                },
+            }
+        }
+        let view_refs: Vec<(u32, Vec<&wgpu::TextureView>)> =
+            views.iter().map(|(b, l)| (*b, l.iter().collect())).collect();
+        let sampler_refs: Vec<(u32, Vec<&wgpu::Sampler>)> =
+            samplers.iter().map(|(b, l)| (*b, l.iter().collect())).collect();
+        let mut entries = Vec::with_capacity(v.entries.len());
+        for e in &v.entries {
+            let (binding, resource) = match *e {
+                VariantEntry::Uniform(s) => uniform_resource(&slots[s.index()])?,
+                VariantEntry::Resource { binding, ty, count } => {
+                    let resource = match ty {
+                        wgpu::BindingType::Texture { .. } => {
+                            let list =
+                                &view_refs.iter().find(|(b, _)| *b == binding).expect("resolved above").1;
+                            if count > 1 {
+                                wgpu::BindingResource::TextureViewArray(list)
+                            } else {
+                                wgpu::BindingResource::TextureView(list[0])
+                            }
+                        }
+                        wgpu::BindingType::Sampler(_) => {
+                            let list =
+                                &sampler_refs.iter().find(|(b, _)| *b == binding).expect("resolved above").1;
+                            if count > 1 {
+                                wgpu::BindingResource::SamplerArray(list)
+                            } else {
+                                wgpu::BindingResource::Sampler(list[0])
+                            }
+                        }
+                        _ => buffers
+                            .iter()
+                            .find(|(b, _)| *b == binding)
+                            .expect("resolved above")
+                            .1
+                            .as_entire_binding(),
+                    };
+                    (binding, resource)
+                }
+            };
+            entries.push(wgpu::BindGroupEntry { binding, resource });
+        }
+        Ok(device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("freqbuf group"),
+            layout: &v.layout,
+            entries: &entries,
+        }))
+    }
+
+    /// Checks that `bound` fits a binding of type `ty` by building a one-entry
+    /// bind group inside error scopes. Returns wgpu's complaint, if any.
+    ///
+    /// Cost: one bind group creation (and a layout the first time per type).
+    pub(crate) fn probe(
+        &mut self,
+        device: &wgpu::Device,
+        ty: wgpu::BindingType,
+        bound: &Bound,
+    ) -> Result<(), String> {
+        let text = |e: Error| match e {
+            Error::Wgpu { message, .. } => message,
+            e => e.to_string(),
+        };
+        let layout = match self.probes.entry(ty) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                let visibility = match ty {
+                    wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Storage { read_only: false },
+                        ..
+                    } => wgpu::ShaderStages::COMPUTE,
+                    _ => wgpu::ShaderStages::FRAGMENT,
+                };
+                let entry = wgpu::BindGroupLayoutEntry { binding: 0, visibility, ty, count: None };
+                let layout = scope::scoped(
+                    device,
+                    || "resource check layout".into(),
+                    || {
+                        device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                            label: Some("freqbuf check"),
+                            entries: &[entry],
+                        })
+                    },
+                )
+                .map_err(text)?;
+                e.insert(layout)
+            }
+        };
+        let resource = match bound {
+            Bound::Texture(v) => wgpu::BindingResource::TextureView(v),
+            Bound::Sampler(s) => wgpu::BindingResource::Sampler(s),
+            Bound::Buffer(b) => b.as_entire_binding(),
+        };
+        scope::scoped(device, String::new, || {
+            device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("freqbuf check"),
+                layout,
+                entries: &[wgpu::BindGroupEntry { binding: 0, resource }],
+            })
+        })
+        .map(drop)
+        .map_err(text)
+    }
+}
+
+/// A slot's buffer as its bind groups expose it: the block size as of the last flush.
+fn uniform_resource(slot: &Slot) -> Result<(u32, wgpu::BindingResource<'_>), Error> {
+    let buffer = slot.gpu_buffer().ok_or(Error::NotFlushed(slot.frequency()))?;
+    let size = wgpu::BufferSize::new(slot.gpu_size().next_multiple_of(16) as u64);
+    Ok((
+        slot.binding().binding,
+        wgpu::BindingResource::Buffer(wgpu::BufferBinding { buffer, offset: 0, size }),
+    ))
+}
+
+/// A binding type in words, for errors: `texture_2d<f32> (filterable)`.
+pub(crate) fn describe(ty: wgpu::BindingType) -> String {
+    match ty {
+        wgpu::BindingType::Texture { sample_type, view_dimension, multisampled } => {
+            let sample = match sample_type {
+                wgpu::TextureSampleType::Float { filterable: true } => "filterable float",
+                wgpu::TextureSampleType::Float { filterable: false } => "unfilterable float",
+                wgpu::TextureSampleType::Depth => "depth",
+                wgpu::TextureSampleType::Sint => "sint",
+                wgpu::TextureSampleType::Uint => "uint",
+            };
+            let ms = if multisampled { ", multisampled" } else { "" };
+            format!("a {view_dimension:?} texture view of a {sample} format{ms}")
+        }
+        wgpu::BindingType::Sampler(kind) => format!("a {kind:?} sampler").to_lowercase(),
+        wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            min_binding_size,
+            ..
+        } => {
+            let access = if read_only { "read-only" } else { "read-write" };
+            let min = min_binding_size.map_or(String::new(), |m| format!(" of at least {m} bytes"));
+            format!("a {access} storage buffer{min}")
+        }
+        other => format!("{other:?}"),
+    }
+}

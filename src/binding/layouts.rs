@@ -1,0 +1,344 @@
+//! Bind group layouts generated from reflection, interned as *variants*.
+//!
+//! Each shader's bind group for group `g` has the layout of exactly the
+//! bindings it uses in `g`. Shaders that use the same bindings share one
+//! variant, so their bind groups are interchangeable and stay bound across
+//! pipeline switches.
+
+use std::collections::HashMap;
+
+use smallvec::SmallVec;
+
+use crate::error::Error;
+use crate::limits;
+use crate::plan::{BindingPoint, Frequency};
+use crate::reflect::{ResourceKind, ShaderReflection};
+use crate::registry::{Registry, ShaderId, SlotId};
+use crate::scope;
+use crate::slot::Slot;
+
+/// Index of a bind group layout variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct VariantId(pub(crate) u32);
+
+/// One entry of a variant, in binding order.
+#[derive(Clone, Debug)]
+pub(crate) enum VariantEntry {
+    /// A shared uniform slot, bound with a dynamic offset.
+    Uniform(SlotId),
+    /// A texture, sampler or storage buffer owned by the group's instance.
+    Resource { binding: u32, ty: wgpu::BindingType, count: u32 },
+}
+
+/// A bind group layout shared by every shader that uses the same bindings in one group.
+#[derive(Debug)]
+pub(crate) struct Variant {
+    pub(crate) group: u32,
+    pub(crate) layout: wgpu::BindGroupLayout,
+    pub(crate) entries: Vec<VariantEntry>,
+    /// The uniform slots, in binding order (the order of dynamic offsets).
+    pub(crate) uniforms: SmallVec<[SlotId; 4]>,
+    /// The frequency whose instances own the non-uniform resources, if any.
+    pub(crate) owner: Option<Frequency>,
+}
+
+/// What a pass needs from a shader: its groups' variants and its pipeline layout.
+#[derive(Debug)]
+pub(crate) struct ShaderBinding {
+    pub(crate) groups: SmallVec<[(u32, VariantId); 4]>,
+    /// Every slot's GPU copy is known to hold the shader's blocks (checked once,
+    /// on a cold path, against `needs`).
+    pub(crate) ready: bool,
+    pub(crate) pipeline_layout: wgpu::PipelineLayout,
+    /// The shader's own block size per uniform slot, in the order of its
+    /// groups' variants' `uniforms`: a draw waits for the flush that makes the
+    /// slot's GPU copy at least this large.
+    needs: SmallVec<[u32; 8]>,
+}
+
+/// Every variant and every registered shader's groups, by [`ShaderId`] index.
+#[derive(Debug, Default)]
+pub(crate) struct Layouts {
+    pub(crate) variants: Vec<Variant>,
+    index: HashMap<(u32, Vec<wgpu::BindGroupLayoutEntry>), VariantId>,
+    pub(crate) shaders: Vec<ShaderBinding>,
+}
+
+/// A shader's layouts, created before it is committed to the registry.
+#[derive(Debug)]
+pub(crate) struct Prepared {
+    groups: Vec<PreparedGroup>,
+    pipeline_layout: wgpu::PipelineLayout,
+}
+
+/// One group of a prepared shader; `layout` is set when no variant has its entries yet.
+#[derive(Debug, Default)]
+struct PreparedGroup {
+    group: u32,
+    layout_entries: Vec<wgpu::BindGroupLayoutEntry>,
+    entries: Vec<PreEntry>,
+    layout: Option<wgpu::BindGroupLayout>,
+}
+
+/// A variant entry before the registry has assigned slot ids.
+#[derive(Debug)]
+enum PreEntry {
+    /// A uniform block at a binding point, with the shader's block size.
+    Uniform(BindingPoint, u32),
+    Resource {
+        binding: u32,
+        ty: wgpu::BindingType,
+        count: u32,
+    },
+}
+
+/// Layouts rebuilt on a new device, to install once all of them exist.
+#[derive(Debug)]
+pub(crate) struct Recreated {
+    layouts: Vec<wgpu::BindGroupLayout>,
+    pipeline_layouts: Vec<wgpu::PipelineLayout>,
+}
+
+impl Layouts {
+    /// The shader's binding, if `shader` is registered.
+    #[inline]
+    pub(crate) fn shader(&self, shader: ShaderId) -> Option<&ShaderBinding> {
+        self.shaders.get(shader.index())
+    }
+
+    /// The bind group layouts of a shader by group index, empty groups included.
+    pub(crate) fn group_layouts<'a>(
+        &'a self,
+        shader: &ShaderBinding,
+    ) -> Vec<(u32, &'a wgpu::BindGroupLayout)> {
+        shader.groups.iter().map(|&(g, v)| (g, &self.variants[v.0 as usize].layout)).collect()
+    }
+
+    /// The group of each variant whose uniforms include `slot`.
+    pub(crate) fn users_of(&self, slot: SlotId) -> impl Iterator<Item = VariantId> + '_ {
+        self.variants
+            .iter()
+            .enumerate()
+            .filter(move |(_, v)| v.uniforms.contains(&slot))
+            .map(|(i, _)| VariantId(i as u32))
+    }
+
+    /// Bind group layouts and the pipeline layout for a shader not registered
+    /// yet: they depend only on its own bindings, so they are created (inside
+    /// error scopes) before anything is committed. `visibility` holds one entry
+    /// per non-uniform binding, from `limits::check`.
+    pub(crate) fn prepare(
+        &self,
+        device: &wgpu::Device,
+        shader: &ShaderReflection,
+        visibility: &[wgpu::ShaderStages],
+    ) -> Result<Prepared, Error> {
+        let mut groups: Vec<PreparedGroup> = Vec::new();
+        let mut others = visibility.iter();
+        for r in shader.used_resources() {
+            let BindingPoint { group, binding } = r.binding;
+            if groups.last().is_none_or(|g| g.group != group) {
+                groups.push(PreparedGroup { group, ..Default::default() });
+            }
+            let g = groups.last_mut().expect("pushed above");
+            if r.kind == ResourceKind::Uniform {
+                g.layout_entries.push(uniform_entry(binding));
+                g.entries.push(PreEntry::Uniform(r.binding, r.block.as_ref().map_or(0, |b| b.size)));
+            } else {
+                let ty = r.binding_type().expect("the registry refuses unsupported kinds");
+                let count = std::num::NonZeroU32::new(r.count).filter(|_| r.count > 1);
+                let visibility = *others.next().expect("a visibility per non-uniform binding");
+                g.layout_entries.push(wgpu::BindGroupLayoutEntry { binding, visibility, ty, count });
+                g.entries.push(PreEntry::Resource { binding, ty, count: r.count });
+            }
+        }
+        // Fill gaps with empty groups: wgpu-core does not rebind the groups after
+        // a gap when the previous pipeline had a layout there (a Vulkan layout
+        // compatibility break), so later groups would read stale descriptors.
+        // An empty layout makes the difference visible to it. `limits::check`
+        // bounded the group indices by `max_bind_groups`.
+        let max = groups.last().map_or(0, |g| g.group + 1);
+        for g in 0..max {
+            if !groups.iter().any(|b| b.group == g) {
+                groups.push(PreparedGroup { group: g, ..Default::default() });
+            }
+        }
+        groups.sort_by_key(|g| g.group);
+        let what = || format!("{}: bind group layouts", shader.name());
+        scope::scoped(device, what, || {
+            for g in &mut groups {
+                let key = (g.group, std::mem::take(&mut g.layout_entries));
+                if !self.index.contains_key(&key) {
+                    g.layout = Some(device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                        label: Some("freqbuf group"),
+                        entries: &key.1,
+                    }));
+                }
+                g.layout_entries = key.1;
+            }
+        })?;
+        let layouts = groups
+            .iter()
+            .map(|g| {
+                Some(g.layout.as_ref().unwrap_or_else(|| {
+                    &self.variants[self.index[&(g.group, g.layout_entries.clone())].0 as usize].layout
+                }))
+            })
+            .collect::<Vec<_>>();
+        let what = || format!("{}: pipeline layout", shader.name());
+        let pipeline_layout = scope::scoped(device, what, || {
+            device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(shader.name()),
+                bind_group_layouts: &layouts,
+                immediate_size: 0,
+            })
+        })?;
+        Ok(Prepared { groups, pipeline_layout })
+    }
+
+    /// Turns prepared layouts into variants once the registry has the shader's slots.
+    pub(crate) fn commit(&mut self, prepared: Prepared, registry: &Registry) {
+        let mut groups: SmallVec<[(u32, VariantId); 4]> = SmallVec::new();
+        let mut needs = SmallVec::new();
+        for g in prepared.groups {
+            let entries = g
+                .entries
+                .iter()
+                .map(|e| match *e {
+                    PreEntry::Uniform(point, need) => {
+                        needs.push(need);
+                        VariantEntry::Uniform(
+                            registry.slot_at(point).expect("the registry made a slot for each used block"),
+                        )
+                    }
+                    PreEntry::Resource { binding, ty, count } => {
+                        VariantEntry::Resource { binding, ty, count }
+                    }
+                })
+                .collect::<Vec<_>>();
+            let key = (g.group, g.layout_entries);
+            let vid = match (self.index.get(&key), g.layout) {
+                (Some(&v), _) => v,
+                (None, layout) => {
+                    let v = VariantId(self.variants.len() as u32);
+                    let uniforms = entries
+                        .iter()
+                        .filter_map(|e| match e {
+                            VariantEntry::Uniform(s) => Some(*s),
+                            _ => None,
+                        })
+                        .collect();
+                    let owner = entries.iter().find_map(|e| match e {
+                        VariantEntry::Resource { binding, .. } => {
+                            registry.plan().frequency(BindingPoint::new(g.group, *binding))
+                        }
+                        _ => None,
+                    });
+                    let layout = layout.expect("prepared for every new key");
+                    self.variants.push(Variant { group: g.group, layout, entries, uniforms, owner });
+                    self.index.insert(key, v);
+                    v
+                }
+            };
+            groups.push((g.group, vid));
+        }
+        self.shaders.push(ShaderBinding {
+            groups,
+            ready: false,
+            pipeline_layout: prepared.pipeline_layout,
+            needs,
+        });
+    }
+
+    /// Whether every slot's GPU copy holds the shader's whole block (a register
+    /// after the last flush may have grown it); errs when a group in `mask`
+    /// would read past it. Once true it stays true: GPU block sizes only grow,
+    /// until `recreate` clears the flags.
+    #[cold]
+    pub(crate) fn check_ready(&mut self, si: usize, mask: u32, slots: &[Slot]) -> Result<(), Error> {
+        let shader = &self.shaders[si];
+        let (mut k, mut all) = (0, true);
+        for &(group, vid) in &shader.groups {
+            for &s in &self.variants[vid.0 as usize].uniforms {
+                let slot = &slots[s.index()];
+                if shader.needs[k] > slot.gpu_size() {
+                    if mask & (1 << group) != 0 {
+                        return Err(Error::NotFlushed(slot.frequency()));
+                    }
+                    all = false;
+                }
+                k += 1;
+            }
+        }
+        self.shaders[si].ready = all;
+        Ok(())
+    }
+
+    /// Every layout again on `device`, created before anything changes.
+    pub(crate) fn recreate(&self, device: &wgpu::Device, registry: &Registry) -> Result<Recreated, Error> {
+        let mut keys: Vec<_> = self.index.iter().map(|(k, &v)| (v, k)).collect();
+        keys.sort_by_key(|(v, _)| v.0);
+        let layouts = scope::scoped(
+            device,
+            || "bind group layouts on the new device".into(),
+            || {
+                keys.iter()
+                    .map(|(_, (_, entries))| {
+                        device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                            label: Some("freqbuf group"),
+                            entries,
+                        })
+                    })
+                    .collect::<Vec<_>>()
+            },
+        )?;
+        let pipeline_layouts = scope::scoped(
+            device,
+            || "pipeline layouts on the new device".into(),
+            || {
+                registry
+                    .shaders()
+                    .zip(&self.shaders)
+                    .map(|((_, reflection), binding)| {
+                        let groups = binding
+                            .groups
+                            .iter()
+                            .map(|&(_, v)| Some(&layouts[v.0 as usize]))
+                            .collect::<Vec<_>>();
+                        device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                            label: Some(reflection.name()),
+                            bind_group_layouts: &groups,
+                            immediate_size: 0,
+                        })
+                    })
+                    .collect::<Vec<_>>()
+            },
+        )?;
+        Ok(Recreated { layouts, pipeline_layouts })
+    }
+
+    /// Switches to layouts from [`Layouts::recreate`]; every shader is checked again.
+    pub(crate) fn install(&mut self, new: Recreated) {
+        for (variant, layout) in self.variants.iter_mut().zip(new.layouts) {
+            variant.layout = layout;
+        }
+        for (binding, layout) in self.shaders.iter_mut().zip(new.pipeline_layouts) {
+            binding.pipeline_layout = layout;
+            binding.ready = false;
+        }
+    }
+}
+
+/// Layout entry for a uniform slot: dynamic offset, size checked at draw time.
+fn uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: limits::all_stages(),
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: true,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}

@@ -1,0 +1,14 @@
+//! Binding: bind group layouts generated from reflection ([`layouts`]), the
+//! bind group cache with placeholders and instance resources ([`groups`]),
+//! and the draw [`binder`]. It reads slots, instances and the registry and
+//! calls nothing above it.
+
+mod binder;
+mod groups;
+mod layouts;
+mod placeholders;
+
+pub(crate) use binder::DrawInputs;
+pub use binder::{BindTarget, Binder, Draw};
+pub(crate) use groups::{BindGroups, describe};
+pub(crate) use layouts::{Layouts, ShaderBinding};

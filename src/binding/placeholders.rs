@@ -1,0 +1,69 @@
+//! Placeholders: zeroed textures and default samplers that stand in for the
+//! resources an instance has not set, so that every bind group can be built as
+//! soon as a shader is registered.
+
+use std::collections::HashMap;
+
+/// Zeroed stand-ins for resources an instance has not set.
+#[derive(Debug, Default)]
+pub(crate) struct Placeholders {
+    views: HashMap<wgpu::BindingType, wgpu::TextureView>,
+    samplers: HashMap<bool, wgpu::Sampler>,
+}
+
+impl Placeholders {
+    /// A 1-texel (1×1×6 for cubes) zeroed texture matching `ty`.
+    pub(crate) fn view(
+        &mut self,
+        device: &wgpu::Device,
+        ty: wgpu::BindingType,
+    ) -> Option<&wgpu::TextureView> {
+        let wgpu::BindingType::Texture { sample_type, view_dimension, multisampled } = ty else {
+            return None;
+        };
+        Some(self.views.entry(ty).or_insert_with(|| {
+            use wgpu::TextureViewDimension as V;
+            let format = match sample_type {
+                wgpu::TextureSampleType::Sint => wgpu::TextureFormat::Rgba8Sint,
+                wgpu::TextureSampleType::Uint => wgpu::TextureFormat::Rgba8Uint,
+                wgpu::TextureSampleType::Depth => wgpu::TextureFormat::Depth32Float,
+                wgpu::TextureSampleType::Float { .. } => wgpu::TextureFormat::Rgba8Unorm,
+            };
+            let (dimension, layers) = match view_dimension {
+                V::D1 => (wgpu::TextureDimension::D1, 1),
+                V::D3 => (wgpu::TextureDimension::D3, 1),
+                V::Cube | V::CubeArray => (wgpu::TextureDimension::D2, 6),
+                V::D2 | V::D2Array => (wgpu::TextureDimension::D2, 1),
+            };
+            let mut usage = wgpu::TextureUsages::TEXTURE_BINDING;
+            if multisampled {
+                usage |= wgpu::TextureUsages::RENDER_ATTACHMENT;
+            }
+            let texture = device.create_texture(&wgpu::TextureDescriptor {
+                label: Some("freqbuf placeholder"),
+                size: wgpu::Extent3d { width: 1, height: 1, depth_or_array_layers: layers },
+                mip_level_count: 1,
+                sample_count: if multisampled { 4 } else { 1 },
+                dimension,
+                format,
+                usage,
+                view_formats: &[],
+            });
+            texture.create_view(&wgpu::TextureViewDescriptor {
+                dimension: Some(view_dimension),
+                ..Default::default()
+            })
+        }))
+    }
+
+    /// A default sampler (a comparison sampler when `comparison`).
+    pub(crate) fn sampler(&mut self, device: &wgpu::Device, comparison: bool) -> &wgpu::Sampler {
+        self.samplers.entry(comparison).or_insert_with(|| {
+            device.create_sampler(&wgpu::SamplerDescriptor {
+                label: Some("freqbuf placeholder"),
+                compare: comparison.then_some(wgpu::CompareFunction::LessEqual),
+                ..Default::default()
+            })
+        })
+    }
+}

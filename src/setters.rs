@@ -1,0 +1,203 @@
+//! Setting values and resources on one instance: every setter checks
+//! everything before it writes, so on error the instance holds exactly what it
+//! held before.
+
+use smallvec::SmallVec;
+
+use crate::binding::{BindGroups, describe};
+use crate::error::{Error, ParamError, ParamErrorKind};
+use crate::instance::{Bound, InstanceId, InstanceTable};
+use crate::param::{Param, Uniform, type_name};
+use crate::registry::Registry;
+use crate::slot::Slot;
+
+/// One instance of a manager, borrowed to set values and resources on.
+///
+/// Every setter checks everything before it writes: on error the instance
+/// holds exactly what it held before.
+#[derive(Debug)]
+pub struct InstanceMut<'a> {
+    pub(crate) device: &'a wgpu::Device,
+    pub(crate) registry: &'a Registry,
+    pub(crate) slots: &'a mut [Slot],
+    pub(crate) instances: &'a mut InstanceTable,
+    /// For the probe that checks a resource before the instance takes it.
+    pub(crate) groups: &'a mut BindGroups,
+    pub(crate) id: InstanceId,
+}
+
+impl InstanceMut<'_> {
+    /// Sets a scalar, vector or matrix. Writing the value it already holds makes nothing dirty.
+    ///
+    /// Cost: a compare and copy of `size_of::<T::Gpu>()` bytes.
+    #[inline]
+    pub fn set<T: Uniform>(&mut self, param: Param, value: &T) -> Result<(), Error> {
+        if param.count > 1 {
+            return Err(self.param_error(param, ParamErrorKind::NeedsIndex { member: String::new() }));
+        }
+        self.check_type::<T>(param)?;
+        let gpu = value.to_gpu();
+        self.write(param, &[bytemuck::bytes_of(&gpu)])
+    }
+
+    /// Sets the first `values.len()` elements of a whole-array param.
+    pub fn set_array<T: Uniform>(&mut self, param: Param, values: &[T]) -> Result<(), Error> {
+        if values.len() > param.count as usize {
+            return Err(self.param_error(
+                param,
+                ParamErrorKind::IndexOutOfRange {
+                    member: String::new(),
+                    index: values.len() as u32 - 1,
+                    count: param.count,
+                },
+            ));
+        }
+        self.check_type::<T>(param)?;
+        let gpu: SmallVec<[T::Gpu; 8]> = values.iter().map(Uniform::to_gpu).collect();
+        let chunks: SmallVec<[&[u8]; 8]> = gpu.iter().map(bytemuck::bytes_of).collect();
+        self.write(param, &chunks)
+    }
+
+    /// Sets raw bytes: one element (structs, padded matrices), or a whole array
+    /// as laid out in the buffer (`count * stride` bytes).
+    pub fn set_bytes(&mut self, param: Param, bytes: &[u8]) -> Result<(), Error> {
+        if param.count > 1 {
+            let expected = (param.count * param.stride) as usize;
+            if bytes.len() != expected {
+                return Err(
+                    self.param_error(param, ParamErrorKind::SizeMismatch { expected, found: bytes.len() })
+                );
+            }
+            let chunks: SmallVec<[&[u8]; 8]> =
+                bytes.chunks(param.stride as usize).map(|c| &c[..param.elem_size as usize]).collect();
+            return self.write(param, &chunks);
+        }
+        if bytes.len() != param.elem_size as usize {
+            return Err(self.param_error(
+                param,
+                ParamErrorKind::SizeMismatch { expected: param.elem_size as usize, found: bytes.len() },
+            ));
+        }
+        self.write(param, &[bytes])
+    }
+
+    /// Resolves `name` and sets it (a lookup per call; keep the [`Param`] for hot paths).
+    pub fn set_by_name<T: Uniform>(&mut self, name: &str, value: &T) -> Result<(), Error> {
+        let param = self.resolve(name)?;
+        self.set(param, value)
+    }
+
+    /// The bytes of a param as the shadow holds them (what the next flush uploads).
+    pub fn get_bytes(&self, param: Param) -> Result<Vec<u8>, Error> {
+        self.check_param(param)?;
+        let index = self.instances.index(self.id)?;
+        let slot = &self.slots[param.slot.index()];
+        let bytes = slot.instance_bytes(index);
+        let span = if param.count > 1 { param.count * param.stride } else { param.elem_size };
+        let range = param.offset as usize..(param.offset + span) as usize;
+        // A whole array's last element may end before its stride does.
+        let end = range.end.min(bytes.len());
+        Ok(bytes[range.start.min(end)..end].to_vec())
+    }
+
+    /// Sets a texture by name (`albedo_tex`, or `GMRTs[2]` for an element of a binding array).
+    pub fn set_texture(&mut self, name: &str, view: &wgpu::TextureView) -> Result<(), Error> {
+        self.set_resource(name, "texture", Bound::Texture(view.clone()))
+    }
+
+    /// Sets a sampler by name.
+    pub fn set_sampler(&mut self, name: &str, sampler: &wgpu::Sampler) -> Result<(), Error> {
+        self.set_resource(name, "sampler", Bound::Sampler(sampler.clone()))
+    }
+
+    /// Sets a storage buffer by name.
+    pub fn set_buffer(&mut self, name: &str, buffer: &wgpu::Buffer) -> Result<(), Error> {
+        self.set_resource(name, "storage", Bound::Buffer(buffer.clone()))
+    }
+
+    fn resolve(&self, name: &str) -> Result<Param, Error> {
+        Ok(self.registry.resolve(name, Some(self.id.frequency()))?)
+    }
+
+    fn param_error(&self, param: Param, kind: ParamErrorKind) -> Error {
+        let layout = self.registry.slots().nth(param.slot.index()).map(|(_, l)| l);
+        let member = layout
+            .and_then(|l| {
+                l.members().iter().find(|m| {
+                    m.member.offset <= param.offset && param.offset < m.member.offset + m.member.size
+                })
+            })
+            .map_or_else(|| format!("offset {}", param.offset), |m| m.member.name.clone());
+        let kind = match kind {
+            ParamErrorKind::NeedsIndex { .. } => ParamErrorKind::NeedsIndex { member: member.clone() },
+            ParamErrorKind::IndexOutOfRange { index, count, .. } => {
+                ParamErrorKind::IndexOutOfRange { member: member.clone(), index, count }
+            }
+            k => k,
+        };
+        Error::Param(ParamError { name: member, kind })
+    }
+
+    fn check_param(&self, param: Param) -> Result<(), Error> {
+        if !self.registry.owns_slot(param.slot) {
+            return Err(Error::Foreign("parameter"));
+        }
+        let wanted = self.id.frequency();
+        if param.frequency != wanted {
+            return Err(
+                self.param_error(param, ParamErrorKind::WrongFrequency { wanted, actual: param.frequency })
+            );
+        }
+        // A param of another manager could point past this slot's block.
+        let end = param.offset + param.count.saturating_sub(1) * param.stride + param.elem_size;
+        if end > self.slots[param.slot.index()].size() {
+            return Err(self.param_error(param, ParamErrorKind::Unknown { suggestions: Vec::new() }));
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn check_type<T: Uniform>(&self, param: Param) -> Result<(), Error> {
+        if param.value != Some(T::TYPE) || std::mem::size_of::<T::Gpu>() != param.elem_size as usize {
+            let expected = param.value.map_or_else(|| "a struct".to_owned(), |v| type_name(&v));
+            return Err(self
+                .param_error(param, ParamErrorKind::TypeMismatch { expected, found: type_name(&T::TYPE) }));
+        }
+        Ok(())
+    }
+
+    /// Writes elements at the param's offset and stride, after every check passed.
+    #[inline]
+    fn write(&mut self, param: Param, elements: &[&[u8]]) -> Result<(), Error> {
+        self.check_param(param)?;
+        let index = self.instances.index(self.id)?;
+        let slot = &mut self.slots[param.slot.index()];
+        for (i, bytes) in elements.iter().enumerate() {
+            slot.write(index, param.offset + i as u32 * param.stride, bytes);
+        }
+        Ok(())
+    }
+
+    fn set_resource(&mut self, name: &str, want: &'static str, bound: Bound) -> Result<(), Error> {
+        let f = self.id.frequency();
+        let (shared, element) = self.registry.resolve_binding(name, f, want)?;
+        let resource = &shared.resource;
+        let ty = match resource.binding_type().expect("registered bindings have a type") {
+            wgpu::BindingType::Buffer { ty, has_dynamic_offset, .. } => wgpu::BindingType::Buffer {
+                ty,
+                has_dynamic_offset,
+                min_binding_size: std::num::NonZeroU64::new(resource.min_size as u64),
+            },
+            t => t,
+        };
+        let index = self.instances.index(self.id)?;
+        // wgpu's own validation judges the resource, on a one-entry bind group,
+        // before anything changes; a mismatch would otherwise fail at draw time.
+        self.groups.probe(self.device, ty, &bound).map_err(|message| {
+            let kind = ParamErrorKind::Incompatible { expected: describe(ty), message };
+            ParamError { name: name.to_owned(), kind }
+        })?;
+        self.instances.set_resource(f, index, resource.binding, element, bound);
+        Ok(())
+    }
+}

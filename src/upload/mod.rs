@@ -1,0 +1,143 @@
+//! Flush: moving the dirty bytes of every slot's CPU shadow to the GPU.
+//!
+//! Per slot, dirty instances give sorted, coalesced byte ranges. A slot with one
+//! range is written directly with `queue.write_buffer`. The ranges of all other
+//! slots are packed into one staging buffer with a single upload call, then moved
+//! into place on the GPU by one of two [`FlushStrategy`]s. Either way a frame
+//! makes at most one upload call per slot, and the work is proportional to the
+//! dirty bytes, not to the number of instances.
+//!
+//! The steps, one file each: [`plan`] (grow buffers, take ranges, cut chunks),
+//! [`stage`] (one upload call per chunk), [`moves`] (copies and scatter
+//! dispatches, one submit per chunk), with the scatter pipeline in [`scatter`].
+
+mod moves;
+mod plan;
+mod scatter;
+mod stage;
+
+use crate::error::Error;
+use crate::registry::SlotId;
+use crate::slot::Slot;
+use crate::stats::FrameStats;
+
+/// How packed dirty ranges move from the staging buffer into slot buffers.
+///
+/// Measured with `cargo bench --bench flush` (figures in design.md): a copy
+/// command costs wgpu a few microseconds of CPU each, so the scatter pass wins
+/// from about a hundred ranges on, while a handful of copies beats a dispatch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FlushStrategy {
+    /// Per slot: copies up to 32 ranges, the scatter pass above.
+    #[default]
+    Auto,
+    /// One `copy_buffer_to_buffer` per coalesced range.
+    Copies,
+    /// One compute dispatch per slot that scatters every range (an invocation per word).
+    /// Falls back to copies for slot buffers larger than a storage binding may be.
+    Scatter,
+}
+
+/// Up to this many ranges in a slot, [`FlushStrategy::Auto`] uses copies.
+const AUTO_COPY_LIMIT: usize = 32;
+
+/// Ranges closer than this are uploaded as one (the bytes between are clean but
+/// identical on the GPU, so correctness holds; a copy command costs more).
+const MERGE_GAP: u32 = 16;
+
+/// What one flush did to the slots, for the layers above it.
+#[derive(Debug, Default)]
+pub(crate) struct FlushReport {
+    /// Slots whose GPU buffer or exposed block size changed: their bind groups are stale.
+    pub(crate) replaced: Vec<SlotId>,
+    /// The first error; every slot that could flush did.
+    pub(crate) error: Option<Error>,
+}
+
+/// Uploads slots' dirty bytes; owns the staging buffer.
+#[derive(Debug)]
+pub(crate) struct Uploader {
+    pub(crate) strategy: FlushStrategy,
+    /// The device's limits: buffer and storage-binding sizes bound the chunks.
+    limits: wgpu::Limits,
+    staging: Option<wgpu::Buffer>,
+    /// Size of the table window each scatter dispatch sees.
+    window: u64,
+    /// Packed ranges of every slot that goes through the staging buffer.
+    ranges: Vec<(u64, u64)>,
+    /// Per slot with packed ranges: (slot, ranges, scatter).
+    packed: Vec<(usize, std::ops::Range<usize>, bool)>,
+    /// The current chunk: one job per slot share, and the ranges cut to fit it.
+    jobs: Vec<plan::Job>,
+    pieces: Vec<(u64, u64)>,
+    scatter: Option<scatter::Scatter>,
+}
+
+impl Uploader {
+    pub(crate) fn new(strategy: FlushStrategy, limits: wgpu::Limits) -> Self {
+        Self {
+            strategy,
+            limits,
+            staging: None,
+            window: 256,
+            ranges: Vec::new(),
+            packed: Vec::new(),
+            jobs: Vec::new(),
+            pieces: Vec::new(),
+            scatter: None,
+        }
+    }
+
+    /// Uploads every slot's dirty ranges, growing GPU buffers first where the
+    /// shadow outgrew them; `highs` are the instance counts per frequency.
+    ///
+    /// Plan (grow buffers, take ranges, choose copies or scatter per slot),
+    /// then per chunk of at most a quarter of a storage binding: stage (one
+    /// upload call) and move (copies and dispatches, one submit). A slot that
+    /// cannot grow within `max_buffer_size` keeps its buffer and its dirty
+    /// bytes; its error is reported after the others flushed.
+    pub(crate) fn flush(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        slots: &mut [Slot],
+        highs: [u32; 4],
+        stats: &mut FrameStats,
+    ) -> FlushReport {
+        let mut report = FlushReport::default();
+        let mut encoder = None;
+        self.plan_slots(device, queue, slots, highs, stats, &mut encoder, &mut report);
+        for (i, slot) in slots.iter().enumerate() {
+            if report.replaced.contains(&slot.id()) {
+                if let Some(s) = self.scatter.as_mut() {
+                    s.groups.remove(&i);
+                }
+            }
+        }
+        let mut cursor = plan::Cursor::new(&self.packed);
+        while !cursor.done(&self.packed) {
+            let data = self.plan_chunk(&mut cursor);
+            if let Err(e) = self
+                .stage(device, queue, stats, slots, data)
+                .and_then(|staging| self.move_chunk(device, queue, slots, stats, &staging, &mut encoder))
+            {
+                report.error.get_or_insert(e);
+                break;
+            }
+        }
+        if let Some(encoder) = encoder {
+            queue.submit(std::iter::once(encoder.finish()));
+        }
+        report
+    }
+}
+
+/// The flush's command encoder, made on first use.
+fn encoder_for<'e>(
+    device: &wgpu::Device,
+    e: &'e mut Option<wgpu::CommandEncoder>,
+) -> &'e mut wgpu::CommandEncoder {
+    e.get_or_insert_with(|| {
+        device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("freqbuf flush") })
+    })
+}

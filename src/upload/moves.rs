@@ -1,0 +1,68 @@
+//! Moving: one chunk's pieces from the staging buffer into the slot buffers,
+//! by copies or scatter dispatches recorded after any growth copies, then one submit.
+
+use super::scatter::Scatter;
+use super::{Uploader, encoder_for};
+use crate::error::Error;
+use crate::scope;
+use crate::slot::Slot;
+use crate::stats::FrameStats;
+
+impl Uploader {
+    /// Records the chunk's copies and dispatches and submits them.
+    pub(super) fn move_chunk(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        slots: &[Slot],
+        stats: &mut FrameStats,
+        staging: &wgpu::Buffer,
+        encoder: &mut Option<wgpu::CommandEncoder>,
+    ) -> Result<(), Error> {
+        let enc = encoder_for(device, encoder);
+        for job in self.jobs.iter().filter(|j| !j.scatter) {
+            let dst = slots[job.slot].gpu_buffer().expect("grown in plan");
+            let mut at = job.src;
+            for &(lo, hi) in &self.pieces[job.ranges.clone()] {
+                enc.copy_buffer_to_buffer(staging, at, dst, lo, hi - lo);
+                at += hi - lo;
+            }
+            stats.slot_mut(slots[job.slot].id()).copy_commands += job.ranges.len() as u64;
+        }
+        if self.jobs.iter().any(|j| j.scatter) {
+            if self.scatter.is_none() {
+                let scatter =
+                    scope::scoped(device, || "flush scatter pipeline".into(), || Scatter::new(device))?;
+                self.scatter = Some(scatter);
+            }
+            let scatter = self.scatter.as_mut().expect("built above");
+            for job in self.jobs.iter().filter(|j| j.scatter) {
+                if !scatter.groups.contains_key(&job.slot) {
+                    let slot = &slots[job.slot];
+                    let dst = slot.gpu_buffer().expect("flushed slots have buffers");
+                    let what = || format!("scatter bind group for slot {}", slot.binding());
+                    let group =
+                        scope::scoped(device, what, || scatter.group(device, staging, self.window, dst))?;
+                    scatter.groups.insert(job.slot, group);
+                }
+            }
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("freqbuf scatter"),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&scatter.pipeline);
+            for job in self.jobs.iter().filter(|j| j.scatter) {
+                pass.set_bind_group(0, &scatter.groups[&job.slot], &[job.table as u32]);
+                let words = self.pieces[job.ranges.clone()].iter().map(|r| (r.1 - r.0) / 4).sum::<u64>();
+                let groups = words.div_ceil(64) as u32;
+                pass.dispatch_workgroups(groups.min(65535), groups.div_ceil(65535), 1);
+                stats.slot_mut(slots[job.slot].id()).dispatches += 1;
+            }
+        }
+        // Submit per chunk: the next chunk's upload reuses the staging buffer.
+        if let Some(e) = encoder.take() {
+            queue.submit(std::iter::once(e.finish()));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,244 @@
+//! Planning: grow each slot's GPU buffer where its shadow outgrew it, take its
+//! dirty ranges, write single ranges straight away, and cut the rest into
+//! chunks that fit one staging upload.
+
+use super::scatter::ROW;
+use super::{AUTO_COPY_LIMIT, FlushReport, FlushStrategy, MERGE_GAP, Uploader, encoder_for};
+use crate::error::Error;
+use crate::scope;
+use crate::slot::{SLOT_USAGE, Slot, grown_capacity};
+use crate::stats::{FrameStats, Stats};
+
+/// One slot's share of one chunk of the packed upload.
+#[derive(Debug)]
+pub(super) struct Job {
+    pub(super) slot: usize,
+    /// Its pieces in `Uploader::pieces`.
+    pub(super) ranges: std::ops::Range<usize>,
+    /// Where its first piece starts in the staging buffer.
+    pub(super) src: u64,
+    /// Where its scatter table starts (scatter only).
+    pub(super) table: u64,
+    pub(super) scatter: bool,
+}
+
+/// Where chunk planning stands: a packed slot, a range of it, bytes of that range already taken.
+#[derive(Debug)]
+pub(super) struct Cursor {
+    packed: usize,
+    range: usize,
+    done: u64,
+}
+
+impl Cursor {
+    pub(super) fn new(packed: &[(usize, std::ops::Range<usize>, bool)]) -> Self {
+        Self { packed: 0, range: packed.first().map_or(0, |p| p.1.start), done: 0 }
+    }
+
+    pub(super) fn done(&self, packed: &[(usize, std::ops::Range<usize>, bool)]) -> bool {
+        self.packed >= packed.len()
+    }
+}
+
+/// How a slot's GPU buffer changed in this flush.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Growth {
+    None,
+    /// Same buffer; its bind groups must expose a larger block.
+    Exposed,
+    /// A first buffer: its dirty ranges cover what was written, the rest is zero.
+    Created,
+    /// Replaced by a larger one, old contents copied on the GPU in this submit.
+    Copied,
+    /// Replaced with a new stride: the whole shadow must be uploaded.
+    Relaid,
+}
+
+impl Uploader {
+    /// Grows every slot's buffer as needed and takes its dirty ranges: a single
+    /// range is written at once, the others are packed for staging.
+    #[allow(clippy::too_many_arguments, reason = "the flush's own state, passed down once")]
+    pub(super) fn plan_slots(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        slots: &mut [Slot],
+        highs: [u32; 4],
+        stats: &mut FrameStats,
+        encoder: &mut Option<wgpu::CommandEncoder>,
+        report: &mut FlushReport,
+    ) {
+        self.ranges.clear();
+        self.packed.clear();
+        for (i, slot) in slots.iter_mut().enumerate() {
+            let s = stats.slot_mut(slot.id());
+            s.dirty_instances += slot.dirty_count() as u64;
+            let high = highs[slot.frequency() as usize];
+            let growth = match grow(device, self.limits.max_buffer_size, slot, high, encoder, s) {
+                Ok(g) => g,
+                // Still upload what fits the buffer as it is laid out; the rest stays dirty.
+                Err(e) => {
+                    report.error.get_or_insert(e);
+                    if !slot.gpu_matches_stride() {
+                        continue;
+                    }
+                    Growth::None
+                }
+            };
+            if growth != Growth::None {
+                report.replaced.push(slot.id());
+            }
+            let start = self.ranges.len();
+            if growth == Growth::Relaid {
+                slot.clear_dirty();
+                let end = (slot.gpu_capacity() as u64 * slot.stride() as u64).min(slot.shadow().len() as u64);
+                self.ranges.push((0, end));
+            } else {
+                slot.take_ranges(MERGE_GAP, slot.gpu_capacity(), &mut self.ranges);
+            }
+            let n = self.ranges.len() - start;
+            if n == 0 {
+                continue;
+            }
+            // One range straight into the slot, unless a growth copy recorded
+            // for this submit would land on top of it.
+            if n == 1 && growth != Growth::Copied {
+                let (lo, hi) = self.ranges.pop().unwrap_or_default();
+                let buffer = slot.gpu_buffer().expect("grown above");
+                queue.write_buffer(buffer, lo, &slot.shadow()[lo as usize..hi as usize]);
+                s.upload_calls += 1;
+                s.bytes_uploaded += hi - lo;
+                continue;
+            }
+            s.bytes_uploaded += self.ranges[start..].iter().map(|r| r.1 - r.0).sum::<u64>();
+            let buffer_size = slot.gpu_capacity() as u64 * slot.gpu_stride() as u64;
+            let scatter = match self.strategy {
+                FlushStrategy::Copies => false,
+                FlushStrategy::Scatter => true,
+                FlushStrategy::Auto => n > AUTO_COPY_LIMIT,
+            } && buffer_size <= self.limits.max_storage_buffer_binding_size;
+            self.packed.push((i, start..self.ranges.len(), scatter));
+        }
+    }
+
+    /// Cuts the next chunk from the packed ranges at `cursor`: at most a
+    /// [`chunk_budget`] of data plus scatter tables. Fills `jobs` and `pieces`;
+    /// returns the data bytes.
+    pub(super) fn plan_chunk(&mut self, cursor: &mut Cursor) -> u64 {
+        let budget = chunk_budget(&self.limits);
+        let storage_align = self.limits.min_storage_buffer_offset_alignment as u64;
+        self.jobs.clear();
+        self.pieces.clear();
+        let (mut used, mut data) = (0u64, 0u64);
+        while cursor.packed < self.packed.len() {
+            let (slot, ref ranges, scatter) = self.packed[cursor.packed];
+            let (row, overhead) = if scatter { (ROW, 2 * ROW + storage_align) } else { (0, 0) };
+            if used + overhead + row + 4 > budget {
+                break;
+            }
+            used += overhead;
+            let first = self.pieces.len();
+            let mut full = false;
+            while cursor.range < ranges.end {
+                let (lo, hi) = self.ranges[cursor.range];
+                let lo = lo + cursor.done;
+                let room = budget.saturating_sub(used + row) & !3;
+                if room == 0 {
+                    full = true;
+                    break;
+                }
+                let take = (hi - lo).min(room);
+                self.pieces.push((lo, lo + take));
+                used += take + row;
+                data += take;
+                if lo + take == hi {
+                    cursor.range += 1;
+                    cursor.done = 0;
+                } else {
+                    cursor.done += take;
+                    full = true;
+                    break;
+                }
+            }
+            if self.pieces.len() > first {
+                self.jobs.push(Job { slot, ranges: first..self.pieces.len(), src: 0, table: 0, scatter });
+            }
+            if full {
+                break;
+            }
+            cursor.packed += 1;
+            cursor.range = self.packed.get(cursor.packed).map_or(0, |p| p.1.start);
+        }
+        // The budget always admits one job's overhead and a word, so every chunk progresses.
+        debug_assert!(!self.jobs.is_empty(), "a chunk made no progress");
+        let mut at = 0;
+        for job in &mut self.jobs {
+            job.src = at;
+            at += self.pieces[job.ranges.clone()].iter().map(|r| r.1 - r.0).sum::<u64>();
+        }
+        data
+    }
+}
+
+/// Grows or re-lays a slot's GPU buffer where the shadow outgrew it: to the
+/// next power of two of instances, capped by `max_buffer_size`.
+fn grow(
+    device: &wgpu::Device,
+    max_buffer_size: u64,
+    slot: &mut Slot,
+    high: u32,
+    encoder: &mut Option<wgpu::CommandEncoder>,
+    s: &mut Stats,
+) -> Result<Growth, Error> {
+    let need = high.min(slot.instances());
+    if slot.gpu_matches_stride() && slot.gpu_capacity() >= need {
+        return Ok(if slot.expose_size() { Growth::Exposed } else { Growth::None });
+    }
+    let stride = slot.stride() as u64;
+    let most = (max_buffer_size / stride).min(u32::MAX as u64) as u32;
+    if need > most {
+        return Err(Error::SlotTooLarge {
+            binding: slot.binding(),
+            instances: need,
+            stride: slot.stride(),
+            limit: max_buffer_size,
+        });
+    }
+    let capacity = grown_capacity(need).min(most);
+    let desc = wgpu::BufferDescriptor {
+        label: Some("freqbuf slot"),
+        size: capacity as u64 * stride,
+        usage: SLOT_USAGE,
+        mapped_at_creation: false,
+    };
+    let what = || format!("slot {} buffer of {} bytes", slot.binding(), desc.size);
+    let buffer = scope::scoped(device, what, || device.create_buffer(&desc))?;
+    let growth = match slot.gpu_buffer() {
+        Some(old) if slot.gpu_matches_stride() => {
+            let bytes = slot.gpu_capacity().min(capacity) as u64 * stride;
+            encoder_for(device, encoder).copy_buffer_to_buffer(old, 0, &buffer, 0, bytes);
+            s.copy_commands += 1;
+            s.buffer_growths += 1;
+            Growth::Copied
+        }
+        Some(_) => {
+            s.buffer_growths += 1;
+            Growth::Relaid
+        }
+        None => Growth::Created,
+    };
+    slot.install(buffer, capacity);
+    Ok(growth)
+}
+
+/// Bytes of data and tables in one chunk: a quarter of what one storage
+/// binding (and one buffer) may hold, so that data, tables and the table
+/// window together always fit one binding.
+/// Devices without storage buffers (WebGL2) only copy, bounded by `max_buffer_size`.
+fn chunk_budget(limits: &wgpu::Limits) -> u64 {
+    let mut most = limits.max_buffer_size;
+    if limits.max_storage_buffer_binding_size > 0 {
+        most = most.min(limits.max_storage_buffer_binding_size);
+    }
+    ((most & !255) / 4).max(4096)
+}

@@ -1,0 +1,90 @@
+//! Staging: one chunk's pieces and scatter tables, written to the staging
+//! buffer with a single upload call.
+
+use super::Uploader;
+use super::scatter::ROW;
+use crate::error::Error;
+use crate::scope;
+use crate::slot::Slot;
+use crate::stats::FrameStats;
+
+impl Uploader {
+    /// Lays out the chunk (data, then one table per scatter job, then the
+    /// table window), grows the staging buffer if needed, and writes it.
+    /// Returns the staging buffer.
+    pub(super) fn stage(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        stats: &mut FrameStats,
+        slots: &[Slot],
+        data: u64,
+    ) -> Result<wgpu::Buffer, Error> {
+        let storage_align = self.limits.min_storage_buffer_offset_alignment as u64;
+        let mut size = data;
+        let mut max_rows = 0;
+        for job in self.jobs.iter_mut().filter(|j| j.scatter) {
+            size = size.next_multiple_of(storage_align);
+            job.table = size;
+            let rows = job.ranges.len() as u64 + 2;
+            size += rows * ROW;
+            max_rows = max_rows.max(rows);
+        }
+        let write_len = size;
+        if max_rows > 0 {
+            let need_window = (max_rows * ROW).next_power_of_two().max(256);
+            if need_window > self.window {
+                self.window = need_window;
+                self.staging = None;
+            }
+            size += self.window;
+        }
+        let size = size.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+        if self.staging.as_ref().is_none_or(|b| b.size() < size) {
+            let desc = wgpu::BufferDescriptor {
+                label: Some("freqbuf staging"),
+                size: size.next_power_of_two().min(self.limits.max_buffer_size).max(size),
+                usage: wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST
+                    | wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            };
+            let what = || format!("staging buffer of {} bytes", desc.size);
+            self.staging = Some(scope::scoped(device, what, || device.create_buffer(&desc))?);
+            // Scatter groups bind the staging buffer.
+            if let Some(s) = self.scatter.as_mut() {
+                s.groups.clear();
+            }
+        }
+        let staging = self.staging.clone().expect("created above");
+        let len = wgpu::BufferSize::new(write_len).expect("jobs have bytes");
+        let mut view = queue.write_buffer_with(&staging, 0, len).expect("the staging buffer fits the chunk");
+        for job in &self.jobs {
+            let shadow = slots[job.slot].shadow();
+            let mut at = job.src;
+            let mut row = job.table + ROW;
+            for &(lo, hi) in &self.pieces[job.ranges.clone()] {
+                let len = hi - lo;
+                view.slice(at as usize..(at + len) as usize)
+                    .copy_from_slice(&shadow[lo as usize..hi as usize]);
+                if job.scatter {
+                    let r = [(lo / 4) as u32, (at / 4) as u32];
+                    view.slice(row as usize..(row + ROW) as usize).copy_from_slice(bytemuck::bytes_of(&r));
+                    row += ROW;
+                }
+                at += len;
+            }
+            if job.scatter {
+                let end = [0, (at / 4) as u32];
+                view.slice(row as usize..(row + ROW) as usize).copy_from_slice(bytemuck::bytes_of(&end));
+                let header = [job.ranges.len() as u32, 0];
+                view.slice(job.table as usize..(job.table + ROW) as usize)
+                    .copy_from_slice(bytemuck::bytes_of(&header));
+            }
+        }
+        drop(view);
+        stats.shared.upload_calls += 1;
+        stats.shared.bytes_uploaded += write_len - data;
+        Ok(staging)
+    }
+}
