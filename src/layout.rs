@@ -6,10 +6,10 @@
 //! two different members must not share bytes.
 
 use crate::error::{LayoutErrorKind, Location, MemberSite, ParamErrorKind};
+use crate::id::ShaderId;
 use crate::name::Segment;
 use crate::plan::{BindingPoint, Frequency};
 use crate::reflect::{BlockLayout, Member, MemberType};
-use crate::registry::ShaderId;
 
 /// The merged layout of one slot: every member any registered shader declares.
 #[derive(Clone, Debug)]
@@ -233,10 +233,7 @@ fn resolve_in<'a>(
             MemberType::Struct { fields, .. } => {
                 let field =
                     fields.iter().find(|f| f.name == next.name).ok_or_else(|| ParamErrorKind::Unknown {
-                        suggestions: crate::registry::closest(
-                            next.name,
-                            fields.iter().map(|f| f.name.as_str()),
-                        ),
+                        suggestions: crate::name::closest(next.name, fields.iter().map(|f| f.name.as_str())),
                     })?;
                 resolve_in(
                     &field.name,

@@ -61,6 +61,7 @@ mod binding;
 pub mod error;
 #[cfg(feature = "headless")]
 pub mod headless;
+mod id;
 pub mod instance;
 pub mod layout;
 mod limits;
@@ -84,6 +85,7 @@ pub use error::{
     Error, LayoutError, LayoutErrorKind, LimitError, LimitErrorKind, Location, ParamError, ParamErrorKind,
     ReflectError, ReflectErrorKind,
 };
+pub use id::{ShaderId, SlotId};
 pub use instance::{InstanceId, MaterialId, ObjectId, ViewId};
 pub use layout::SlotLayout;
 pub use manager::{Manager, ManagerOptions};
@@ -92,7 +94,7 @@ pub use plan::{BindingPoint, Frequency, SlotPlan};
 pub use reflect::{
     BlockLayout, EntryPoint, Member, MemberType, Resource, ResourceKind, ShaderReflection, ShaderSource,
 };
-pub use registry::{Registry, ShaderId, SlotId};
+pub use registry::Registry;
 pub use setters::InstanceMut;
 pub use stats::{FrameStats, Stats};
 pub use upload::FlushStrategy;

@@ -78,13 +78,12 @@ pub(crate) fn check(
     let size = shader.source().map_or_else(|| crate::stack::module_size(shader.module()), str::len);
     let failed = crate::stack::deep(size, validate).unwrap_or(None);
     if let Some(e) = failed {
-        let message = crate::reflect::error_chain(e.as_inner());
         let location = shader.source().and_then(|s| e.location(s)).map(Location::from_naga);
         return Err(LimitError {
             binding: None,
             name: None,
             location,
-            kind: LimitErrorKind::Capability { message },
+            kind: LimitErrorKind::Capability { source: Box::new(e) },
         });
     }
 

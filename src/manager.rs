@@ -6,12 +6,13 @@
 
 use crate::binding::{BindGroups, BindTarget, Binder, Draw, DrawInputs, Layouts, ShaderBinding};
 use crate::error::{Error, ParamError};
+use crate::id::{ShaderId, SlotId};
 use crate::instance::{InstanceId, InstanceTable, MaterialId, ObjectId, ViewId};
 use crate::limits::{self, DeviceCaps, MAX_GROUPS};
 use crate::param::Param;
 use crate::plan::{Frequency, SlotPlan};
 use crate::reflect::{ShaderReflection, ShaderSource};
-use crate::registry::{Registry, ShaderId, SlotId};
+use crate::registry::Registry;
 use crate::scope;
 use crate::setters::InstanceMut;
 use crate::slot::Slot;

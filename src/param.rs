@@ -3,10 +3,10 @@
 
 use naga::ScalarKind;
 
+use crate::id::SlotId;
 use crate::layout::Resolved;
 use crate::plan::Frequency;
 use crate::reflect::{MemberType, ValueType};
-use crate::registry::SlotId;
 
 /// A member (or array element, or struct field) resolved once by name.
 ///

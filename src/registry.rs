@@ -8,48 +8,15 @@ use std::collections::BTreeMap;
 use std::ops::Index;
 
 use crate::error::{Error, LayoutError, LayoutErrorKind, ParamError, ParamErrorKind};
+use crate::id::{NEXT_TAG, ShaderId, SlotId};
 use crate::layout::SlotLayout;
-use crate::name::parse_path;
+use crate::name::{closest, parse_path};
 use crate::param::Param;
 use crate::plan::{BindingPoint, Frequency, SlotPlan};
 use crate::reflect::{Resource, ResourceKind, ShaderReflection};
 
 /// WebGPU's default `max_uniform_buffer_binding_size`, used when there is no device.
 pub const DEFAULT_MAX_UNIFORM_BINDING_SIZE: u32 = 65536;
-
-/// A registered shader. It carries its registry's tag, so that a manager
-/// refuses the ids of another one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ShaderId {
-    tag: u32,
-    index: u32,
-}
-
-/// A shared uniform slot, tagged like [`ShaderId`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct SlotId {
-    tag: u32,
-    index: u32,
-}
-
-impl ShaderId {
-    /// The arena index.
-    #[inline]
-    pub fn index(self) -> usize {
-        self.index as usize
-    }
-}
-
-impl SlotId {
-    /// The arena index.
-    #[inline]
-    pub fn index(self) -> usize {
-        self.index as usize
-    }
-}
-
-/// Tags registries apart; 0 is never handed out.
-static NEXT_TAG: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
 
 /// A binding that is not a uniform block, as first registered at its binding point.
 #[derive(Clone, Debug)]
@@ -106,13 +73,13 @@ impl Registry {
     /// Whether `id` was made by this registry.
     #[inline]
     pub fn owns(&self, id: ShaderId) -> bool {
-        id.tag == self.tag && id.index() < self.shaders.len()
+        id.tag() == self.tag && id.index() < self.shaders.len()
     }
 
     /// Whether `slot` was made by this registry.
     #[inline]
     pub fn owns_slot(&self, slot: SlotId) -> bool {
-        slot.tag == self.tag && slot.index() < self.slots.len()
+        slot.tag() == self.tag && slot.index() < self.slots.len()
     }
 
     /// The slot plan.
@@ -136,7 +103,7 @@ impl Registry {
     /// Checks `shader` against every registration rule and merges its blocks
     /// into copies of the slots it touches; changes nothing.
     pub(crate) fn stage(&self, shader: &ShaderReflection) -> Result<Staged, Error> {
-        let id = ShaderId { tag: self.tag, index: self.shaders.len() as u32 };
+        let id = ShaderId::new(self.tag, self.shaders.len() as u32);
         let name = shader.name();
         let fail = |binding, kind| Error::Layout {
             shader: name.to_owned(),
@@ -226,14 +193,13 @@ impl Registry {
 
     /// Commits what [`Registry::stage`] checked for the same shader.
     pub(crate) fn commit(&mut self, shader: ShaderReflection, staged: Staged) -> ShaderId {
-        let id = ShaderId { tag: self.tag, index: self.shaders.len() as u32 };
+        let id = ShaderId::new(self.tag, self.shaders.len() as u32);
         let Staged { slots, new_bindings, now_sampled } = staged;
         for (point, layout) in slots {
             match self.slot_by_point.get(&point) {
                 Some(s) => self.slots[s.index()] = layout,
                 None => {
-                    self.slot_by_point
-                        .insert(point, SlotId { tag: self.tag, index: self.slots.len() as u32 });
+                    self.slot_by_point.insert(point, SlotId::new(self.tag, self.slots.len() as u32));
                     self.slots.push(layout);
                 }
             }
@@ -252,12 +218,12 @@ impl Registry {
 
     /// Every registered shader, with its id.
     pub fn shaders(&self) -> impl ExactSizeIterator<Item = (ShaderId, &ShaderReflection)> {
-        self.shaders.iter().enumerate().map(|(i, s)| (ShaderId { tag: self.tag, index: i as u32 }, s))
+        self.shaders.iter().enumerate().map(|(i, s)| (ShaderId::new(self.tag, i as u32), s))
     }
 
     /// Every slot, with its id, in creation order.
     pub fn slots(&self) -> impl ExactSizeIterator<Item = (SlotId, &SlotLayout)> {
-        self.slots.iter().enumerate().map(|(i, s)| (SlotId { tag: self.tag, index: i as u32 }, s))
+        self.slots.iter().enumerate().map(|(i, s)| (SlotId::new(self.tag, i as u32), s))
     }
 
     /// The slot at a binding point, if a used uniform block is there.
@@ -380,7 +346,7 @@ impl Index<ShaderId> for Registry {
     type Output = ShaderReflection;
     #[inline]
     fn index(&self, id: ShaderId) -> &ShaderReflection {
-        assert_eq!(id.tag, self.tag, "a ShaderId of another registry");
+        assert_eq!(id.tag(), self.tag, "a ShaderId of another registry");
         &self.shaders[id.index()]
     }
 }
@@ -389,21 +355,9 @@ impl Index<SlotId> for Registry {
     type Output = SlotLayout;
     #[inline]
     fn index(&self, id: SlotId) -> &SlotLayout {
-        assert_eq!(id.tag, self.tag, "a SlotId of another registry");
+        assert_eq!(id.tag(), self.tag, "a SlotId of another registry");
         &self.slots[id.index()]
     }
-}
-
-/// Up to three known names closest to `name`, best first.
-pub(crate) fn closest<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Vec<String> {
-    let mut scored = known
-        .into_iter()
-        .map(|k| (strsim::jaro_winkler(name, k), k))
-        .filter(|(score, _)| *score > 0.7)
-        .collect::<Vec<_>>();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
-    scored.dedup_by(|a, b| a.1 == b.1);
-    scored.into_iter().take(3).map(|(_, k)| k.to_owned()).collect()
 }
 
 fn describe(r: &Resource) -> String {

@@ -7,8 +7,8 @@
 //! for data shared by many shaders; bind a plain buffer yourself for data that
 //! one shader owns.
 
+use crate::id::SlotId;
 use crate::plan::{BindingPoint, Frequency};
-use crate::registry::SlotId;
 
 /// Buffer usages of a slot buffer: bound as uniform, written by copies or the scatter pass.
 pub(crate) const SLOT_USAGE: wgpu::BufferUsages = wgpu::BufferUsages::UNIFORM

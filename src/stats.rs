@@ -1,6 +1,6 @@
 //! Per-frame statistics: what the manager uploaded and bound.
 
-use crate::registry::SlotId;
+use crate::id::SlotId;
 
 /// Counters for one frame (or one slot in one frame).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

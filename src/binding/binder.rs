@@ -11,10 +11,11 @@ use smallvec::SmallVec;
 use crate::binding::groups::{BindGroups, GroupInputs};
 use crate::binding::layouts::Layouts;
 use crate::error::Error;
+use crate::id::ShaderId;
 use crate::instance::{FREED, InstanceTable, MaterialId, NOT_FLUSHED, NOT_GIVEN, ObjectId, ViewId};
 use crate::limits::MAX_GROUPS;
 use crate::plan::Frequency;
-use crate::registry::{Registry, ShaderId};
+use crate::registry::Registry;
 use crate::slot::Slot;
 use crate::stats::Stats;
 

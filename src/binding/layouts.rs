@@ -10,10 +10,11 @@ use std::collections::HashMap;
 use smallvec::SmallVec;
 
 use crate::error::Error;
+use crate::id::{ShaderId, SlotId};
 use crate::limits;
 use crate::plan::{BindingPoint, Frequency};
 use crate::reflect::{ResourceKind, ShaderReflection};
-use crate::registry::{Registry, ShaderId, SlotId};
+use crate::registry::Registry;
 use crate::scope;
 use crate::slot::Slot;
 

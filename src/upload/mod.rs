@@ -17,7 +17,7 @@ mod scatter;
 mod stage;
 
 use crate::error::Error;
-use crate::registry::SlotId;
+use crate::id::SlotId;
 use crate::slot::Slot;
 use crate::stats::FrameStats;
 

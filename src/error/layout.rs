@@ -1,0 +1,127 @@
+//! Layout errors: shaders that disagree about a binding point.
+
+use std::fmt;
+
+use super::{Location, Site};
+use crate::plan::{BindingPoint, Frequency};
+
+/// One side of a layout conflict: a member as one shader declares it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemberSite {
+    /// The shader that declares it.
+    pub shader: String,
+    /// Where the block is declared in that shader, when known.
+    pub location: Option<Location>,
+    /// The member's name.
+    pub member: String,
+    /// Byte offset inside the block.
+    pub offset: u32,
+    /// Size in bytes (the whole array for arrays).
+    pub size: u32,
+    /// WGSL spelling of the type (the element type for arrays).
+    pub ty: String,
+    /// Array length, 1 when not an array.
+    pub count: u32,
+}
+
+impl fmt::Display for MemberSite {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}` in {} is {}", self.member, Site(&self.shader, self.location), self.ty)?;
+        if self.count != 1 {
+            write!(f, " x{}", self.count)?;
+        }
+        write!(f, " at offset {} (size {})", self.offset, self.size)
+    }
+}
+
+/// Several shaders (or the plan and a shader) disagree about a binding point.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{binding}: {kind}")]
+pub struct LayoutError {
+    /// The binding point in conflict.
+    pub binding: BindingPoint,
+    /// What the disagreement is.
+    pub kind: LayoutErrorKind,
+}
+
+/// What a [`LayoutError`] is about.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LayoutErrorKind {
+    /// The same member has a different offset, type or count in two shaders.
+    #[error("member `{}` differs: {first}; but {second}", first.member)]
+    MemberMismatch {
+        /// The member as already registered.
+        first: MemberSite,
+        /// The member as the new shader declares it.
+        second: MemberSite,
+    },
+    /// Two different members cover the same bytes.
+    #[error("members overlap: {first}; but {second}")]
+    Overlap {
+        /// The member as already registered.
+        first: MemberSite,
+        /// The member as the new shader declares it.
+        second: MemberSite,
+    },
+    /// Two shaders put different kinds of resource at one binding point.
+    #[error(
+        "`{first_name}` in {first_shader} is {first_kind}, but `{second_name}` in {second_shader} is {second_kind}"
+    )]
+    KindMismatch {
+        /// The shader already registered.
+        first_shader: String,
+        /// Its resource name.
+        first_name: String,
+        /// Its resource kind, described.
+        first_kind: String,
+        /// The new shader.
+        second_shader: String,
+        /// Its resource name.
+        second_name: String,
+        /// Its resource kind, described.
+        second_kind: String,
+    },
+    /// A uniform block is larger than the device allows for one binding.
+    #[error(
+        "uniform block `{block}` in {shader} is {size} bytes, over the limit of {limit} bytes (max_uniform_buffer_binding_size)"
+    )]
+    TooLarge {
+        /// The shader.
+        shader: String,
+        /// The block's name.
+        block: String,
+        /// Its size in bytes.
+        size: u32,
+        /// The device's limit.
+        limit: u32,
+    },
+    /// The slot plan gives this binding point no frequency.
+    #[error("`{name}` in {shader} is in no frequency of the slot plan")]
+    Unplanned {
+        /// The shader.
+        shader: String,
+        /// The resource name.
+        name: String,
+    },
+    /// The group mixes frequencies in a way bind groups cannot express.
+    #[error(
+        "group {group} holds both {first} and {second} resources that are not uniform blocks; a bind group has one owner"
+    )]
+    MixedGroup {
+        /// The group index.
+        group: u32,
+        /// One frequency.
+        first: Frequency,
+        /// The other.
+        second: Frequency,
+    },
+}
+
+impl LayoutErrorKind {
+    /// Whether the message names the shader being registered, so that an
+    /// outer error need not name it again.
+    pub(crate) fn names_shader(&self) -> bool {
+        !matches!(self, LayoutErrorKind::MixedGroup { .. })
+    }
+}

@@ -1,0 +1,107 @@
+//! Limit errors: a shader that needs more than the device allows.
+
+use std::fmt;
+
+use super::Location;
+use crate::plan::BindingPoint;
+
+/// A shader needs more than the device allows.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{}{kind}", LimitSite(self))]
+pub struct LimitError {
+    /// The binding point in question, when one binding is.
+    pub binding: Option<BindingPoint>,
+    /// The binding's name.
+    pub name: Option<String>,
+    /// Where it is declared (or where validation failed), when known.
+    pub location: Option<Location>,
+    /// What limit or feature is missing.
+    #[source]
+    pub kind: LimitErrorKind,
+}
+
+struct LimitSite<'a>(&'a LimitError);
+
+impl fmt::Display for LimitSite<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let e = self.0;
+        match (&e.name, e.binding) {
+            (Some(n), Some(b)) => write!(f, "`{n}` at {b}: "),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// What a [`LimitError`] is about.
+#[derive(Clone, Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LimitErrorKind {
+    /// The group index is at or past the device's `max_bind_groups`.
+    #[error("group {group} is past the device's last bind group (max_bind_groups = {limit})")]
+    Group {
+        /// The group index.
+        group: u32,
+        /// The number of groups the device allows.
+        limit: u32,
+    },
+    /// The binding number is at or past `max_bindings_per_bind_group`.
+    #[error("binding number {binding} is past the device's limit (max_bindings_per_bind_group = {limit})")]
+    Binding {
+        /// The binding number.
+        binding: u32,
+        /// The limit.
+        limit: u32,
+    },
+    /// More bindings of a kind in one pipeline layout than the device allows.
+    #[error("the shader uses {count} {what}, over the limit of {limit} ({limit_name})")]
+    PerPipeline {
+        /// What is counted.
+        what: &'static str,
+        /// How many the shader uses.
+        count: u32,
+        /// The device's limit.
+        limit: u32,
+        /// The `wgpu::Limits` field.
+        limit_name: &'static str,
+    },
+    /// More bindings of a kind in one shader stage than the device allows.
+    #[error("the {stage} stage uses {count} {what}, over the limit of {limit} ({limit_name})")]
+    PerStage {
+        /// The stage.
+        stage: &'static str,
+        /// What is counted.
+        what: &'static str,
+        /// How many the stage sees.
+        count: u32,
+        /// The device's limit.
+        limit: u32,
+        /// The `wgpu::Limits` field.
+        limit_name: &'static str,
+    },
+    /// A binding array without a fixed size.
+    #[error("binding arrays without a fixed size are not supported; give the array a length")]
+    UnsizedBindingArray,
+    /// A binding array shares its bind group with a uniform block, which wgpu forbids.
+    #[error("a binding array may not share its group with the uniform block `{uniform}`; move one of them")]
+    ArrayBesideUniform {
+        /// The uniform block in the same group.
+        uniform: String,
+    },
+    /// The shader needs a capability the device's features do not give (f16, f64, i64, ...).
+    #[error("the device cannot run this shader: {}", super::chain(source.as_inner()))]
+    Capability {
+        /// naga's validation error, with its spans.
+        #[source]
+        source: Box<naga::WithSpan<naga::valid::ValidationError>>,
+    },
+}
+
+/// Kinds are equal when they are the same failure: naga's errors, which have
+/// no `PartialEq`, compare by their messages.
+impl PartialEq for LimitErrorKind {
+    fn eq(&self, other: &Self) -> bool {
+        std::mem::discriminant(self) == std::mem::discriminant(other) && self.to_string() == other.to_string()
+    }
+}
+
+impl Eq for LimitErrorKind {}

@@ -1,0 +1,114 @@
+//! Parameter errors: a name or value that cannot be resolved or set.
+
+use crate::plan::Frequency;
+
+/// A parameter could not be resolved or set.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("parameter `{name}`: {kind}")]
+pub struct ParamError {
+    /// The name or path as the caller gave it.
+    pub name: String,
+    /// What went wrong.
+    pub kind: ParamErrorKind,
+}
+
+/// What went wrong with a parameter.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ParamErrorKind {
+    /// The path is not of the form `name`, `name[i]`, `name[i].field`.
+    #[error("malformed path; expected `name`, `name[i]` or `name[i].field`")]
+    Malformed,
+    /// No slot or struct has a member of that name.
+    #[error("unknown name{}", suggest(.suggestions))]
+    Unknown {
+        /// Known names closest to the one given, best first.
+        suggestions: Vec<String>,
+    },
+    /// A bare member name is declared by several blocks; qualify it by its block.
+    #[error("{blocks} blocks declare it; write one of {}", quoted(.spellings))]
+    Ambiguous {
+        /// How many slots declare the name.
+        blocks: usize,
+        /// The qualified spellings that resolve (`mat_a.color`, `MatA.color`, ...).
+        spellings: Vec<String>,
+    },
+    /// The index is past the end of the array.
+    #[error("index {index} is out of range for `{member}` (count {count})")]
+    IndexOutOfRange {
+        /// The array member.
+        member: String,
+        /// The index given.
+        index: u32,
+        /// The array length.
+        count: u32,
+    },
+    /// An index was given for a member that is not an array.
+    #[error("`{member}` is not an array")]
+    NotAnArray {
+        /// The member.
+        member: String,
+    },
+    /// A field was asked of an array without saying which element.
+    #[error("`{member}` is an array; give an element, as in `{member}[0]`")]
+    NeedsIndex {
+        /// The array member.
+        member: String,
+    },
+    /// A field was asked of a member that is not a struct.
+    #[error("`{member}` is not a struct")]
+    NotAStruct {
+        /// The member.
+        member: String,
+    },
+    /// The value's type is not the member's type.
+    #[error("wrong type: the member is {expected}, the value is {found}")]
+    TypeMismatch {
+        /// The member's WGSL type.
+        expected: String,
+        /// The value's WGSL type.
+        found: String,
+    },
+    /// The value's size is not the member's size.
+    #[error("wrong size: the member takes {expected} bytes, the value has {found}")]
+    SizeMismatch {
+        /// Bytes the member takes.
+        expected: usize,
+        /// Bytes given.
+        found: usize,
+    },
+    /// The parameter belongs to a slot of another frequency than the one being set.
+    #[error("it lives in a {actual} slot, not a {wanted} slot")]
+    WrongFrequency {
+        /// The frequency of the instance being set.
+        wanted: Frequency,
+        /// The frequency of the parameter's slot.
+        actual: Frequency,
+    },
+    /// The texture, sampler or buffer does not fit the binding; the instance keeps its old one.
+    #[error("it does not fit the binding ({expected}): {message}")]
+    Incompatible {
+        /// The binding, described.
+        expected: String,
+        /// What wgpu's validation found.
+        message: String,
+    },
+    /// The name is a texture, sampler or storage binding, not a uniform value.
+    #[error("it is a {kind} binding, not a uniform value")]
+    NotUniform {
+        /// The resource kind.
+        kind: &'static str,
+    },
+}
+
+fn quoted(list: &[String]) -> String {
+    list.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")
+}
+
+fn suggest(list: &[String]) -> String {
+    if list.is_empty() {
+        String::new()
+    } else {
+        format!("; did you mean {}?", list.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", "))
+    }
+}
