@@ -7,7 +7,7 @@
 mod support;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use freqbuf::{BindTarget, Binder, Draw, Manager, SlotPlan, headless};
+use freqbuf::{BindTarget, Binder, Draw, Headless, Manager, SlotPlan};
 use support::scene::{Scene, SceneParams};
 
 /// Counts binds and does nothing else.
@@ -21,7 +21,7 @@ impl BindTarget for Counter {
 }
 
 fn binder(c: &mut Criterion) {
-    let gpu = match headless::request(headless::LimitsChoice::Defaults) {
+    let gpu = match Headless::new() {
         Ok(g) => g,
         Err(e) => {
             eprintln!("SKIPPED: binder benches need a real adapter: {e}");

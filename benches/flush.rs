@@ -15,7 +15,7 @@
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use freqbuf::{FlushStrategy, Manager, ManagerOptions, ObjectId, Param, SlotPlan, headless};
+use freqbuf::{FlushStrategy, Headless, Manager, ObjectId, Param, SlotPlan};
 
 const SHADER: &str = r#"
 struct Object { world: mat4x4<f32>, color: vec4<f32> }
@@ -24,15 +24,15 @@ struct Object { world: mat4x4<f32>, color: vec4<f32> }
 "#;
 
 struct Setup {
-    gpu: headless::Headless,
+    gpu: Headless,
     manager: Manager,
     objects: Vec<ObjectId>,
     world: Param,
     tick: f32,
 }
 
-fn setup(gpu: headless::Headless, count: usize, strategy: FlushStrategy) -> Setup {
-    let mut manager = Manager::with_options(&gpu.device, SlotPlan::default(), ManagerOptions { strategy });
+fn setup(gpu: Headless, count: usize, strategy: FlushStrategy) -> Setup {
+    let mut manager = Manager::with_strategy(&gpu.device, SlotPlan::default(), strategy);
     manager.register_wgsl("object.wgsl", SHADER).expect("valid shader");
     let world = manager.param("world").expect("declared");
     let objects = (0..count).map(|_| manager.create_object()).collect::<Vec<_>>();
@@ -64,13 +64,13 @@ impl Setup {
         total
     }
 
-    fn into_gpu(self) -> headless::Headless {
+    fn into_gpu(self) -> Headless {
         self.gpu
     }
 }
 
-fn gpu() -> Option<headless::Headless> {
-    match headless::request(headless::LimitsChoice::Defaults) {
+fn gpu() -> Option<Headless> {
+    match Headless::new() {
         Ok(g) => {
             eprintln!("adapter: {} ({:?})", g.info.name, g.info.backend);
             Some(g)

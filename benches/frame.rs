@@ -12,12 +12,12 @@ mod support;
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use freqbuf::headless;
+use freqbuf::Headless;
 use support::methods::{EncodeFloor, Freqbuf, FullRewrite, Method, PerShaderCache, Shared, Target};
 use support::scene::{Scene, SceneParams};
 
 fn frames(c: &mut Criterion) {
-    let gpu = match headless::request(headless::LimitsChoice::Defaults) {
+    let gpu = match Headless::new() {
         Ok(g) => g,
         Err(e) => {
             eprintln!("SKIPPED: frame benches need a real adapter: {e}");
@@ -72,7 +72,7 @@ const WARM_FRAMES: usize = 20;
 
 /// One frame: the changes (not timed), the method's frame (timed), the wait for the GPU (not timed).
 fn step(
-    gpu: &headless::Headless,
+    gpu: &Headless,
     shared: &Shared,
     target: &Target,
     method: &mut dyn Method,

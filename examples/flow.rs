@@ -3,7 +3,7 @@
 //!
 //! `cargo run --release --all-features --example flow`
 
-use freqbuf::{Binder, Draw, Manager, SlotPlan, headless};
+use freqbuf::{Binder, Draw, Headless, Manager, SlotPlan};
 
 const LIT: &str = r#"
 struct Frame { time: f32 }
@@ -33,8 +33,8 @@ struct Object { world: mat4x4<f32> }
 @fragment fn fs() -> @location(0) vec4<f32> { return material.color; }
 "#;
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let gpu = headless::request(headless::LimitsChoice::Defaults)?;
+fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let gpu = Headless::new()?;
     println!("adapter: {} ({:?})", gpu.info.name, gpu.info.backend);
     let mut fb = Manager::new(&gpu.device, SlotPlan::default());
     let lit = fb.register_wgsl("lit.wgsl", LIT)?;

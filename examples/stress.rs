@@ -10,7 +10,7 @@ use std::io::Write as _;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use freqbuf::headless::{self, Headless};
+use freqbuf::Headless;
 use support::methods::{
     self, Cost, EncodeFloor, Freqbuf, FullRewrite, Method, PerShaderCache, Shared, Target,
 };
@@ -81,7 +81,7 @@ fn main() {
         frames: args.frames,
         seed: args.seed,
     };
-    let (gpu, real) = match headless::request(headless::LimitsChoice::Defaults) {
+    let (gpu, real) = match Headless::new() {
         Ok(g) => (g, true),
         Err(e) => {
             eprintln!("!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!");
@@ -89,7 +89,7 @@ fn main() {
             eprintln!("!! Falling back to wgpu's NOOP backend: NOTHING IS RENDERED, images are not");
             eprintln!("!! compared, and CPU times leave out all GPU work and driver cost.");
             eprintln!("!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!");
-            (headless::request_noop().expect("the noop backend is always available"), false)
+            (Headless::noop().expect("the noop backend is always available"), false)
         }
     };
     eprintln!("adapter: {} ({:?}, {})", gpu.info.name, gpu.info.backend, gpu.info.driver_info);

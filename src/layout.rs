@@ -105,7 +105,7 @@ impl SlotLayout {
     /// Merges one shader's declaration of the block into this layout.
     ///
     /// On error the layout is unchanged.
-    #[allow(clippy::result_large_err, reason = "internal; callers box it into `Error::Layout`")]
+    #[allow(clippy::result_large_err, reason = "internal; the error becomes `Error::Layout`")]
     pub(crate) fn merge(
         &mut self,
         shader: ShaderId,
@@ -189,7 +189,7 @@ impl SlotLayout {
 /// Names starting with `_pad` (`_pad0`, `_padding`) are padding: they create no
 /// member and overlap nothing.
 #[inline]
-pub fn is_padding(name: &str) -> bool {
+pub(crate) fn is_padding(name: &str) -> bool {
     name.starts_with("_pad")
 }
 

@@ -52,52 +52,57 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Data flows one way through the modules:
-//! [`reflect`] (one shader) → [`registry`] (all shaders, merged [`layout`]s) →
-//! [`manager`] (slot shadows and GPU buffers, instances) → [`upload`] (flush) →
-//! [`bind`] (bind groups and the draw binder).
+//! Data flows one way through the modules (all private; every item is
+//! re-exported here, at one path):
+//! `reflect` (one shader) → `registry` (all shaders, merged slot layouts,
+//! every registration rule) → `slot` and `instance` (CPU shadows, handles) →
+//! `upload` (flush) → `binding` (bind group layouts, bind groups, the binder).
+//! `manager` owns one of each and hands each layer what it reads.
 
 mod binding;
-pub mod error;
+mod error;
 #[cfg(feature = "headless")]
-pub mod headless;
+mod headless;
 mod id;
-pub mod instance;
-pub mod layout;
+mod instance;
+mod layout;
 mod limits;
-pub mod manager;
+mod manager;
 #[cfg(any(feature = "glam", feature = "mint"))]
 mod math;
-pub mod name;
-pub mod param;
-pub mod plan;
-pub mod reflect;
-pub mod registry;
+mod name;
+mod param;
+mod plan;
+mod reflect;
+mod registry;
 mod scope;
 mod setters;
 mod slot;
 mod stack;
-pub mod stats;
-pub mod upload;
+mod stats;
+mod upload;
 
 pub use binding::{BindTarget, Binder, Draw};
 pub use error::{
-    Error, LayoutError, LayoutErrorKind, LimitError, LimitErrorKind, Location, ParamError, ParamErrorKind,
-    ReflectError, ReflectErrorKind,
+    Error, LayoutErrorKind, LimitErrorKind, Location, MemberSite, ParamError, ParamErrorKind, ReflectError,
+    ReflectErrorKind,
 };
+#[cfg(feature = "headless")]
+pub use headless::Headless;
 pub use id::{ShaderId, SlotId};
 pub use instance::{InstanceId, MaterialId, ObjectId, ViewId};
-pub use layout::SlotLayout;
-pub use manager::{Manager, ManagerOptions};
+pub use layout::{SlotLayout, SlotMember};
+pub use manager::Manager;
 pub use param::{Param, Uniform};
 pub use plan::{BindingPoint, Frequency, SlotPlan};
 pub use reflect::{
     BlockLayout, EntryPoint, Member, MemberType, Resource, ResourceKind, ShaderReflection, ShaderSource,
+    ValueType,
 };
 pub use registry::Registry;
 pub use setters::InstanceMut;
 pub use stats::{FrameStats, Stats};
 pub use upload::FlushStrategy;
 
+/// naga, whose types appear in reflection (`naga::ShaderStage`, `naga::ImageClass`, ...).
 pub use naga;
-pub use wgpu;

@@ -53,8 +53,7 @@ pub(crate) fn check(
 ) -> Result<Vec<wgpu::ShaderStages>, LimitError> {
     let limits = &caps.limits;
     let fail = |binding: Option<&crate::reflect::Resource>, kind| LimitError {
-        binding: binding.map(|r| r.binding),
-        name: binding.map(|r| r.name.clone()),
+        binding: binding.map(|r| (r.binding, r.name.clone())),
         location: binding.and_then(|r| r.location),
         kind,
     };
@@ -81,7 +80,6 @@ pub(crate) fn check(
         let location = shader.source().and_then(|s| e.location(s)).map(Location::from_naga);
         return Err(LimitError {
             binding: None,
-            name: None,
             location,
             kind: LimitErrorKind::Capability { source: Box::new(e) },
         });

@@ -19,13 +19,6 @@ use crate::slot::Slot;
 use crate::stats::FrameStats;
 use crate::upload::{FlushStrategy, Uploader};
 
-/// Options for [`Manager::with_options`].
-#[derive(Clone, Debug, Default)]
-pub struct ManagerOptions {
-    /// How packed dirty ranges reach the slot buffers.
-    pub strategy: FlushStrategy,
-}
-
 /// Shared, frequency-sorted uniform slots for every registered shader.
 ///
 /// Per frame: set values through [`Manager::frame`], [`Manager::view`],
@@ -77,11 +70,12 @@ impl Manager {
     ///
     /// Limits (offset alignment, uniform binding size) are read from `device.limits()`.
     pub fn new(device: &wgpu::Device, plan: SlotPlan) -> Self {
-        Self::with_options(device, plan, ManagerOptions::default())
+        Self::with_strategy(device, plan, FlushStrategy::default())
     }
 
-    /// A manager with explicit options.
-    pub fn with_options(device: &wgpu::Device, plan: SlotPlan, options: ManagerOptions) -> Self {
+    /// A manager that flushes with `strategy` (for comparing strategies; the
+    /// default, [`FlushStrategy::Auto`], picks per slot).
+    pub fn with_strategy(device: &wgpu::Device, plan: SlotPlan, strategy: FlushStrategy) -> Self {
         let caps = DeviceCaps::new(device);
         let max_uniform = caps.limits.max_uniform_buffer_binding_size.min(u32::MAX as u64) as u32;
         Self {
@@ -91,7 +85,7 @@ impl Manager {
             instances: InstanceTable::new(),
             layouts: Layouts::default(),
             groups: BindGroups::default(),
-            uploader: Uploader::new(options.strategy, caps.limits.clone()),
+            uploader: Uploader::new(strategy, caps.limits.clone()),
             stats: FrameStats::default(),
             caps,
         }
@@ -137,8 +131,7 @@ impl Manager {
                 ),
             });
         }
-        let visibility = limits::check(&shader, &self.caps)
-            .map_err(|e| Error::Limit { shader: shader.name().to_owned(), source: Box::new(e) })?;
+        let visibility = limits::check(&shader, &self.caps).map_err(|e| e.into_error(shader.name()))?;
         let staged = self.registry.stage(&shader)?;
         let prepared = self.layouts.prepare(&self.device, &shader, &visibility)?;
         // Everything that can fail has passed: commit.
@@ -169,8 +162,7 @@ impl Manager {
     pub fn recreate(&mut self, device: &wgpu::Device) -> Result<(), Error> {
         let caps = DeviceCaps::new(device);
         for (_, shader) in self.registry.shaders() {
-            limits::check(shader, &caps)
-                .map_err(|e| Error::Limit { shader: shader.name().to_owned(), source: Box::new(e) })?;
+            limits::check(shader, &caps).map_err(|e| e.into_error(shader.name()))?;
         }
         let layouts = self.layouts.recreate(device, &self.registry)?;
         // Everything new exists: switch over.

@@ -13,7 +13,7 @@ use crate::error::ParamErrorKind;
 ///
 /// Names without such a suffix come back unchanged.
 #[inline]
-pub fn normalize(name: &str) -> &str {
+pub(crate) fn normalize(name: &str) -> &str {
     let mut rest = name;
     while let Some(stripped) = rest.strip_suffix(']') {
         match stripped.rfind('[') {
@@ -49,14 +49,14 @@ impl std::fmt::Display for Segment<'_> {
 }
 
 /// A parsed parameter path such as `lights[3].color`.
-pub type Path<'a> = SmallVec<[Segment<'a>; 2]>;
+pub(crate) type Path<'a> = SmallVec<[Segment<'a>; 2]>;
 
 /// Parses `a`, `a[3]`, `a[3].b`, `a.b.c` into segments.
 ///
 /// Whitespace is not allowed; every name is non-empty. A name may carry several
 /// indices (`coeffs[8][2]`, for nested arrays): each index after the first is a
 /// segment of its own with an empty name.
-pub fn parse_path(path: &str) -> Result<Path<'_>, ParamErrorKind> {
+pub(crate) fn parse_path(path: &str) -> Result<Path<'_>, ParamErrorKind> {
     let malformed = || ParamErrorKind::Malformed;
     let mut out = Path::new();
     if path.is_empty() {

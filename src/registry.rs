@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::ops::Index;
 
-use crate::error::{Error, LayoutError, LayoutErrorKind, ParamError, ParamErrorKind};
+use crate::error::{Error, LayoutErrorKind, ParamError, ParamErrorKind};
 use crate::id::{NEXT_TAG, ShaderId, SlotId};
 use crate::layout::SlotLayout;
 use crate::name::{closest, parse_path};
@@ -15,12 +15,9 @@ use crate::param::Param;
 use crate::plan::{BindingPoint, Frequency, SlotPlan};
 use crate::reflect::{Resource, ResourceKind, ShaderReflection};
 
-/// WebGPU's default `max_uniform_buffer_binding_size`, used when there is no device.
-pub const DEFAULT_MAX_UNIFORM_BINDING_SIZE: u32 = 65536;
-
 /// A binding that is not a uniform block, as first registered at its binding point.
 #[derive(Clone, Debug)]
-pub struct SharedBinding {
+pub(crate) struct SharedBinding {
     /// The resource as the first shader that used it declared it; `sampled` is
     /// set when any registered shader samples it.
     pub resource: Resource,
@@ -51,9 +48,12 @@ pub struct Registry {
 }
 
 impl Registry {
+    /// WebGPU's default `max_uniform_buffer_binding_size`, used when there is no device.
+    pub const DEFAULT_MAX_UNIFORM_BINDING_SIZE: u32 = 65536;
+
     /// An empty registry with WebGPU's default uniform binding size limit (65536 bytes).
     pub fn new(plan: SlotPlan) -> Self {
-        Self::with_limit(plan, DEFAULT_MAX_UNIFORM_BINDING_SIZE)
+        Self::with_limit(plan, Self::DEFAULT_MAX_UNIFORM_BINDING_SIZE)
     }
 
     /// An empty registry that rejects blocks over `max_uniform_binding_size` bytes
@@ -105,10 +105,7 @@ impl Registry {
     pub(crate) fn stage(&self, shader: &ShaderReflection) -> Result<Staged, Error> {
         let id = ShaderId::new(self.tag, self.shaders.len() as u32);
         let name = shader.name();
-        let fail = |binding, kind| Error::Layout {
-            shader: name.to_owned(),
-            source: Box::new(LayoutError { binding, kind }),
-        };
+        let fail = |binding, kind| Error::Layout { shader: name.to_owned(), binding, kind: Box::new(kind) };
         // Merge into copies first so that a conflict leaves the registry as it was.
         let mut staged: BTreeMap<BindingPoint, SlotLayout> = BTreeMap::new();
         let mut new_bindings: Vec<SharedBinding> = Vec::new();
@@ -233,7 +230,7 @@ impl Registry {
     }
 
     /// Bindings that are not uniform blocks (textures, samplers, storage), by binding point.
-    pub fn bindings(&self) -> impl Iterator<Item = &SharedBinding> {
+    pub(crate) fn bindings(&self) -> impl Iterator<Item = &SharedBinding> {
         self.bindings.values()
     }
 

@@ -10,7 +10,7 @@ use freqbuf::{Error, Frequency, LimitErrorKind, Manager, SlotPlan};
 
 fn limit_kind(e: Error) -> LimitErrorKind {
     match e {
-        Error::Limit { source, .. } => source.kind,
+        Error::Limit { kind, .. } => *kind,
         e => panic!("expected a limit error, got: {e}"),
     }
 }

@@ -5,7 +5,7 @@ mod common;
 
 use common::gpu;
 use common::scene::{Kind, Report, Rig, TestShader};
-use freqbuf::error::ParamErrorKind;
+use freqbuf::ParamErrorKind;
 use freqbuf::{Draw, Error, Manager, SlotPlan};
 
 const TWO: TestShader = TestShader {

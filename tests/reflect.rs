@@ -4,12 +4,12 @@
 mod common;
 
 use common::rules::{Field, Rules, Ty, align_size, f, field_offsets, stride};
-use freqbuf::error::{LayoutErrorKind, ParamErrorKind, ReflectErrorKind};
 use freqbuf::naga::ShaderStage;
 use freqbuf::{
     BindingPoint, Error, Frequency, Member, MemberType, Registry, ResourceKind, ShaderReflection,
     ShaderSource, SlotPlan,
 };
+use freqbuf::{LayoutErrorKind, ParamErrorKind, ReflectErrorKind};
 
 fn shader(name: &str) -> ShaderReflection {
     let path = format!("{}/tests/shaders/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -331,7 +331,7 @@ fn custom_plans_by_group_and_point() {
     // Group 2 is not in this plan.
     let err = r.add(shader("prefix_full.wgsl")).unwrap_err();
     assert!(
-        matches!(err, Error::Layout { ref source, .. } if matches!(source.kind, LayoutErrorKind::Unplanned { .. })),
+        matches!(err, Error::Layout { ref kind, .. } if matches!(**kind, LayoutErrorKind::Unplanned { .. })),
         "{err}"
     );
 }
@@ -391,7 +391,7 @@ fn broken_spirv_and_unknown_extensions_are_errors() {
 
 fn add_err(r: &mut Registry, name: &str) -> (String, LayoutErrorKind) {
     match r.add(shader(name)).unwrap_err() {
-        Error::Layout { shader, source } => (shader, source.kind),
+        Error::Layout { shader, kind, .. } => (shader, *kind),
         e => panic!("{e}"),
     }
 }

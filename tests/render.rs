@@ -63,7 +63,7 @@ struct Target {
     out: wgpu::Buffer,
 }
 
-fn target(h: &freqbuf::headless::Headless) -> Target {
+fn target(h: &freqbuf::Headless) -> Target {
     let texture = h.device.create_texture(&wgpu::TextureDescriptor {
         label: None,
         size: wgpu::Extent3d { width: 1, height: 1, depth_or_array_layers: 1 },
@@ -86,7 +86,7 @@ fn target(h: &freqbuf::headless::Headless) -> Target {
 
 /// Draws once per entry, 3 vertices each, and returns the records and the final pixel.
 fn render(
-    h: &freqbuf::headless::Headless,
+    h: &freqbuf::Headless,
     m: &mut Manager,
     t: &Target,
     p: &wgpu::RenderPipeline,

@@ -5,7 +5,7 @@ mod common;
 
 use common::gpu;
 use common::scene::{self, FULL, Kind, LIGHTS, Model, PREFIX, Rig};
-use freqbuf::error::ParamErrorKind;
+use freqbuf::ParamErrorKind;
 use freqbuf::{Draw, Error, Frequency, InstanceId, Manager, SlotPlan};
 
 macro_rules! device_or_skip {
@@ -113,8 +113,7 @@ fn draws_see_the_last_flush_before_submission_and_not_later_sets() {
 fn many_instances_grow_buffers_without_losing_values() {
     let h = device_or_skip!();
     for strategy in [freqbuf::FlushStrategy::Copies, freqbuf::FlushStrategy::Scatter] {
-        let mut m =
-            Manager::with_options(&h.device, SlotPlan::default(), freqbuf::ManagerOptions { strategy });
+        let mut m = Manager::with_strategy(&h.device, SlotPlan::default(), strategy);
         let mut rig = Rig::new(&h.device, 300);
         let prefix = rig.register(&h.device, &mut m, &PREFIX);
         let id = m.param("id").unwrap();
@@ -414,7 +413,7 @@ mod random {
             self.model.values.insert((id, rep.name), words);
         }
 
-        fn register(&mut self, h: &freqbuf::headless::Headless) {
+        fn register(&mut self, h: &freqbuf::Headless) {
             if let Some(s) = scene::SHADERS.get(self.shaders.len()) {
                 let id = self.rig.register(&h.device, &mut self.m, s);
                 self.shaders.push(id);
@@ -422,7 +421,7 @@ mod random {
             }
         }
 
-        fn apply(&mut self, h: &freqbuf::headless::Headless, op: Op) {
+        fn apply(&mut self, h: &freqbuf::Headless, op: Op) {
             match op {
                 Op::Create(f) => {
                     let id = match f {
@@ -630,8 +629,7 @@ fn scatter_moves_long_and_short_ranges_to_the_right_place() {
         return;
     };
     for strategy in [freqbuf::FlushStrategy::Scatter, freqbuf::FlushStrategy::Copies] {
-        let mut m =
-            Manager::with_options(&h.device, SlotPlan::default(), freqbuf::ManagerOptions { strategy });
+        let mut m = Manager::with_strategy(&h.device, SlotPlan::default(), strategy);
         let mut rig = Rig::new(&h.device, 200);
         let prefix = rig.register(&h.device, &mut m, &PREFIX);
         let (id, tint, world) = (m.param("id").unwrap(), m.param("tint").unwrap(), m.param("world").unwrap());

@@ -6,7 +6,7 @@ mod common;
 
 use common::gpu;
 use common::scene::{Kind, Report, Rig, TestShader};
-use freqbuf::{Draw, Error, FlushStrategy, Frequency, Manager, ManagerOptions, SlotPlan};
+use freqbuf::{Draw, Error, FlushStrategy, Frequency, Manager, SlotPlan};
 
 const fn r(name: &'static str, kind: Kind) -> Report {
     Report { name, kind }
@@ -64,13 +64,7 @@ fn expect(i: u32, salt: u32) -> Vec<u32> {
 }
 
 /// Draws every `step`-th object (and the last) and checks what it saw.
-fn check(
-    h: &freqbuf::headless::Headless,
-    m: &mut Manager,
-    objs: &[freqbuf::ObjectId],
-    step: usize,
-    salt: u32,
-) {
+fn check(h: &freqbuf::Headless, m: &mut Manager, objs: &[freqbuf::ObjectId], step: usize, salt: u32) {
     let mut picks = (0..objs.len()).step_by(step).collect::<Vec<_>>();
     picks.push(objs.len() - 1);
     let mut rig = Rig::new(&h.device, picks.len() as u32);
@@ -89,7 +83,7 @@ fn uploads_larger_than_a_storage_binding_are_cut_into_chunks() {
     // A 64 KiB storage binding gives 16 KiB chunks; 2,000 objects of 2 x 224 dirty bytes are 896,000 bytes.
     let Some(h) = gpu::device_with_limits(|l| l.max_storage_buffer_binding_size = 64 << 10) else { return };
     for strategy in [FlushStrategy::Scatter, FlushStrategy::Copies, FlushStrategy::Auto] {
-        let mut m = Manager::with_options(&h.device, SlotPlan::default(), ManagerOptions { strategy });
+        let mut m = Manager::with_strategy(&h.device, SlotPlan::default(), strategy);
         let mut rig = Rig::new(&h.device, 1);
         rig.register(&h.device, &mut m, &TWO_BLOCKS);
         let objs = fill(&mut m, 2000, 0);

@@ -11,7 +11,7 @@
 //! * `encode_floor`: the same draws with bind groups built and offsets computed
 //!   beforehand, and no uploads: the cost of encoding alone.
 
-use freqbuf::headless::Headless;
+use freqbuf::Headless;
 use freqbuf::{Binder, Draw, Manager, MaterialId, ObjectId, Param, ShaderId, SlotPlan, ViewId};
 
 use super::scene::{FrameChanges, Scene};

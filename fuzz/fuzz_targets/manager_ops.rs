@@ -8,7 +8,7 @@
 use std::sync::OnceLock;
 
 use arbitrary::Arbitrary;
-use freqbuf::headless::Headless;
+use freqbuf::Headless;
 use freqbuf::{Binder, Draw, InstanceId, Manager, SlotPlan};
 use libfuzzer_sys::fuzz_target;
 
@@ -56,26 +56,37 @@ impl World {
 
     fn name(&self, i: u16) -> Option<String> {
         let mut names = self.m.registry().slots().flat_map(|(_, s)| s.members().iter().map(|m| m.member.name.clone())).collect::<Vec<_>>();
-        names.extend(self.m.registry().bindings().map(|b| b.resource.name.clone()));
+        names.extend(self.bindings().into_iter().map(|b| b.0));
         (!names.is_empty()).then(|| names[i as usize % names.len()].clone())
     }
 
+    /// Every registered texture, sampler and storage binding, with its frequency.
+    fn bindings(&self) -> Vec<(String, freqbuf::Frequency)> {
+        let r = self.m.registry();
+        let mut b = r
+            .shaders()
+            .flat_map(|(_, s)| s.used_resources())
+            .filter(|res| res.block.is_none())
+            .filter_map(|res| Some((res.name.clone(), r.plan().frequency(res.binding)?)))
+            .collect::<Vec<_>>();
+        b.sort();
+        b.dedup();
+        b
+    }
+
     fn binding(&self, i: u16) -> Option<(String, freqbuf::Frequency)> {
-        let b = self.m.registry().bindings().collect::<Vec<_>>();
-        (!b.is_empty()).then(|| {
-            let b = b[i as usize % b.len()];
-            (b.resource.name.clone(), b.frequency)
-        })
+        let b = self.bindings();
+        (!b.is_empty()).then(|| b[i as usize % b.len()].clone())
     }
 }
 
 fn device() -> &'static Headless {
     static DEV: OnceLock<Headless> = OnceLock::new();
-    DEV.get_or_init(|| freqbuf::headless::request_noop().expect("the noop backend"))
+    DEV.get_or_init(|| freqbuf::Headless::noop().expect("the noop backend"))
 }
 
 fn texture(h: &Headless, kind: u8) -> wgpu::TextureView {
-    use freqbuf::wgpu;
+
     let (format, layers, dimension) = match kind % 5 {
         0 => (wgpu::TextureFormat::Rgba8Unorm, 1, None),
         1 => (wgpu::TextureFormat::R32Float, 1, None),
@@ -96,7 +107,7 @@ fn texture(h: &Headless, kind: u8) -> wgpu::TextureView {
     t.create_view(&wgpu::TextureViewDescriptor { dimension, ..Default::default() })
 }
 
-use freqbuf::wgpu;
+
 
 fuzz_target!(|ops: Vec<Op>| {
     let h = device();

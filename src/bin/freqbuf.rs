@@ -24,7 +24,7 @@ enum Command {
         #[arg(long, value_enum)]
         stage: Option<Stage>,
         /// max_uniform_buffer_binding_size to check blocks against.
-        #[arg(long, default_value_t = freqbuf::registry::DEFAULT_MAX_UNIFORM_BINDING_SIZE)]
+        #[arg(long, default_value_t = Registry::DEFAULT_MAX_UNIFORM_BINDING_SIZE)]
         max_uniform_size: u32,
         /// Shader files: .wgsl, .spv, .vert, .frag, .comp.
         #[arg(required = true)]

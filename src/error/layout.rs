@@ -3,7 +3,7 @@
 use std::fmt;
 
 use super::{Location, Site};
-use crate::plan::{BindingPoint, Frequency};
+use crate::plan::Frequency;
 
 /// One side of a layout conflict: a member as one shader declares it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,17 +34,8 @@ impl fmt::Display for MemberSite {
     }
 }
 
-/// Several shaders (or the plan and a shader) disagree about a binding point.
-#[derive(Clone, Debug, thiserror::Error)]
-#[error("{binding}: {kind}")]
-pub struct LayoutError {
-    /// The binding point in conflict.
-    pub binding: BindingPoint,
-    /// What the disagreement is.
-    pub kind: LayoutErrorKind,
-}
-
-/// What a [`LayoutError`] is about.
+/// What an [`Error::Layout`](super::Error::Layout) is about: shaders (or the
+/// plan and a shader) that disagree about a binding point.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum LayoutErrorKind {

@@ -1,38 +1,28 @@
 //! Limit errors: a shader that needs more than the device allows.
 
-use std::fmt;
-
-use super::Location;
+use super::{Error, Location};
 use crate::plan::BindingPoint;
 
-/// A shader needs more than the device allows.
-#[derive(Clone, Debug, thiserror::Error)]
-#[error("{}{kind}", LimitSite(self))]
-pub struct LimitError {
-    /// The binding point in question, when one binding is.
-    pub binding: Option<BindingPoint>,
-    /// The binding's name.
-    pub name: Option<String>,
-    /// Where it is declared (or where validation failed), when known.
-    pub location: Option<Location>,
-    /// What limit or feature is missing.
-    #[source]
-    pub kind: LimitErrorKind,
+/// What `limits::check` finds: converted to [`Error::Limit`] with the shader's name.
+#[derive(Clone, Debug)]
+pub(crate) struct LimitError {
+    pub(crate) binding: Option<(BindingPoint, String)>,
+    pub(crate) location: Option<Location>,
+    pub(crate) kind: LimitErrorKind,
 }
 
-struct LimitSite<'a>(&'a LimitError);
-
-impl fmt::Display for LimitSite<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let e = self.0;
-        match (&e.name, e.binding) {
-            (Some(n), Some(b)) => write!(f, "`{n}` at {b}: "),
-            _ => Ok(()),
+impl LimitError {
+    pub(crate) fn into_error(self, shader: &str) -> Error {
+        Error::Limit {
+            shader: shader.to_owned(),
+            binding: self.binding,
+            location: self.location,
+            kind: Box::new(self.kind),
         }
     }
 }
 
-/// What a [`LimitError`] is about.
+/// What an [`Error::Limit`] is about: a shader that needs more than the device allows.
 #[derive(Clone, Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum LimitErrorKind {

@@ -16,8 +16,9 @@ mod limit;
 mod param;
 mod reflect;
 
-pub use layout::{LayoutError, LayoutErrorKind, MemberSite};
-pub use limit::{LimitError, LimitErrorKind};
+pub use layout::{LayoutErrorKind, MemberSite};
+pub(crate) use limit::LimitError;
+pub use limit::LimitErrorKind;
 pub use param::{ParamError, ParamErrorKind};
 pub(crate) use reflect::chain;
 pub use reflect::{ReflectError, ReflectErrorKind};
@@ -57,6 +58,18 @@ impl fmt::Display for ShaderPrefix<'_> {
     }
 }
 
+/// Writes "`name` at @group(g) @binding(b): " when there is a binding.
+struct BindingSite<'a>(&'a Option<(BindingPoint, String)>);
+
+impl fmt::Display for BindingSite<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some((b, n)) => write!(f, "`{n}` at {b}: "),
+            None => Ok(()),
+        }
+    }
+}
+
 /// Writes `shader` or `shader:line:column`.
 pub(crate) struct Site<'a>(&'a str, Option<Location>);
 
@@ -77,25 +90,31 @@ pub enum Error {
     #[error(transparent)]
     Reflect(#[from] Box<ReflectError>),
     /// Shaders disagree about a binding point, or break a limit.
-    #[error("{}{source}", ShaderPrefix(shader, source.kind.names_shader()))]
+    #[error("{}{binding}: {kind}", ShaderPrefix(shader, kind.names_shader()))]
     Layout {
         /// The shader being registered.
         shader: String,
+        /// The binding point in conflict.
+        binding: BindingPoint,
         /// The disagreement.
         #[source]
-        source: Box<LayoutError>,
+        kind: Box<LayoutErrorKind>,
     },
     /// A parameter could not be resolved or set.
     #[error(transparent)]
     Param(#[from] ParamError),
     /// The shader needs more than the device allows; checked before any wgpu object is made.
-    #[error("{}: {source}", Site(shader, source.location))]
+    #[error("{}: {}{kind}", Site(shader, *location), BindingSite(binding))]
     Limit {
         /// The shader being registered.
         shader: String,
+        /// The binding in question, its name and where it is declared, when one binding is.
+        binding: Option<(BindingPoint, String)>,
+        /// Where in the source (the binding's declaration, or where validation failed).
+        location: Option<Location>,
         /// The limit or feature.
         #[source]
-        source: Box<LimitError>,
+        kind: Box<LimitErrorKind>,
     },
     /// A slot buffer would need more than the device's `max_buffer_size`. The
     /// slot keeps its buffer: instances that fit are flushed, the others keep

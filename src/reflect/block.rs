@@ -4,7 +4,7 @@ use naga::proc::Layouter;
 use naga::{ArraySize, Handle, ImageClass, Module, TypeInner};
 
 use super::types::wgsl_name;
-use super::{BlockLayout, MAX_NESTING, Member, MemberType, ResourceKind, ValueType};
+use super::{BlockLayout, Member, MemberType, ResourceKind, ShaderReflection, ValueType};
 use crate::name::normalize;
 
 pub(super) fn resource_kind(module: &Module, ty: Handle<naga::Type>) -> Option<ResourceKind> {
@@ -91,7 +91,7 @@ fn member_type(
     ty: Handle<naga::Type>,
     depth: u32,
 ) -> Result<MemberType, BlockFault> {
-    if depth > MAX_NESTING {
+    if depth > ShaderReflection::MAX_NESTING {
         return Err(BlockFault::TooDeep);
     }
     let size = layouter[ty].size;

@@ -57,6 +57,13 @@ pub struct ShaderReflection {
 }
 
 impl ShaderReflection {
+    /// Deepest nesting of structs and arrays inside a uniform block that freqbuf lays
+    /// out; deeper blocks are refused rather than overflowing the stack.
+    pub const MAX_NESTING: u32 = 64;
+
+    /// Largest shader file [`ShaderReflection::from_path`] reads.
+    pub const MAX_FILE_SIZE: u64 = 64 << 20;
+
     /// Reflects a shader. `name` is used in every error and report (a file path, say).
     ///
     /// Cost: one parse and one validation of the module.
@@ -158,17 +165,21 @@ impl ShaderReflection {
             if !meta.is_file() {
                 return Err(refuse("not a regular file".into()));
             }
-            if meta.len() > MAX_FILE_SIZE {
-                return Err(refuse(format!("{} bytes, over the limit of {MAX_FILE_SIZE}", meta.len())));
+            if meta.len() > Self::MAX_FILE_SIZE {
+                return Err(refuse(format!(
+                    "{} bytes, over the limit of {}",
+                    meta.len(),
+                    Self::MAX_FILE_SIZE
+                )));
             }
             let mut bytes = Vec::new();
             std::fs::File::open(path)
                 .map_err(io)?
-                .take(MAX_FILE_SIZE + 1)
+                .take(Self::MAX_FILE_SIZE + 1)
                 .read_to_end(&mut bytes)
                 .map_err(io)?;
-            if bytes.len() as u64 > MAX_FILE_SIZE {
-                return Err(refuse(format!("over the limit of {MAX_FILE_SIZE} bytes")));
+            if bytes.len() as u64 > Self::MAX_FILE_SIZE {
+                return Err(refuse(format!("over the limit of {} bytes", Self::MAX_FILE_SIZE)));
             }
             Ok(bytes)
         };
@@ -279,7 +290,7 @@ impl ShaderReflection {
                     kind: match f {
                         BlockFault::Unsized => ReflectErrorKind::UnsizedUniform { name: res_name.clone() },
                         BlockFault::TooDeep => {
-                            ReflectErrorKind::TooDeep { name: res_name.clone(), limit: MAX_NESTING }
+                            ReflectErrorKind::TooDeep { name: res_name.clone(), limit: Self::MAX_NESTING }
                         }
                     },
                 };
@@ -375,10 +386,3 @@ impl ShaderReflection {
 fn feature_off(shader: String, feature: &'static str) -> ReflectError {
     ReflectError { shader, location: None, kind: ReflectErrorKind::FeatureOff { feature } }
 }
-
-/// Largest shader file [`ShaderReflection::from_path`] reads.
-pub const MAX_FILE_SIZE: u64 = 64 << 20;
-
-/// Deepest nesting of structs and arrays inside a uniform block that freqbuf lays
-/// out; deeper blocks are refused rather than overflowing the stack.
-pub const MAX_NESTING: u32 = 64;

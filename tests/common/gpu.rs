@@ -3,22 +3,22 @@
 
 use std::sync::OnceLock;
 
-use freqbuf::headless::{self, Headless, LimitsChoice};
+use freqbuf::Headless;
 
 /// The shared device with WebGPU default limits, or `None` (after saying why) outside CI.
 pub fn device() -> Option<&'static Headless> {
     static DEV: OnceLock<Option<Headless>> = OnceLock::new();
-    DEV.get_or_init(|| open(LimitsChoice::Defaults)).as_ref()
+    DEV.get_or_init(|| open(Headless::new())).as_ref()
 }
 
 /// The shared device with the adapter's own limits (lavapipe: offset alignment 32).
 pub fn adapter_limits_device() -> Option<&'static Headless> {
     static DEV: OnceLock<Option<Headless>> = OnceLock::new();
-    DEV.get_or_init(|| open(LimitsChoice::Adapter)).as_ref()
+    DEV.get_or_init(|| open(Headless::with_adapter_limits())).as_ref()
 }
 
-fn open(limits: LimitsChoice) -> Option<Headless> {
-    match headless::request(limits) {
+fn open(requested: Result<Headless, Box<dyn std::error::Error + Send + Sync>>) -> Option<Headless> {
+    match requested {
         Ok(h) => Some(h),
         Err(e) if std::env::var("CI").as_deref() == Ok("true") => {
             panic!("CI=true requires a GPU adapter, and there is none: {e}")

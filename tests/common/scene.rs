@@ -268,7 +268,7 @@ impl Rig {
     /// is not dispatched and gets the binder's error instead.
     pub fn try_run(
         &self,
-        h: &freqbuf::headless::Headless,
+        h: &freqbuf::Headless,
         m: &mut Manager,
         draws: &[freqbuf::Draw],
     ) -> Vec<Result<Vec<u32>, freqbuf::Error>> {
@@ -309,12 +309,7 @@ impl Rig {
             .collect()
     }
 
-    pub fn run(
-        &self,
-        h: &freqbuf::headless::Headless,
-        m: &mut Manager,
-        draws: &[freqbuf::Draw],
-    ) -> Vec<Vec<u32>> {
+    pub fn run(&self, h: &freqbuf::Headless, m: &mut Manager, draws: &[freqbuf::Draw]) -> Vec<Vec<u32>> {
         let mut enc = h.device.create_command_encoder(&Default::default());
         enc.clear_buffer(&self.out, 0, None);
         {
