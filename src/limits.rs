@@ -28,11 +28,14 @@ pub(crate) struct DeviceCaps {
 
 impl DeviceCaps {
     pub(crate) fn new(device: &wgpu::Device) -> Self {
-        let features = device.features();
+        Self::from_parts(device.limits(), device.features())
+    }
+
+    pub(crate) fn from_parts(limits: wgpu::Limits, features: wgpu::Features) -> Self {
         // The downlevel flags live on the adapter; assume a WebGPU-compliant device.
         let downlevel = wgpu::DownlevelFlags::compliant();
         let capabilities = wgpu_naga_bridge::features_to_naga_capabilities(features, downlevel);
-        Self { limits: device.limits(), features, capabilities }
+        Self { limits, features, capabilities }
     }
 
     /// Group indices a pipeline layout may use, capped by what a binder tracks.

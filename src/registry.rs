@@ -10,6 +10,7 @@ use std::ops::Index;
 use crate::error::{Error, LayoutErrorKind, ParamError, ParamErrorKind};
 use crate::id::{NEXT_TAG, ShaderId, SlotId};
 use crate::layout::SlotLayout;
+use crate::limits::{self, DeviceCaps};
 use crate::name::{closest, parse_path};
 use crate::param::Param;
 use crate::plan::{BindingPoint, Frequency, SlotPlan};
@@ -213,6 +214,18 @@ impl Registry {
         id
     }
 
+    /// Checks `shader` against a device's limits and features without a
+    /// device: what [`crate::Manager::register`] checks first on a device with
+    /// these. The CLI runs it with WebGPU's default limits.
+    pub fn check_device(
+        shader: &ShaderReflection,
+        limits: &wgpu::Limits,
+        features: wgpu::Features,
+    ) -> Result<(), Error> {
+        let caps = DeviceCaps::from_parts(limits.clone(), features);
+        limits::check(shader, &caps).map(drop).map_err(|e| e.into_error(shader.name()))
+    }
+
     /// Every registered shader, with its id.
     pub fn shaders(&self) -> impl ExactSizeIterator<Item = (ShaderId, &ShaderReflection)> {
         self.shaders.iter().enumerate().map(|(i, s)| (ShaderId::new(self.tag, i as u32), s))
@@ -357,16 +370,42 @@ impl Index<SlotId> for Registry {
     }
 }
 
+/// A resource kind in WGSL's spelling, for conflicts: `texture_2d<f32>`, `sampler_comparison`.
 fn describe(r: &Resource) -> String {
+    use naga::{ImageClass, ImageDimension as D, ScalarKind};
+    let dim = |d, arrayed: bool| {
+        let d = match d {
+            D::D1 => "1d",
+            D::D2 => "2d",
+            D::D3 => "3d",
+            D::Cube => "cube",
+        };
+        if arrayed { format!("{d}_array") } else { d.to_owned() }
+    };
     let base = match r.kind {
-        ResourceKind::Texture { dim, arrayed, class } => {
-            format!("texture {dim:?}{} {class:?}", if arrayed { " array" } else { "" })
+        ResourceKind::Texture { dim: d, arrayed, class }
+        | ResourceKind::StorageTexture { dim: d, arrayed, class } => {
+            let ms = |multi| if multi { "multisampled_" } else { "" };
+            match class {
+                ImageClass::Sampled { kind, multi } => {
+                    let scalar = match kind {
+                        ScalarKind::Sint => "i32",
+                        ScalarKind::Uint => "u32",
+                        _ => "f32",
+                    };
+                    format!("texture_{}{}<{scalar}>", ms(multi), dim(d, arrayed))
+                }
+                ImageClass::Depth { multi } => format!("texture_depth_{}{}", ms(multi), dim(d, arrayed)),
+                ImageClass::Storage { format, access } => {
+                    format!("texture_storage_{}<{format:?}, {access:?}>", dim(d, arrayed)).to_lowercase()
+                }
+                ImageClass::External => "texture_external".into(),
+            }
         }
-        ResourceKind::StorageTexture { dim, arrayed, class } => {
-            format!("storage texture {dim:?}{} {class:?}", if arrayed { " array" } else { "" })
-        }
-        ResourceKind::Sampler { comparison: true } => "comparison sampler".into(),
+        ResourceKind::Sampler { comparison: true } => "sampler_comparison".into(),
+        ResourceKind::Sampler { comparison: false } => "sampler".into(),
+        ResourceKind::Uniform => "uniform block".into(),
         ref k => k.as_str().replace('_', " "),
     };
-    if r.count > 1 { format!("{base} x{}", r.count) } else { base }
+    if r.count > 1 { format!("binding_array<{base}, {}>", r.count) } else { base }
 }

@@ -23,7 +23,8 @@ enum Command {
         /// Stage of GLSL files whose extension does not say (.glsl).
         #[arg(long, value_enum)]
         stage: Option<Stage>,
-        /// max_uniform_buffer_binding_size to check blocks against.
+        /// max_uniform_buffer_binding_size to check blocks against; every other
+        /// limit is WebGPU's default, as a `Manager` on such a device checks.
         #[arg(long, default_value_t = Registry::DEFAULT_MAX_UNIFORM_BINDING_SIZE)]
         max_uniform_size: u32,
         /// Shader files: .wgsl, .spv, .vert, .frag, .comp.
@@ -50,10 +51,12 @@ fn main() -> ExitCode {
         Stage::Compute => freqbuf::naga::ShaderStage::Compute,
     });
     let mut registry = Registry::with_limit(SlotPlan::default(), max_uniform_size);
+    let limits = freqbuf_limits(max_uniform_size);
     let mut errors = Vec::new();
     for file in &files {
         let shader = ShaderReflection::from_path(file, stage)
             .map_err(freqbuf::Error::from)
+            .and_then(|s| Registry::check_device(&s, &limits, wgpu::Features::all()).map(|()| s))
             .and_then(|s| registry.add(s));
         if let Err(e) = shader {
             errors.push(e);
@@ -82,6 +85,17 @@ fn main() -> ExitCode {
         print_table(&registry);
     }
     ExitCode::SUCCESS
+}
+
+/// The device the CLI checks against: WebGPU's default limits with the given
+/// uniform binding size, and binding arrays as long as any device allows.
+fn freqbuf_limits(max_uniform_size: u32) -> wgpu::Limits {
+    wgpu::Limits {
+        max_uniform_buffer_binding_size: max_uniform_size.into(),
+        max_binding_array_elements_per_shader_stage: u32::MAX,
+        max_binding_array_sampler_elements_per_shader_stage: u32::MAX,
+        ..wgpu::Limits::default()
+    }
 }
 
 fn to_json(registry: &Registry) -> Value {

@@ -252,7 +252,7 @@ fn uniform_resource(slot: &Slot) -> Result<(u32, wgpu::BindingResource<'_>), Err
     ))
 }
 
-/// A binding type in words, for errors: `texture_2d<f32> (filterable)`.
+/// A binding type in words, for errors: `a D2 texture view of a filterable float format`.
 pub(crate) fn describe(ty: wgpu::BindingType) -> String {
     match ty {
         wgpu::BindingType::Texture { sample_type, view_dimension, multisampled } => {
@@ -264,7 +264,8 @@ pub(crate) fn describe(ty: wgpu::BindingType) -> String {
                 wgpu::TextureSampleType::Uint => "uint",
             };
             let ms = if multisampled { ", multisampled" } else { "" };
-            format!("a {view_dimension:?} texture view of a {sample} format{ms}")
+            let article = if sample.starts_with('u') { "an" } else { "a" };
+            format!("a {view_dimension:?} texture view of {article} {sample} format{ms}")
         }
         wgpu::BindingType::Sampler(kind) => format!("a {kind:?} sampler").to_lowercase(),
         wgpu::BindingType::Buffer {

@@ -161,7 +161,7 @@ pub enum Error {
         frequency: Frequency,
     },
     /// An instance or slot was created after the last flush and is not on the GPU yet.
-    #[error("a {0} instance or slot is newer than the last flush; call flush before drawing with it")]
+    #[error("the {0} instance or slot is newer than the last flush; call flush before drawing with it")]
     NotFlushed(Frequency),
     /// A storage buffer binding has no buffer set and no placeholder can stand in.
     #[error("`{name}` at {binding} has not been set")]

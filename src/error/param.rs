@@ -78,7 +78,7 @@ pub enum ParamErrorKind {
         found: usize,
     },
     /// The parameter belongs to a slot of another frequency than the one being set.
-    #[error("it lives in a {actual} slot, not a {wanted} slot")]
+    #[error("it belongs to the {actual} frequency, not to {wanted}")]
     WrongFrequency {
         /// The frequency of the instance being set.
         wanted: Frequency,
