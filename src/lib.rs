@@ -104,5 +104,10 @@ pub use setters::InstanceMut;
 pub use stats::{FrameStats, Stats};
 pub use upload::FlushStrategy;
 
+/// The README's examples, compiled as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 /// naga, whose types appear in reflection (`naga::ShaderStage`, `naga::ImageClass`, ...).
 pub use naga;
