@@ -37,7 +37,7 @@ pub struct SlotMember {
 
 /// A resolved path inside a slot: where a value lives and what it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Resolved<'a> {
+pub(crate) struct Resolved<'a> {
     /// Byte offset inside the slot.
     pub offset: u32,
     /// The type of one element.
@@ -46,14 +46,6 @@ pub struct Resolved<'a> {
     pub count: u32,
     /// Distance between elements; 0 when `count` is 1 and no array is addressed.
     pub stride: u32,
-}
-
-impl Resolved<'_> {
-    /// Bytes covered, from the first element's start to the last element's end.
-    #[inline]
-    pub fn span(&self) -> u32 {
-        if self.count > 1 { (self.count - 1) * self.stride + self.ty.size() } else { self.ty.size() }
-    }
 }
 
 impl SlotLayout {
@@ -172,7 +164,7 @@ impl SlotLayout {
     ///
     /// `name[N]` where N is the array's length is the D3D reflection spelling of
     /// the whole array (`GMRTs[4]`), and resolves to the whole array.
-    pub fn resolve<'a>(&'a self, path: &[Segment<'_>]) -> Result<Resolved<'a>, ParamErrorKind> {
+    pub(crate) fn resolve<'a>(&'a self, path: &[Segment<'_>]) -> Result<Resolved<'a>, ParamErrorKind> {
         let (first, rest) = path.split_first().ok_or(ParamErrorKind::Malformed)?;
         let m = self.member(first.name).ok_or(ParamErrorKind::Unknown { suggestions: Vec::new() })?;
         resolve_in(&m.name, &m.ty, (m.count, m.stride), first, rest, m.offset)

@@ -32,7 +32,7 @@ pub(crate) fn normalize(name: &str) -> &str {
 
 /// One step of a parameter path: a member name and an optional element index.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Segment<'a> {
+pub(crate) struct Segment<'a> {
     /// The member name, without brackets.
     pub name: &'a str,
     /// The index in brackets, if any.

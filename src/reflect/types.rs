@@ -26,7 +26,7 @@ pub struct Resource {
     /// The binding-array length; 1 for a plain binding, 0 for a binding array
     /// without a fixed size (which freqbuf does not bind).
     pub count: u32,
-    /// Indices into [`ShaderReflection::entry_points`] of the entry points that use it.
+    /// Indices into [`ShaderReflection::entry_points`](super::ShaderReflection::entry_points) of the entry points that use it.
     pub users: Vec<usize>,
     /// Where it is declared, when the source is text.
     pub location: Option<Location>,
