@@ -60,6 +60,8 @@
 //! `manager` owns one of each and hands each layer what it reads.
 
 mod binding;
+#[cfg(feature = "effects")]
+mod effect;
 mod error;
 #[cfg(feature = "headless")]
 mod headless;
@@ -83,6 +85,13 @@ mod stats;
 mod upload;
 
 pub use binding::{BindTarget, Binder, Draw};
+#[cfg(feature = "effects")]
+pub use effect::{
+    Blend, CheckReport, Compare, Cull, DepthState, EXHAUSTIVE_FLAGS, Effect, EffectId, EffectStats, Effects,
+    FlagSet, Pass, PassId, Passes, Targets, declarations, declarations_module,
+};
+#[cfg(feature = "effects")]
+pub use error::{EffectError, EffectErrorKind};
 pub use error::{
     Error, LayoutErrorKind, LimitErrorKind, Location, MemberSite, ParamError, ParamErrorKind, ReflectError,
     ReflectErrorKind,

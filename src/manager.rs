@@ -102,6 +102,12 @@ impl Manager {
         self.slots.get(slot.index()).filter(|_| self.registry.owns_slot(slot)).map(Slot::stride)
     }
 
+    /// The device the manager creates its objects on.
+    #[cfg(feature = "effects")]
+    pub(crate) fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
     /// The flush strategy in use.
     pub fn flush_strategy(&self) -> FlushStrategy {
         self.uploader.strategy

@@ -71,6 +71,19 @@ impl Registry {
         }
     }
 
+    /// A copy with a tag of its own, to try registrations on.
+    pub(crate) fn scratch(&self) -> Registry {
+        Registry {
+            tag: NEXT_TAG.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            plan: self.plan.clone(),
+            max_uniform_binding_size: self.max_uniform_binding_size,
+            shaders: self.shaders.clone(),
+            slots: self.slots.clone(),
+            slot_by_point: self.slot_by_point.clone(),
+            bindings: self.bindings.clone(),
+        }
+    }
+
     /// Whether `id` was made by this registry.
     #[inline]
     pub fn owns(&self, id: ShaderId) -> bool {

@@ -11,11 +11,15 @@
 //! conversion at every layer boundary, while `Error`'s variants already say
 //! which layer failed.
 
+#[cfg(feature = "effects")]
+mod effect;
 mod layout;
 mod limit;
 mod param;
 mod reflect;
 
+#[cfg(feature = "effects")]
+pub use effect::{EffectError, EffectErrorKind};
 pub use layout::{LayoutErrorKind, MemberSite};
 pub(crate) use limit::LimitError;
 pub use limit::LimitErrorKind;

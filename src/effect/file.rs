@@ -1,0 +1,182 @@
+//! The effect file: TOML read with serde. Field names are the file's; every
+//! value that can be wrong keeps its span, so errors point at `file:line:column`.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+/// An effect file as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct EffectFile {
+    /// Defaults to the file stem.
+    pub(crate) name: Option<String>,
+    /// WGSL with naga_oil directives, relative to the effect file.
+    pub(crate) source: Spanned<String>,
+    /// Shader defs that materials switch on.
+    #[serde(default)]
+    pub(crate) flags: Vec<Spanned<String>>,
+    /// Material defaults (Ogre's `param_named`), kept for the materials layer.
+    #[serde(default)]
+    pub(crate) params: BTreeMap<String, toml::Value>,
+    /// Member → semantic (Ogre's `param_named_auto`), kept for the materials layer.
+    #[serde(default)]
+    pub(crate) auto: BTreeMap<String, Spanned<String>>,
+    #[serde(default)]
+    pub(crate) technique: Vec<TechniqueFile>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TechniqueFile {
+    pub(crate) name: Spanned<String>,
+    #[serde(default)]
+    pub(crate) pass: Vec<PassFile>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PassFile {
+    pub(crate) name: Spanned<String>,
+    pub(crate) vertex: Option<Spanned<String>>,
+    pub(crate) fragment: Option<Spanned<String>>,
+    pub(crate) compute: Option<Spanned<String>>,
+    #[serde(default)]
+    pub(crate) blend: Blend,
+    #[serde(default)]
+    pub(crate) cull: Cull,
+    pub(crate) depth: Option<DepthState>,
+    #[serde(default = "yes")]
+    pub(crate) color_write: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// How a pass blends its color output.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Blend {
+    /// Replace.
+    #[default]
+    Opaque,
+    /// `src * a + dst * (1 - a)`.
+    Alpha,
+    /// `src + dst`.
+    Additive,
+    /// `src + dst * (1 - a)`, for premultiplied colors.
+    Premultiplied,
+}
+
+/// Which triangles a pass culls.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cull {
+    /// None.
+    #[default]
+    None,
+    /// Front faces (counter-clockwise).
+    Front,
+    /// Back faces.
+    Back,
+}
+
+/// A pass's depth test and write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DepthState {
+    /// The comparison against the depth buffer.
+    pub compare: Compare,
+    /// Whether passing fragments write their depth.
+    #[serde(default)]
+    pub write: bool,
+}
+
+/// A depth comparison, as WGSL and wgpu name them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[allow(missing_docs, reason = "the names say it")]
+pub enum Compare {
+    Never,
+    Less,
+    Equal,
+    LessEqual,
+    Greater,
+    NotEqual,
+    GreaterEqual,
+    Always,
+}
+
+impl Blend {
+    /// The name the effect file uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Blend::Opaque => "opaque",
+            Blend::Alpha => "alpha",
+            Blend::Additive => "additive",
+            Blend::Premultiplied => "premultiplied",
+        }
+    }
+
+    pub(crate) fn to_wgpu(self) -> Option<wgpu::BlendState> {
+        use wgpu::{BlendComponent, BlendFactor as F, BlendOperation as Op};
+        let c = |src, dst| BlendComponent { src_factor: src, dst_factor: dst, operation: Op::Add };
+        match self {
+            Blend::Opaque => None,
+            Blend::Alpha => Some(wgpu::BlendState::ALPHA_BLENDING),
+            Blend::Additive => Some(wgpu::BlendState { color: c(F::One, F::One), alpha: c(F::One, F::One) }),
+            Blend::Premultiplied => Some(wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING),
+        }
+    }
+}
+
+impl Cull {
+    /// The name the effect file uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Cull::None => "none",
+            Cull::Front => "front",
+            Cull::Back => "back",
+        }
+    }
+
+    pub(crate) fn to_wgpu(self) -> Option<wgpu::Face> {
+        match self {
+            Cull::None => None,
+            Cull::Front => Some(wgpu::Face::Front),
+            Cull::Back => Some(wgpu::Face::Back),
+        }
+    }
+}
+
+impl Compare {
+    /// The name the effect file uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Compare::Never => "never",
+            Compare::Less => "less",
+            Compare::Equal => "equal",
+            Compare::LessEqual => "less_equal",
+            Compare::Greater => "greater",
+            Compare::NotEqual => "not_equal",
+            Compare::GreaterEqual => "greater_equal",
+            Compare::Always => "always",
+        }
+    }
+
+    pub(crate) fn to_wgpu(self) -> wgpu::CompareFunction {
+        use wgpu::CompareFunction as C;
+        match self {
+            Compare::Never => C::Never,
+            Compare::Less => C::Less,
+            Compare::Equal => C::Equal,
+            Compare::LessEqual => C::LessEqual,
+            Compare::Greater => C::Greater,
+            Compare::NotEqual => C::NotEqual,
+            Compare::GreaterEqual => C::GreaterEqual,
+            Compare::Always => C::Always,
+        }
+    }
+}

@@ -1,0 +1,20 @@
+//! Effects (feature `effects`): techniques made of passes with render state,
+//! flag permutations composed with naga_oil, the whole-effect check, render
+//! and compute pipelines, and WGSL declarations generated from the slots.
+//!
+//! Use an effect when shaders come in flag permutations or need render state
+//! kept beside them; register plain shaders with [`crate::Manager`] directly
+//! otherwise. Permutations are ordinary registered shaders: they share the
+//! manager's slots with every other shader.
+
+mod compose;
+mod declare;
+mod file;
+mod library;
+
+pub use declare::{declarations, declarations_module};
+pub use file::{Blend, Compare, Cull, DepthState};
+pub use library::{
+    CheckReport, EXHAUSTIVE_FLAGS, Effect, EffectId, EffectStats, Effects, FlagSet, Pass, PassId, Passes,
+    Targets,
+};
