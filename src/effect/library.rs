@@ -7,12 +7,12 @@ use std::ops::Range;
 use std::path::Path;
 
 use super::compose::{Compose, locate};
-use super::file::{Blend, Cull, DepthState, EffectFile};
+use super::file::EffectFile;
+use super::types::{Effect, EffectId, EffectStats, FlagSet, Pass, PassId, Passes, Targets};
 use crate::error::{EffectError, EffectErrorKind, Error};
 use crate::id::ShaderId;
 use crate::manager::Manager;
 use crate::reflect::ShaderReflection;
-use crate::registry::Registry;
 
 /// Flags an effect may declare: they are bits of a `u32`.
 const MAX_FLAGS: usize = 32;
@@ -20,168 +20,6 @@ const MAX_FLAGS: usize = 32;
 /// Above this many tested flags, [`Effects::check`] checks every flag alone,
 /// every pair and all together instead of all `2^n` combinations.
 pub const EXHAUSTIVE_FLAGS: usize = 12;
-
-/// An effect in an [`Effects`] library.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct EffectId {
-    library: u32,
-    index: u32,
-}
-
-/// A pass of an effect's technique.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct PassId {
-    effect: EffectId,
-    index: u32,
-}
-
-/// A set of an effect's flags (its `shader_defs`), from [`Effects::flags`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct FlagSet {
-    effect: EffectId,
-    bits: u32,
-}
-
-/// The passes of a technique, in order; holds no borrow of the library.
-#[derive(Clone, Debug)]
-pub struct Passes {
-    effect: EffectId,
-    range: Range<u32>,
-}
-
-impl Iterator for Passes {
-    type Item = PassId;
-    fn next(&mut self) -> Option<PassId> {
-        self.range.next().map(|index| PassId { effect: self.effect, index })
-    }
-}
-
-/// What a render pipeline is built for: the render pass's attachments and the vertex buffers.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Targets {
-    /// One format per color attachment.
-    pub color: Vec<wgpu::TextureFormat>,
-    /// The depth attachment's format, if any.
-    pub depth: Option<wgpu::TextureFormat>,
-    /// Samples per pixel.
-    pub samples: u32,
-    /// Vertex buffer layouts (empty for vertex pulling).
-    pub vertex_buffers: Vec<wgpu::VertexBufferLayout<'static>>,
-}
-
-impl Targets {
-    /// One color attachment of `format`, no depth, one sample, no vertex buffers.
-    pub fn color(format: wgpu::TextureFormat) -> Self {
-        Self { color: vec![format], depth: None, samples: 1, vertex_buffers: Vec::new() }
-    }
-
-    /// With a depth attachment of `format`.
-    pub fn with_depth(mut self, format: wgpu::TextureFormat) -> Self {
-        self.depth = Some(format);
-        self
-    }
-}
-
-/// One pass as the effect file describes it.
-#[derive(Clone, Debug)]
-pub struct Pass {
-    /// `technique.pass`.
-    pub name: String,
-    /// The vertex entry point.
-    pub vertex: Option<String>,
-    /// The fragment entry point (none for a depth-only pass).
-    pub fragment: Option<String>,
-    /// The compute entry point (a compute pass has only this).
-    pub compute: Option<String>,
-    /// Color blending.
-    pub blend: Blend,
-    /// Face culling.
-    pub cull: Cull,
-    /// Depth test and write; `None` when the pass has no depth state.
-    pub depth: Option<DepthState>,
-    /// Whether the pass writes color.
-    pub color_write: bool,
-}
-
-/// A loaded effect: its flags, techniques and passes, and the tables the
-/// materials layer reads.
-#[derive(Debug)]
-pub struct Effect {
-    name: String,
-    source_file: String,
-    source: String,
-    flags: Vec<String>,
-    /// The flags the source (and what it imports) tests, as bits.
-    tested: u32,
-    params: std::collections::BTreeMap<String, toml::Value>,
-    auto: Vec<(String, String)>,
-    techniques: Vec<(String, Range<u32>)>,
-    passes: Vec<Pass>,
-}
-
-impl Effect {
-    /// The effect's name.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// Its flags, in declaration order.
-    pub fn flags(&self) -> &[String] {
-        &self.flags
-    }
-
-    /// Technique names, in order.
-    pub fn techniques(&self) -> impl Iterator<Item = &str> {
-        self.techniques.iter().map(|(n, _)| n.as_str())
-    }
-
-    /// Every pass of every technique, in file order.
-    pub fn passes(&self) -> &[Pass] {
-        &self.passes
-    }
-
-    /// The `[params]` table: material defaults by member name.
-    pub fn params(&self) -> &std::collections::BTreeMap<String, toml::Value> {
-        &self.params
-    }
-
-    /// The `[auto]` table: member name and semantic.
-    pub fn auto(&self) -> &[(String, String)] {
-        &self.auto
-    }
-
-    /// Flags joined by `+`, or `no flags`.
-    fn describe(&self, bits: u32) -> String {
-        let names =
-            self.flags.iter().enumerate().filter(|(i, _)| bits & (1 << i) != 0).map(|(_, f)| f.as_str());
-        let text = names.collect::<Vec<_>>().join("+");
-        if text.is_empty() { "no flags".into() } else { text }
-    }
-
-    fn passes_using(&self) -> String {
-        self.passes.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ")
-    }
-}
-
-/// Counters of what a library composed and built (each is done once and cached).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct EffectStats {
-    /// Flag combinations composed with naga_oil (the check composes too).
-    pub compositions: u64,
-    /// Permutations registered with a manager.
-    pub registered: u64,
-    /// Render and compute pipelines built.
-    pub pipelines: u64,
-}
-
-/// What [`Effects::check`] proved.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CheckReport {
-    /// Flag combinations composed and merged.
-    pub permutations: usize,
-    /// Whether that was every combination of the flags the source tests.
-    pub exhaustive: bool,
-}
 
 /// Loaded effects, their registered permutations and their pipelines.
 ///
@@ -191,15 +29,15 @@ pub struct CheckReport {
 /// (pass, flags, targets) triple is used; after that both are hash lookups.
 #[derive(Debug)]
 pub struct Effects {
-    tag: u32,
-    compose: Compose,
-    effects: Vec<Effect>,
+    pub(super) tag: u32,
+    pub(super) compose: Compose,
+    pub(super) effects: Vec<Effect>,
     /// (effect, tested flag bits) → the registered permutation.
-    shaders: HashMap<(u32, u32), ShaderId>,
-    modules: HashMap<ShaderId, wgpu::ShaderModule>,
-    render: HashMap<(PassId, u32, Targets), wgpu::RenderPipeline>,
-    compute: HashMap<(PassId, u32), wgpu::ComputePipeline>,
-    stats: EffectStats,
+    pub(super) shaders: HashMap<(u32, u32), ShaderId>,
+    pub(super) modules: HashMap<ShaderId, wgpu::ShaderModule>,
+    pub(super) render: HashMap<(PassId, u32, Targets), wgpu::RenderPipeline>,
+    pub(super) compute: HashMap<(PassId, u32), wgpu::ComputePipeline>,
+    pub(super) stats: EffectStats,
 }
 
 static NEXT_LIBRARY: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
@@ -434,7 +272,7 @@ impl Effects {
 
     /// Composes and reflects one permutation and checks that it has every
     /// entry point its passes name.
-    fn permutation(&mut self, id: EffectId, bits: u32) -> Result<ShaderReflection, EffectError> {
+    pub(super) fn permutation(&mut self, id: EffectId, bits: u32) -> Result<ShaderReflection, EffectError> {
         let effect = &self.effects[id.index as usize];
         let defs =
             effect.flags.iter().enumerate().filter(|(i, _)| bits & (1 << i) != 0).map(|(_, f)| f.as_str());
@@ -471,202 +309,6 @@ impl Effects {
             kind: Box::new(EffectErrorKind::Register { flags, source: Box::new(e.into()) }),
         })
     }
-
-    /// The whole-effect check: composes the permutations and merges them
-    /// into a copy of `registry` (nothing is registered), proving that they
-    /// agree with each other and with the registered shaders on one layout
-    /// per slot. `only`: one flag set instead of all.
-    ///
-    /// All `2^n` combinations of the `n` flags the source tests are checked
-    /// up to [`EXHAUSTIVE_FLAGS`]; above that, no flag, each flag alone, each
-    /// pair and all of them (`CheckReport::exhaustive` is then false).
-    pub fn check(
-        &mut self,
-        registry: &Registry,
-        id: EffectId,
-        only: Option<FlagSet>,
-    ) -> Result<CheckReport, EffectError> {
-        let effect = self.effect(id);
-        let tested: Vec<u32> =
-            (0..effect.flags.len() as u32).filter(|i| effect.tested & (1 << i) != 0).collect();
-        let (combos, exhaustive) = match only {
-            Some(f) => (vec![f.bits & effect.tested], false),
-            None => combinations(&tested),
-        };
-        let mut scratch = registry.scratch();
-        for &bits in &combos {
-            let reflection = self.permutation(id, bits)?;
-            let effect = self.effect(id);
-            scratch.add(reflection).map_err(|e| EffectError {
-                file: effect.source_file.clone(),
-                location: None,
-                kind: Box::new(EffectErrorKind::Conflict {
-                    flags: effect.describe(bits),
-                    passes: effect.passes_using(),
-                    source: Box::new(e),
-                }),
-            })?;
-        }
-        Ok(CheckReport { permutations: combos.len(), exhaustive: exhaustive && only.is_none() })
-    }
-
-    fn module(&mut self, manager: &Manager, shader: ShaderId) -> Result<&wgpu::ShaderModule, Error> {
-        Ok(match self.modules.entry(shader) {
-            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::hash_map::Entry::Vacant(e) => e.insert(manager.create_shader_module(shader)?),
-        })
-    }
-
-    /// The render pipeline of `pass` with `flags` for `targets`: the
-    /// permutation's shader (registered on first use) and the pass's render
-    /// state, built once per (pass, flags, targets) and cached.
-    pub fn render_pipeline(
-        &mut self,
-        manager: &mut Manager,
-        pass: PassId,
-        flags: FlagSet,
-        targets: &Targets,
-    ) -> Result<(ShaderId, &wgpu::RenderPipeline), EffectError> {
-        let shader = self.shader(manager, flags)?;
-        let p = self.pass(pass).clone();
-        let Some(vertex) = p.vertex.clone() else {
-            return Err(self.wrong_kind(pass, "render"));
-        };
-        let bits = flags.bits & self.effect(flags.effect).tested;
-        let key = (pass, bits, targets.clone());
-        if !self.render.contains_key(&key) {
-            let fail = |this: &Self, e: Error| this.register_error(flags, e);
-            let module = match self.module(manager, shader) {
-                Ok(m) => m.clone(),
-                Err(e) => return Err(fail(self, e)),
-            };
-            let layout = manager.pipeline_layout(shader).map_err(|e| fail(self, e))?;
-            let write = if p.color_write { wgpu::ColorWrites::ALL } else { wgpu::ColorWrites::empty() };
-            let color = targets
-                .color
-                .iter()
-                .map(|&format| {
-                    Some(wgpu::ColorTargetState { format, blend: p.blend.to_wgpu(), write_mask: write })
-                })
-                .collect::<Vec<_>>();
-            let depth_stencil = targets.depth.map(|format| wgpu::DepthStencilState {
-                format,
-                depth_write_enabled: Some(p.depth.is_some_and(|d| d.write)),
-                depth_compare: Some(p.depth.map_or(wgpu::CompareFunction::Always, |d| d.compare.to_wgpu())),
-                stencil: Default::default(),
-                bias: Default::default(),
-            });
-            let buffers = targets.vertex_buffers.iter().cloned().map(Some).collect::<Vec<_>>();
-            let device = manager.device();
-            let what = || format!("{}: render pipeline", p.name);
-            let pipeline = crate::scope::scoped(device, what, || {
-                device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                    label: Some(&p.name),
-                    layout: Some(layout),
-                    vertex: wgpu::VertexState {
-                        module: &module,
-                        entry_point: Some(&vertex),
-                        compilation_options: Default::default(),
-                        buffers: &buffers,
-                    },
-                    fragment: p.fragment.as_deref().map(|fs| wgpu::FragmentState {
-                        module: &module,
-                        entry_point: Some(fs),
-                        compilation_options: Default::default(),
-                        targets: &color,
-                    }),
-                    primitive: wgpu::PrimitiveState { cull_mode: p.cull.to_wgpu(), ..Default::default() },
-                    depth_stencil,
-                    multisample: wgpu::MultisampleState { count: targets.samples, ..Default::default() },
-                    multiview_mask: None,
-                    cache: None,
-                })
-            })
-            .map_err(|e| fail(self, e))?;
-            self.stats.pipelines += 1;
-            self.render.insert(key.clone(), pipeline);
-        }
-        Ok((shader, &self.render[&key]))
-    }
-
-    /// The compute pipeline of a compute pass with `flags`, built once and cached.
-    pub fn compute_pipeline(
-        &mut self,
-        manager: &mut Manager,
-        pass: PassId,
-        flags: FlagSet,
-    ) -> Result<(ShaderId, &wgpu::ComputePipeline), EffectError> {
-        let shader = self.shader(manager, flags)?;
-        let p = self.pass(pass).clone();
-        let Some(entry) = p.compute.clone() else {
-            return Err(self.wrong_kind(pass, "compute"));
-        };
-        let key = (pass, flags.bits & self.effect(flags.effect).tested);
-        if !self.compute.contains_key(&key) {
-            let fail = |this: &Self, e: Error| this.register_error(flags, e);
-            let module = match self.module(manager, shader) {
-                Ok(m) => m.clone(),
-                Err(e) => return Err(fail(self, e)),
-            };
-            let layout = manager.pipeline_layout(shader).map_err(|e| fail(self, e))?;
-            let device = manager.device();
-            let what = || format!("{}: compute pipeline", p.name);
-            let pipeline = crate::scope::scoped(device, what, || {
-                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(&p.name),
-                    layout: Some(layout),
-                    module: &module,
-                    entry_point: Some(&entry),
-                    compilation_options: Default::default(),
-                    cache: None,
-                })
-            })
-            .map_err(|e| fail(self, e))?;
-            self.stats.pipelines += 1;
-            self.compute.insert(key, pipeline);
-        }
-        Ok((shader, &self.compute[&key]))
-    }
-
-    fn register_error(&self, flags: FlagSet, e: Error) -> EffectError {
-        let effect = self.effect(flags.effect);
-        EffectError {
-            file: effect.source_file.clone(),
-            location: None,
-            kind: Box::new(EffectErrorKind::Register {
-                flags: effect.describe(flags.bits),
-                source: Box::new(e),
-            }),
-        }
-    }
-
-    fn wrong_kind(&self, pass: PassId, wanted: &'static str) -> EffectError {
-        let effect = self.effect(pass.effect);
-        EffectError {
-            file: effect.name.clone(),
-            location: None,
-            kind: Box::new(EffectErrorKind::WrongKind { pass: self.pass(pass).name.clone(), wanted }),
-        }
-    }
-}
-
-/// The flag combinations to check over the `tested` flag indices: all of
-/// them up to [`EXHAUSTIVE_FLAGS`], else none, singles, pairs and all.
-fn combinations(tested: &[u32]) -> (Vec<u32>, bool) {
-    let bit = |i: &u32| 1u32 << i;
-    if tested.len() <= EXHAUSTIVE_FLAGS {
-        let n = tested.len();
-        let all = (0u32..1 << n)
-            .map(|c| tested.iter().enumerate().filter(|(k, _)| c & (1 << k) != 0).map(|(_, i)| bit(i)).sum())
-            .collect();
-        return (all, true);
-    }
-    let mut out = vec![0, tested.iter().map(bit).sum()];
-    for (k, a) in tested.iter().enumerate() {
-        out.push(bit(a));
-        out.extend(tested[k + 1..].iter().map(|b| bit(a) | bit(b)));
-    }
-    (out, false)
 }
 
 fn parse(file: &str, text: &str) -> Result<EffectFile, EffectError> {

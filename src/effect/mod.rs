@@ -7,14 +7,15 @@
 //! otherwise. Permutations are ordinary registered shaders: they share the
 //! manager's slots with every other shader.
 
+mod check;
 mod compose;
 mod declare;
 mod file;
 mod library;
+mod pipeline;
+mod types;
 
 pub use declare::{declarations, declarations_module};
 pub use file::{Blend, Compare, Cull, DepthState};
-pub use library::{
-    CheckReport, EXHAUSTIVE_FLAGS, Effect, EffectId, EffectStats, Effects, FlagSet, Pass, PassId, Passes,
-    Targets,
-};
+pub use library::{EXHAUSTIVE_FLAGS, Effects};
+pub use types::{CheckReport, Effect, EffectId, EffectStats, FlagSet, Pass, PassId, Passes, Targets};

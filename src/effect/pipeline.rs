@@ -1,0 +1,149 @@
+//! The pipeline cache: a render or compute pipeline per (pass, flags,
+//! targets), with the pass's render state and the permutation's layout.
+
+use super::library::Effects;
+use super::types::{FlagSet, PassId, Targets};
+use crate::error::{EffectError, EffectErrorKind, Error};
+use crate::id::ShaderId;
+use crate::manager::Manager;
+
+impl Effects {
+    fn module(&mut self, manager: &Manager, shader: ShaderId) -> Result<&wgpu::ShaderModule, Error> {
+        Ok(match self.modules.entry(shader) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(manager.create_shader_module(shader)?),
+        })
+    }
+
+    /// The render pipeline of `pass` with `flags` for `targets`: the
+    /// permutation's shader (registered on first use) and the pass's render
+    /// state, built once per (pass, flags, targets) and cached.
+    pub fn render_pipeline(
+        &mut self,
+        manager: &mut Manager,
+        pass: PassId,
+        flags: FlagSet,
+        targets: &Targets,
+    ) -> Result<(ShaderId, &wgpu::RenderPipeline), EffectError> {
+        let shader = self.shader(manager, flags)?;
+        let p = self.pass(pass).clone();
+        let Some(vertex) = p.vertex.clone() else {
+            return Err(self.wrong_kind(pass, "render"));
+        };
+        let bits = flags.bits & self.effect(flags.effect).tested;
+        let key = (pass, bits, targets.clone());
+        if !self.render.contains_key(&key) {
+            let fail = |this: &Self, e: Error| this.register_error(flags, e);
+            let module = match self.module(manager, shader) {
+                Ok(m) => m.clone(),
+                Err(e) => return Err(fail(self, e)),
+            };
+            let layout = manager.pipeline_layout(shader).map_err(|e| fail(self, e))?;
+            let write = if p.color_write { wgpu::ColorWrites::ALL } else { wgpu::ColorWrites::empty() };
+            let color = targets
+                .color
+                .iter()
+                .map(|&format| {
+                    Some(wgpu::ColorTargetState { format, blend: p.blend.to_wgpu(), write_mask: write })
+                })
+                .collect::<Vec<_>>();
+            let depth_stencil = targets.depth.map(|format| wgpu::DepthStencilState {
+                format,
+                depth_write_enabled: Some(p.depth.is_some_and(|d| d.write)),
+                depth_compare: Some(p.depth.map_or(wgpu::CompareFunction::Always, |d| d.compare.to_wgpu())),
+                stencil: Default::default(),
+                bias: Default::default(),
+            });
+            let buffers = targets.vertex_buffers.iter().cloned().map(Some).collect::<Vec<_>>();
+            let device = manager.device();
+            let what = || format!("{}: render pipeline", p.name);
+            let pipeline = crate::scope::scoped(device, what, || {
+                device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                    label: Some(&p.name),
+                    layout: Some(layout),
+                    vertex: wgpu::VertexState {
+                        module: &module,
+                        entry_point: Some(&vertex),
+                        compilation_options: Default::default(),
+                        buffers: &buffers,
+                    },
+                    fragment: p.fragment.as_deref().map(|fs| wgpu::FragmentState {
+                        module: &module,
+                        entry_point: Some(fs),
+                        compilation_options: Default::default(),
+                        targets: &color,
+                    }),
+                    primitive: wgpu::PrimitiveState { cull_mode: p.cull.to_wgpu(), ..Default::default() },
+                    depth_stencil,
+                    multisample: wgpu::MultisampleState { count: targets.samples, ..Default::default() },
+                    multiview_mask: None,
+                    cache: None,
+                })
+            })
+            .map_err(|e| fail(self, e))?;
+            self.stats.pipelines += 1;
+            self.render.insert(key.clone(), pipeline);
+        }
+        Ok((shader, &self.render[&key]))
+    }
+
+    /// The compute pipeline of a compute pass with `flags`, built once and cached.
+    pub fn compute_pipeline(
+        &mut self,
+        manager: &mut Manager,
+        pass: PassId,
+        flags: FlagSet,
+    ) -> Result<(ShaderId, &wgpu::ComputePipeline), EffectError> {
+        let shader = self.shader(manager, flags)?;
+        let p = self.pass(pass).clone();
+        let Some(entry) = p.compute.clone() else {
+            return Err(self.wrong_kind(pass, "compute"));
+        };
+        let key = (pass, flags.bits & self.effect(flags.effect).tested);
+        if !self.compute.contains_key(&key) {
+            let fail = |this: &Self, e: Error| this.register_error(flags, e);
+            let module = match self.module(manager, shader) {
+                Ok(m) => m.clone(),
+                Err(e) => return Err(fail(self, e)),
+            };
+            let layout = manager.pipeline_layout(shader).map_err(|e| fail(self, e))?;
+            let device = manager.device();
+            let what = || format!("{}: compute pipeline", p.name);
+            let pipeline = crate::scope::scoped(device, what, || {
+                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(&p.name),
+                    layout: Some(layout),
+                    module: &module,
+                    entry_point: Some(&entry),
+                    compilation_options: Default::default(),
+                    cache: None,
+                })
+            })
+            .map_err(|e| fail(self, e))?;
+            self.stats.pipelines += 1;
+            self.compute.insert(key, pipeline);
+        }
+        Ok((shader, &self.compute[&key]))
+    }
+
+    fn register_error(&self, flags: FlagSet, e: Error) -> EffectError {
+        let effect = self.effect(flags.effect);
+        EffectError {
+            file: effect.source_file.clone(),
+            location: None,
+            kind: Box::new(EffectErrorKind::Register {
+                flags: effect.describe(flags.bits),
+                source: Box::new(e),
+            }),
+        }
+    }
+
+    fn wrong_kind(&self, pass: PassId, wanted: &'static str) -> EffectError {
+        let effect = self.effect(pass.effect);
+        EffectError {
+            file: effect.name.clone(),
+            location: None,
+            kind: Box::new(EffectErrorKind::WrongKind { pass: self.pass(pass).name.clone(), wanted }),
+        }
+    }
+}

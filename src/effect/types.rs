@@ -1,0 +1,167 @@
+//! The handles and descriptions an effect library hands out.
+
+use std::ops::Range;
+
+use super::file::{Blend, Cull, DepthState};
+
+/// An effect in an [`Effects`] library.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct EffectId {
+    pub(super) library: u32,
+    pub(super) index: u32,
+}
+
+/// A pass of an effect's technique.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PassId {
+    pub(super) effect: EffectId,
+    pub(super) index: u32,
+}
+
+/// A set of an effect's flags (its `shader_defs`), from [`Effects::flags`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FlagSet {
+    pub(super) effect: EffectId,
+    pub(super) bits: u32,
+}
+
+/// The passes of a technique, in order; holds no borrow of the library.
+#[derive(Clone, Debug)]
+pub struct Passes {
+    pub(super) effect: EffectId,
+    pub(super) range: Range<u32>,
+}
+
+impl Iterator for Passes {
+    type Item = PassId;
+    fn next(&mut self) -> Option<PassId> {
+        self.range.next().map(|index| PassId { effect: self.effect, index })
+    }
+}
+
+/// What a render pipeline is built for: the render pass's attachments and the vertex buffers.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Targets {
+    /// One format per color attachment.
+    pub color: Vec<wgpu::TextureFormat>,
+    /// The depth attachment's format, if any.
+    pub depth: Option<wgpu::TextureFormat>,
+    /// Samples per pixel.
+    pub samples: u32,
+    /// Vertex buffer layouts (empty for vertex pulling).
+    pub vertex_buffers: Vec<wgpu::VertexBufferLayout<'static>>,
+}
+
+impl Targets {
+    /// One color attachment of `format`, no depth, one sample, no vertex buffers.
+    pub fn color(format: wgpu::TextureFormat) -> Self {
+        Self { color: vec![format], depth: None, samples: 1, vertex_buffers: Vec::new() }
+    }
+
+    /// With a depth attachment of `format`.
+    pub fn with_depth(mut self, format: wgpu::TextureFormat) -> Self {
+        self.depth = Some(format);
+        self
+    }
+}
+
+/// One pass as the effect file describes it.
+#[derive(Clone, Debug)]
+pub struct Pass {
+    /// `technique.pass`.
+    pub name: String,
+    /// The vertex entry point.
+    pub vertex: Option<String>,
+    /// The fragment entry point (none for a depth-only pass).
+    pub fragment: Option<String>,
+    /// The compute entry point (a compute pass has only this).
+    pub compute: Option<String>,
+    /// Color blending.
+    pub blend: Blend,
+    /// Face culling.
+    pub cull: Cull,
+    /// Depth test and write; `None` when the pass has no depth state.
+    pub depth: Option<DepthState>,
+    /// Whether the pass writes color.
+    pub color_write: bool,
+}
+
+/// A loaded effect: its flags, techniques and passes, and the tables the
+/// materials layer reads.
+#[derive(Debug)]
+pub struct Effect {
+    pub(super) name: String,
+    pub(super) source_file: String,
+    pub(super) source: String,
+    pub(super) flags: Vec<String>,
+    /// The flags the source (and what it imports) tests, as bits.
+    pub(super) tested: u32,
+    pub(super) params: std::collections::BTreeMap<String, toml::Value>,
+    pub(super) auto: Vec<(String, String)>,
+    pub(super) techniques: Vec<(String, Range<u32>)>,
+    pub(super) passes: Vec<Pass>,
+}
+
+impl Effect {
+    /// The effect's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its flags, in declaration order.
+    pub fn flags(&self) -> &[String] {
+        &self.flags
+    }
+
+    /// Technique names, in order.
+    pub fn techniques(&self) -> impl Iterator<Item = &str> {
+        self.techniques.iter().map(|(n, _)| n.as_str())
+    }
+
+    /// Every pass of every technique, in file order.
+    pub fn passes(&self) -> &[Pass] {
+        &self.passes
+    }
+
+    /// The `[params]` table: material defaults by member name.
+    pub fn params(&self) -> &std::collections::BTreeMap<String, toml::Value> {
+        &self.params
+    }
+
+    /// The `[auto]` table: member name and semantic.
+    pub fn auto(&self) -> &[(String, String)] {
+        &self.auto
+    }
+
+    /// Flags joined by `+`, or `no flags`.
+    pub(super) fn describe(&self, bits: u32) -> String {
+        let names =
+            self.flags.iter().enumerate().filter(|(i, _)| bits & (1 << i) != 0).map(|(_, f)| f.as_str());
+        let text = names.collect::<Vec<_>>().join("+");
+        if text.is_empty() { "no flags".into() } else { text }
+    }
+
+    pub(super) fn passes_using(&self) -> String {
+        self.passes.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// Counters of what a library composed and built (each is done once and cached).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EffectStats {
+    /// Flag combinations composed with naga_oil (the check composes too).
+    pub compositions: u64,
+    /// Permutations registered with a manager.
+    pub registered: u64,
+    /// Render and compute pipelines built.
+    pub pipelines: u64,
+}
+
+/// What [`Effects::check`] proved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CheckReport {
+    /// Flag combinations composed and merged.
+    pub permutations: usize,
+    /// Whether that was every combination of the flags the source tests.
+    pub exhaustive: bool,
+}
