@@ -170,3 +170,59 @@ fn only_regular_files_are_read_and_other_files_are_still_reported() {
     assert_eq!(stderr.lines().filter(|l| l.starts_with("error")).count(), 3, "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn effect_prints_techniques_passes_and_slots_and_counts_permutations() {
+    let (code, stdout, stderr) =
+        run(&["effect", "tests/effects/lit.effect.toml", "--all-permutations", "--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["effect"], "lit");
+    assert_eq!(v["flags"], serde_json::json!(["NORMAL_MAP", "ALPHA_TEST", "SKINNED", "FOG"]));
+    // FOG is never tested by the source: 2^3 combinations.
+    assert_eq!(v["permutations"], 8);
+    let depth = &v["techniques"][0]["passes"][0];
+    assert_eq!(
+        *depth,
+        serde_json::json!({"name": "depth", "vertex": "vs_main", "fragment": null, "compute": null,
+            "blend": "opaque", "cull": "none", "depth": {"compare": "less", "write": true}, "color_write": false})
+    );
+    let material = v["slots"].as_array().unwrap().iter().find(|s| s["group"] == 2).unwrap();
+    let names = material["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect::<Vec<_>>();
+    assert_eq!(names, ["base_color", "alpha_cutoff", "normal_strength"]);
+    let (code, stdout, _) =
+        run(&["effect", "tests/effects/lit.effect.toml", "--flags", "NORMAL_MAP", "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(serde_json::from_str::<Value>(&stdout).unwrap()["permutations"], 1);
+}
+
+#[test]
+fn effect_conflicts_and_unknown_flags_exit_1() {
+    let (code, _, stderr) = run(&["effect", "tests/effects/conflict.effect.toml", "--all-permutations"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("[ALPHA_TEST]")
+            && stderr.contains("forward.depth")
+            && stderr.contains("`normal_strength`")
+            && stderr.contains("`alpha_cutoff`"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run(&["effect", "tests/effects/lit.effect.toml", "--flags", "BOGUS"]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("no flag `BOGUS`") && stderr.contains("`NORMAL_MAP`"), "{stderr}");
+}
+
+#[test]
+fn declare_prints_wgsl_that_reflects_back() {
+    let (code, stdout, stderr) = run(&["declare", "tests/shaders/frame.wgsl", "tests/shaders/padding.wgsl"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("@group(0) @binding(0) var<uniform> frame: Frame;"), "{stdout}");
+    let used = "@compute @workgroup_size(1) fn main() { _ = frame; _ = object; }";
+    freqbuf::ShaderReflection::new("d.wgsl", freqbuf::ShaderSource::Wgsl(&format!("{stdout}{used}")))
+        .unwrap();
+}

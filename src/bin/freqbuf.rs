@@ -1,4 +1,6 @@
-//! `freqbuf reflect`: print the slot plan that a set of shaders produces.
+//! `freqbuf reflect`: print the slot plan that a set of shaders produces;
+//! `freqbuf effect`: an effect's techniques, passes and merged slots, every
+//! permutation checked; `freqbuf declare`: WGSL declarations of merged slots.
 
 use std::process::ExitCode;
 
@@ -31,6 +33,27 @@ enum Command {
         #[arg(required = true)]
         files: Vec<std::path::PathBuf>,
     },
+    /// Load an effect file, check its permutations and print its techniques,
+    /// passes and merged slots.
+    Effect {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Flags to switch on, comma-separated (checks that one permutation).
+        #[arg(long, value_delimiter = ',')]
+        flags: Vec<String>,
+        /// Check every combination of the flags the source tests.
+        #[arg(long, conflicts_with = "flags")]
+        all_permutations: bool,
+        /// The effect file (TOML).
+        file: std::path::PathBuf,
+    },
+    /// Print the WGSL declarations of the merged slots of FILES.
+    Declare {
+        /// Shader files: .wgsl, .spv, .vert, .frag, .comp.
+        #[arg(required = true)]
+        files: Vec<std::path::PathBuf>,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -44,7 +67,19 @@ fn main() -> ExitCode {
     // naga panics on some corrupt inputs; freqbuf reports those as errors of their
     // file, so the default hook's message and backtrace would only be noise.
     std::panic::set_hook(Box::new(|_| {}));
-    let Command::Reflect { json, stage, max_uniform_size, files } = Cli::parse().command;
+    match Cli::parse().command {
+        Command::Reflect { json, stage, max_uniform_size, files } => {
+            reflect(json, stage, max_uniform_size, &files)
+        }
+        Command::Effect { json, flags, all_permutations, file } => {
+            effect(json, &flags, all_permutations, &file)
+        }
+        Command::Declare { files } => declare(&files),
+    }
+}
+
+/// Reflects and merges `files`, printing every error; `None` when one failed.
+fn merged(files: &[std::path::PathBuf], stage: Option<Stage>, max_uniform_size: u32) -> Option<Registry> {
     let stage = stage.map(|s| match s {
         Stage::Vertex => freqbuf::naga::ShaderStage::Vertex,
         Stage::Fragment => freqbuf::naga::ShaderStage::Fragment,
@@ -53,7 +88,7 @@ fn main() -> ExitCode {
     let mut registry = Registry::with_limit(SlotPlan::default(), max_uniform_size);
     let limits = freqbuf_limits(max_uniform_size);
     let mut errors = Vec::new();
-    for file in &files {
+    for file in files {
         let shader = ShaderReflection::from_path(file, stage)
             .map_err(freqbuf::Error::from)
             .and_then(|s| Registry::check_device(&s, &limits, wgpu::Features::all()).map(|()| s))
@@ -62,12 +97,21 @@ fn main() -> ExitCode {
             errors.push(e);
         }
     }
-    if !errors.is_empty() {
-        for e in &errors {
-            eprintln!("error: {e}");
-        }
-        return ExitCode::FAILURE;
+    for e in &errors {
+        eprintln!("error: {e}");
     }
+    errors.is_empty().then_some(registry)
+}
+
+fn reflect(
+    json: bool,
+    stage: Option<Stage>,
+    max_uniform_size: u32,
+    files: &[std::path::PathBuf],
+) -> ExitCode {
+    let Some(registry) = merged(files, stage, max_uniform_size) else {
+        return ExitCode::FAILURE;
+    };
     for (frequency, name, slots) in registry.ambiguous_names() {
         let spellings = slots
             .iter()
@@ -95,6 +139,92 @@ fn freqbuf_limits(max_uniform_size: u32) -> wgpu::Limits {
         max_binding_array_elements_per_shader_stage: u32::MAX,
         max_binding_array_sampler_elements_per_shader_stage: u32::MAX,
         ..wgpu::Limits::default()
+    }
+}
+
+fn effect(json: bool, flags: &[String], all: bool, file: &std::path::Path) -> ExitCode {
+    let mut fx = freqbuf::Effects::new();
+    let mut registry = Registry::new(SlotPlan::default());
+    let result = fx.load(file).and_then(|id| {
+        let names = flags.iter().map(String::as_str).collect::<Vec<_>>();
+        let only = if all { None } else { Some(fx.flags(id, &names)?) };
+        fx.merge(&mut registry, id, only).map(|report| (id, report))
+    });
+    let (id, report) = match result {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let effect = fx.effect(id);
+    let passes = |technique: &str| {
+        effect
+            .passes()
+            .iter()
+            .filter(|p| p.name.split_once('.').is_some_and(|(t, _)| t == technique))
+            .collect::<Vec<_>>()
+    };
+    if json {
+        let techniques = effect
+            .techniques()
+            .map(|t| {
+                let passes = passes(t).into_iter().map(|p| {
+                    json!({
+                        "name": p.name.split_once('.').map_or(p.name.as_str(), |(_, n)| n),
+                        "vertex": p.vertex, "fragment": p.fragment, "compute": p.compute,
+                        "blend": p.blend.as_str(), "cull": p.cull.as_str(),
+                        "depth": p.depth.map(|d| json!({"compare": d.compare.as_str(), "write": d.write})),
+                        "color_write": p.color_write,
+                    })
+                });
+                json!({"name": t, "passes": passes.collect::<Vec<_>>()})
+            })
+            .collect::<Vec<_>>();
+        let v = json!({
+            "effect": effect.name(), "flags": effect.flags(), "permutations": report.permutations,
+            "exhaustive": report.exhaustive, "techniques": techniques, "slots": to_json(&registry)["slots"],
+        });
+        println!("{}", serde_json::to_string_pretty(&v).expect("JSON of plain values"));
+        return ExitCode::SUCCESS;
+    }
+    let checked = if report.exhaustive { "every combination" } else { "not every combination" };
+    println!("effect {} (flags: {})", effect.name(), effect.flags().join(", "));
+    println!("{} permutations composed and merged ({checked})", report.permutations);
+    for t in effect.techniques() {
+        println!("technique {t}");
+        for p in passes(t) {
+            let entry = |e: &Option<String>| e.clone().unwrap_or_else(|| "-".into());
+            let depth = p.depth.map_or("-".into(), |d| format!("{} write={}", d.compare.as_str(), d.write));
+            println!(
+                "  pass {}: vertex {} fragment {} compute {} blend {} cull {} depth {depth} color_write {}",
+                p.name,
+                entry(&p.vertex),
+                entry(&p.fragment),
+                entry(&p.compute),
+                p.blend.as_str(),
+                p.cull.as_str(),
+                p.color_write
+            );
+        }
+    }
+    print_table(&registry);
+    ExitCode::SUCCESS
+}
+
+fn declare(files: &[std::path::PathBuf]) -> ExitCode {
+    let Some(registry) = merged(files, None, Registry::DEFAULT_MAX_UNIFORM_BINDING_SIZE) else {
+        return ExitCode::FAILURE;
+    };
+    match freqbuf::declarations(&registry) {
+        Ok(text) => {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
     }
 }
 

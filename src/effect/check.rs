@@ -21,6 +21,18 @@ impl Effects {
         id: EffectId,
         only: Option<FlagSet>,
     ) -> Result<CheckReport, EffectError> {
+        self.merge(&mut registry.scratch(), id, only)
+    }
+
+    /// Like [`Effects::check`], but merges into `registry` itself, which then
+    /// holds the permutations' merged slots (what `freqbuf effect` prints).
+    /// On a conflict, the permutations before the conflicting one stay merged.
+    pub fn merge(
+        &mut self,
+        registry: &mut Registry,
+        id: EffectId,
+        only: Option<FlagSet>,
+    ) -> Result<CheckReport, EffectError> {
         let effect = self.effect(id);
         let tested: Vec<u32> =
             (0..effect.flags.len() as u32).filter(|i| effect.tested & (1 << i) != 0).collect();
@@ -28,11 +40,10 @@ impl Effects {
             Some(f) => (vec![f.bits & effect.tested], false),
             None => combinations(&tested),
         };
-        let mut scratch = registry.scratch();
         for &bits in &combos {
             let reflection = self.permutation(id, bits)?;
             let effect = self.effect(id);
-            scratch.add(reflection).map_err(|e| EffectError {
+            registry.add(reflection).map_err(|e| EffectError {
                 file: effect.source_file.clone(),
                 location: None,
                 kind: Box::new(EffectErrorKind::Conflict {
