@@ -174,7 +174,7 @@ fn only_regular_files_are_read_and_other_files_are_still_reported() {
 #[test]
 fn effect_prints_techniques_passes_and_slots_and_counts_permutations() {
     let (code, stdout, stderr) =
-        run(&["effect", "tests/effects/lit.effect.toml", "--all-permutations", "--json"]);
+        run(&["effect", "examples/effects/lit.effect.toml", "--all-permutations", "--json"]);
     assert_eq!(code, 0, "{stderr}");
     let v: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(v["effect"], "lit");
@@ -196,7 +196,7 @@ fn effect_prints_techniques_passes_and_slots_and_counts_permutations() {
         .collect::<Vec<_>>();
     assert_eq!(names, ["base_color", "alpha_cutoff", "normal_strength"]);
     let (code, stdout, _) =
-        run(&["effect", "tests/effects/lit.effect.toml", "--flags", "NORMAL_MAP", "--json"]);
+        run(&["effect", "examples/effects/lit.effect.toml", "--flags", "NORMAL_MAP", "--json"]);
     assert_eq!(code, 0);
     assert_eq!(serde_json::from_str::<Value>(&stdout).unwrap()["permutations"], 1);
 }
@@ -212,7 +212,7 @@ fn effect_conflicts_and_unknown_flags_exit_1() {
             && stderr.contains("`alpha_cutoff`"),
         "{stderr}"
     );
-    let (code, _, stderr) = run(&["effect", "tests/effects/lit.effect.toml", "--flags", "BOGUS"]);
+    let (code, _, stderr) = run(&["effect", "examples/effects/lit.effect.toml", "--flags", "BOGUS"]);
     assert_eq!(code, 1);
     assert!(stderr.contains("no flag `BOGUS`") && stderr.contains("`NORMAL_MAP`"), "{stderr}");
 }
