@@ -195,6 +195,7 @@ fn read_back(
     queue.submit([encoder.finish()]);
     buffer.slice(..).map_async(wgpu::MapMode::Read, |r| r.expect("map"));
     device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
+    #[allow(clippy::let_and_return, reason = "the mapped view borrows `buffer`; copy out before both drop")]
     let pixels = buffer.slice(..).get_mapped_range().expect("mapped").to_vec();
     pixels
 }
