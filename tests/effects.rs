@@ -345,3 +345,42 @@ fn round_trip(registry: &Registry, what: &str) {
     let module = freqbuf::declarations_module(registry, "freqbuf::slots").unwrap();
     assert!(module.starts_with("#define_import_path freqbuf::slots\n"));
 }
+
+/// Above 12 tested flags the check is pairwise: no flag, each alone, each pair, all.
+#[test]
+fn more_than_twelve_flags_are_checked_pairwise() {
+    let names = (0..13).map(|i| format!("F{i}")).collect::<Vec<_>>();
+    let toml = format!(
+        "source = \"many.wgsl\"\nflags = [{}]\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"main\"\n",
+        names.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ")
+    );
+    let body = names.iter().map(|n| format!("#ifdef {n}\n    x = x + 1.0;\n#endif\n")).collect::<String>();
+    let source = format!(
+        "@group(0) @binding(0) var<uniform> u: vec4<f32>;\n@compute @workgroup_size(1) fn main() {{\n    var x = u.x;\n{body}}}\n"
+    );
+    let mut fx = Effects::new();
+    let id = fx.add("many.effect.toml", &toml, &source).unwrap();
+    let report = fx.check(&Registry::new(SlotPlan::default()), id, None).unwrap();
+    assert_eq!((report.permutations, report.exhaustive), (1 + 1 + 13 + 13 * 12 / 2, false));
+}
+
+/// The declarations module can be `#import`ed: a shader that imports the
+/// frame block instead of declaring it merges into the same slot.
+#[test]
+fn shaders_import_the_generated_declarations() {
+    let dir = format!("{}/tests/shaders", env!("CARGO_MANIFEST_DIR"));
+    let frame = freqbuf::ShaderReflection::from_path(format!("{dir}/frame.wgsl"), None).unwrap();
+    let mut registry = Registry::new(SlotPlan::default());
+    registry.add(frame).unwrap();
+    let module = freqbuf::declarations_module(&registry, "freqbuf::slots").unwrap();
+    let mut fx = Effects::new();
+    fx.add_module("slots.wgsl", &module).unwrap();
+    let toml = "source = \"uses.wgsl\"\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  vertex = \"vs\"\n";
+    let source = "#import freqbuf::slots::frame\n@vertex fn vs() -> @builtin(position) vec4<f32> { return frame.view_proj * vec4(frame.time); }\n";
+    let id = fx.add("uses.effect.toml", toml, source).unwrap();
+    let mut merged = registry;
+    let report = fx.merge(&mut merged, id, None).unwrap();
+    assert_eq!(report.permutations, 1);
+    let slot = &merged[merged.slot_at(freqbuf::BindingPoint::new(0, 0)).unwrap()];
+    assert_eq!(slot.users().len(), 2, "frame.wgsl and the importing shader share the slot");
+}
