@@ -107,18 +107,7 @@ fn render_two_objects(h: &freqbuf::Headless, with_prepass: bool) -> Vec<[u8; 4]>
     }
     fb.flush(&h.queue).unwrap();
     let size = wgpu::Extent3d { width: 4, height: 4, depth_or_array_layers: 1 };
-    let texture = |format, usage| {
-        h.device.create_texture(&wgpu::TextureDescriptor {
-            label: None,
-            size,
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format,
-            usage,
-            view_formats: &[],
-        })
-    };
+    let texture = |format, usage| gpu::texture(h, format, size, usage);
     let target = texture(
         wgpu::TextureFormat::Rgba8Unorm,
         wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,

@@ -96,16 +96,7 @@ pub fn texture_view(
     if !format.is_depth_stencil_format() {
         usage |= wgpu::TextureUsages::COPY_DST;
     }
-    let t = h.device.create_texture(&wgpu::TextureDescriptor {
-        label: None,
-        size,
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format,
-        usage,
-        view_formats: &[],
-    });
+    let t = texture(h, format, size, usage);
     if !texel.is_empty() {
         let layout = wgpu::TexelCopyBufferLayout {
             offset: 0,
@@ -120,6 +111,25 @@ pub fn texture_view(
         );
     }
     t.create_view(&wgpu::TextureViewDescriptor { dimension: dim, ..Default::default() })
+}
+
+/// A 2D texture with one mip and one sample.
+pub fn texture(
+    h: &Headless,
+    format: wgpu::TextureFormat,
+    size: wgpu::Extent3d,
+    usage: wgpu::TextureUsages,
+) -> wgpu::Texture {
+    h.device.create_texture(&wgpu::TextureDescriptor {
+        label: None,
+        size,
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format,
+        usage,
+        view_formats: &[],
+    })
 }
 
 /// A fresh device whose limits `adjust` lowers from WebGPU's defaults (to
