@@ -4,7 +4,7 @@ use std::ops::Range;
 
 use super::file::{Blend, Cull, DepthState};
 
-/// An effect in an [`Effects`] library.
+/// An effect in an [`Effects`](super::Effects) library.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct EffectId {
     pub(super) library: u32,
@@ -18,7 +18,7 @@ pub struct PassId {
     pub(super) index: u32,
 }
 
-/// A set of an effect's flags (its `shader_defs`), from [`Effects::flags`].
+/// A set of an effect's flags (its `shader_defs`), from [`Effects::flags`](super::Effects::flags).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FlagSet {
     pub(super) effect: EffectId,
@@ -157,7 +157,7 @@ pub struct EffectStats {
     pub pipelines: u64,
 }
 
-/// What [`Effects::check`] proved.
+/// What [`Effects::check`](super::Effects::check) proved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CheckReport {
     /// Flag combinations composed and merged.
