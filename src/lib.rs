@@ -70,6 +70,8 @@ mod instance;
 mod layout;
 mod limits;
 mod manager;
+#[cfg(feature = "effects")]
+mod material;
 #[cfg(any(feature = "glam", feature = "mint"))]
 mod math;
 mod name;
@@ -91,7 +93,7 @@ pub use effect::{
     FlagSet, Pass, PassId, Passes, Targets, declarations, declarations_module,
 };
 #[cfg(feature = "effects")]
-pub use error::{EffectError, EffectErrorKind};
+pub use error::{EffectError, EffectErrorKind, MaterialError, MaterialErrorKind};
 pub use error::{
     Error, LayoutErrorKind, LimitErrorKind, Location, MemberSite, ParamError, ParamErrorKind, ReflectError,
     ReflectErrorKind,
@@ -102,6 +104,8 @@ pub use id::{ShaderId, SlotId};
 pub use instance::{InstanceId, MaterialId, ObjectId, ViewId};
 pub use layout::{SlotLayout, SlotMember};
 pub use manager::Manager;
+#[cfg(feature = "effects")]
+pub use material::{AutoConstants, Camera, MaterialHandle, Materials, Semantic, validate_tables};
 pub use param::{Param, Uniform};
 pub use plan::{BindingPoint, Frequency, SlotPlan};
 pub use reflect::{

@@ -226,3 +226,15 @@ fn declare_prints_wgsl_that_reflects_back() {
     freqbuf::ShaderReflection::new("d.wgsl", freqbuf::ShaderSource::Wgsl(&format!("{stdout}{used}")))
         .unwrap();
 }
+
+#[test]
+fn effect_checks_params_and_auto_against_every_permutation() {
+    let (code, _, stderr) = run(&["effect", "tests/effects/two_frequencies.effect.toml"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("world_view_proj") && stderr.contains("view_proj") && stderr.contains("no frequency"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run(&["effect", "tests/effects/probe.effect.toml"]);
+    assert_eq!(code, 0, "{stderr}");
+}

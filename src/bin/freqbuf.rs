@@ -157,6 +157,16 @@ fn effect(json: bool, flags: &[String], all: bool, file: &std::path::Path) -> Ex
             return ExitCode::FAILURE;
         }
     };
+    // [params] and [auto] are checked against every permutation, whatever was printed.
+    let mut every = Registry::new(SlotPlan::default());
+    let tables = fx
+        .merge(&mut every, id, None)
+        .map_err(freqbuf::MaterialError::from)
+        .and_then(|_| freqbuf::validate_tables(&fx, id, &every));
+    if let Err(e) = tables {
+        eprintln!("error: {}: {e}", fx.effect(id).name());
+        return ExitCode::FAILURE;
+    }
     let effect = fx.effect(id);
     let passes = |technique: &str| {
         effect

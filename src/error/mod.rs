@@ -15,6 +15,8 @@
 mod effect;
 mod layout;
 mod limit;
+#[cfg(feature = "effects")]
+mod material;
 mod param;
 mod reflect;
 
@@ -23,6 +25,8 @@ pub use effect::{EffectError, EffectErrorKind};
 pub use layout::{LayoutErrorKind, MemberSite};
 pub(crate) use limit::LimitError;
 pub use limit::LimitErrorKind;
+#[cfg(feature = "effects")]
+pub use material::{MaterialError, MaterialErrorKind};
 pub use param::{ParamError, ParamErrorKind};
 pub(crate) use reflect::chain;
 pub use reflect::{ReflectError, ReflectErrorKind};

@@ -1,0 +1,296 @@
+//! Materials and auto constants, read back from the GPU: every semantic
+//! equals a value computed here independently, derived values are written
+//! when and only when their inputs change, flags change without losing
+//! values, and derived materials inherit and override.
+
+mod common;
+
+use common::gpu;
+use freqbuf::{
+    AutoConstants, Binder, Camera, Draw, Effects, Headless, Manager, MaterialErrorKind, Materials, Registry,
+    SlotPlan,
+};
+
+fn path(name: &str) -> String {
+    format!("{}/tests/effects/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs a compute pass `pass` of `shader` once and reads `out` back as floats.
+fn dispatch(
+    h: &Headless,
+    fb: &mut Manager,
+    pipeline: &wgpu::ComputePipeline,
+    draw: Draw,
+    out: &wgpu::Buffer,
+) -> Vec<f32> {
+    fb.flush(&h.queue).unwrap();
+    let mut enc = h.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_pipeline(pipeline);
+        Binder::new().bind(fb, &mut pass, &draw).unwrap();
+        pass.dispatch_workgroups(1, 1, 1);
+    }
+    h.queue.submit([enc.finish()]);
+    gpu::read_words(h, out).into_iter().map(f32::from_bits).collect()
+}
+
+fn storage(h: &Headless, floats: u64) -> wgpu::Buffer {
+    h.device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: floats * 4,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    })
+}
+
+type M4 = [[f64; 4]; 4];
+
+fn mul(a: &M4, b: &M4) -> M4 {
+    // Column-major: (a * b)[c][r] = sum_k a[k][r] * b[c][k].
+    std::array::from_fn(|c| std::array::from_fn(|r| (0..4).map(|k| a[k][r] * b[c][k]).sum()))
+}
+
+/// Gauss-Jordan inverse with partial pivoting, in f64.
+fn inverse<const N: usize>(m: [[f64; N]; N]) -> [[f64; N]; N] {
+    let mut a = m;
+    let mut inv: [[f64; N]; N] =
+        std::array::from_fn(|i| std::array::from_fn(|j| f64::from(u8::from(i == j))));
+    for col in 0..N {
+        let pivot = (col..N).max_by(|&x, &y| a[x][col].abs().total_cmp(&a[y][col].abs())).unwrap();
+        a.swap(col, pivot);
+        inv.swap(col, pivot);
+        let d = a[col][col];
+        for j in 0..N {
+            a[col][j] /= d;
+            inv[col][j] /= d;
+        }
+        for row in 0..N {
+            if row != col {
+                let f = a[row][col];
+                for j in 0..N {
+                    a[row][j] -= f * a[col][j];
+                    inv[row][j] -= f * inv[col][j];
+                }
+            }
+        }
+    }
+    inv
+}
+
+fn to32(m: &M4) -> [[f32; 4]; 4] {
+    m.map(|c| c.map(|x| x as f32))
+}
+
+fn close(got: &[f32], want: impl IntoIterator<Item = f64>, what: &str) {
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!((*g as f64 - w).abs() <= 1e-4 * w.abs().max(1.0), "{what}[{i}]: got {g}, want {w}");
+    }
+}
+
+#[test]
+fn every_auto_constant_equals_an_independent_computation() {
+    let Some(h) = gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let mut fx = Effects::new();
+    let id = fx.load(path("auto.effect.toml")).unwrap();
+    let flags = fx.flags(id, &[]).unwrap();
+    let pass = fx.technique(id, "copy").unwrap().next().unwrap();
+    let (shader, pipeline) = fx.compute_pipeline(&mut fb, pass, flags).unwrap();
+    let pipeline = pipeline.clone();
+    let mut auto = AutoConstants::new();
+    auto.bind_effect(fb.registry(), fx.effect(id)).unwrap();
+
+    // A world with a non-uniform scale and a rotation; a view; an off-center frustum.
+    let (s, c) = (0.5f64.sin(), 0.5f64.cos());
+    let world: M4 = [
+        [2.0 * c, 2.0 * s, 0.0, 0.0],
+        [-3.0 * s, 3.0 * c, 0.0, 0.0],
+        [0.0, 0.0, 4.0, 0.0],
+        [1.0, 2.0, 3.0, 1.0],
+    ];
+    let view: M4 = [[c, 0.0, -s, 0.0], [0.0, 1.0, 0.0, 0.0], [s, 0.0, c, 0.0], [-5.0, -1.0, -10.0, 1.0]];
+    let (l, r, b, t, n, f) = (-1.0, 2.0, -0.5, 1.5, 0.5, 50.0);
+    let proj: M4 = [
+        [2.0 * n / (r - l), 0.0, 0.0, 0.0],
+        [0.0, 2.0 * n / (t - b), 0.0, 0.0],
+        [(r + l) / (r - l), (t + b) / (t - b), -f / (f - n), -1.0],
+        [0.0, 0.0, -f * n / (f - n), 0.0],
+    ];
+    let (v, o, m) = (fb.create_view(), fb.create_object(), fb.create_material());
+    auto.set_time(12.5, 0.016, 7);
+    auto.set_camera(v, Camera { view: to32(&view), proj: to32(&proj), viewport: [1280.0, 720.0] });
+    auto.set_world(o, to32(&world));
+    auto.update(&mut fb).unwrap();
+    let out = storage(h, 160);
+    fb.material(m).set_buffer("out", &out).unwrap();
+    let got = dispatch(h, &mut fb, &pipeline, Draw::new(shader).view(v).object(o).material(m), &out);
+
+    let flat = |m: &M4| m.iter().flatten().copied().collect::<Vec<_>>();
+    close(&got[0..3], [12.5, 0.016, 7.0], "frame");
+    close(&got[4..20], flat(&view), "view");
+    close(&got[20..36], flat(&proj), "proj");
+    let view_proj = mul(&proj, &view);
+    close(&got[36..52], flat(&view_proj), "view_proj");
+    close(&got[52..68], flat(&inverse(view)), "inv_view");
+    close(&got[68..84], flat(&inverse(proj)), "inv_proj");
+    close(&got[84..100], flat(&inverse(view_proj)), "inv_view_proj");
+    let eye = inverse(view)[3];
+    close(&got[100..103], eye[..3].iter().copied(), "camera_position");
+    close(&got[103..105], [1280.0, 720.0], "viewport_size");
+    close(&got[108..124], flat(&world), "world");
+    close(&got[124..140], flat(&inverse(world)), "inv_world");
+    let upper: [[f64; 3]; 3] = std::array::from_fn(|c| std::array::from_fn(|r| world[c][r]));
+    let inv = inverse(upper);
+    // The transpose of the inverse, column-major: column c, row r is inv[r][c].
+    let normal = (0..3).flat_map(|c| (0..3).map(move |r| (c, r))).map(|(c, r)| inv[r][c]);
+    close(&got[140..149], normal, "normal_matrix");
+}
+
+#[test]
+fn derived_values_are_written_when_and_only_when_their_inputs_change() {
+    let Some(h) = gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let mut fx = Effects::new();
+    let id = fx.load(path("auto.effect.toml")).unwrap();
+    fx.shader(&mut fb, fx.flags(id, &[]).unwrap()).unwrap();
+    let mut auto = AutoConstants::new();
+    auto.bind_effect(fb.registry(), fx.effect(id)).unwrap();
+    let v = fb.create_view();
+    let objects = (0..10).map(|_| fb.create_object()).collect::<Vec<_>>();
+    let camera = Camera {
+        view: [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, -3.0, 1.0]],
+        proj: [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]],
+        viewport: [64.0, 64.0],
+    };
+    auto.set_camera(v, camera);
+    for (i, &o) in objects.iter().enumerate() {
+        let mut w = camera.view;
+        w[3][0] = i as f32;
+        auto.set_world(o, w);
+    }
+    auto.set_time(1.0, 0.5, 1);
+    auto.update(&mut fb).unwrap();
+    fb.flush(&h.queue).unwrap();
+    // 3 frame + 8 view + 3 per object.
+    assert_eq!(auto.derived(), 3 + 8 + 3 * 10);
+    fb.take_stats();
+
+    // Nothing changed (the same camera and world given again): nothing derived or uploaded.
+    auto.set_camera(v, camera);
+    auto.set_world(objects[0], {
+        let mut w = camera.view;
+        w[3][0] = 0.0;
+        w
+    });
+    auto.update(&mut fb).unwrap();
+    fb.flush(&h.queue).unwrap();
+    assert_eq!(auto.derived(), 41);
+    assert_eq!(fb.take_stats().total().bytes_uploaded, 0);
+
+    // One object moves: its three values, and only its bytes.
+    let mut w = camera.view;
+    w[3][1] = 5.0;
+    auto.set_world(objects[4], w);
+    auto.update(&mut fb).unwrap();
+    fb.flush(&h.queue).unwrap();
+    assert_eq!(auto.derived(), 44);
+    let object_slot = fb.registry().slot_at(freqbuf::BindingPoint::new(3, 0)).unwrap();
+    let stats = fb.take_stats();
+    assert!(
+        stats.slot(object_slot).bytes_uploaded > 0 && stats.slot(object_slot).bytes_uploaded <= 176,
+        "{stats:?}"
+    );
+    assert_eq!(stats.total().bytes_uploaded, stats.slot(object_slot).bytes_uploaded, "no other slot");
+}
+
+#[test]
+fn materials_keep_values_across_flags_and_derived_ones_inherit_and_override() {
+    let Some(h) = gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let mut fx = Effects::new();
+    let probe = fx.load(path("probe.effect.toml")).unwrap();
+    let mut mats = Materials::new();
+    let parent = mats.create(&mut fx, &mut fb, probe, &[]).unwrap();
+    let pass = fx.technique(probe, "probe").unwrap().next().unwrap();
+    let run = |fx: &mut Effects, fb: &mut Manager, mats: &Materials, m| {
+        let out = storage(h, 8);
+        let instance = mats.instance(m).unwrap();
+        fb.material(instance).set_buffer("seen", &out).unwrap();
+        let (shader, pipeline) = fx.compute_pipeline(fb, pass, mats.flags(m).unwrap()).unwrap();
+        let pipeline = pipeline.clone();
+        dispatch(h, fb, &pipeline, Draw::new(shader).material(instance), &out)[..5].to_vec()
+    };
+    // [params] defaults, then a value the current permutation lacks: kept for later.
+    assert_eq!(run(&mut fx, &mut fb, &mats, parent), [0.25, 0.5, 0.75, 1.0, -1.0]);
+    mats.set(&mut fb, parent, "normal_strength", &9.0f32).unwrap();
+    mats.set_flags(&mut fx, &mut fb, parent, &["NORMAL_MAP"]).unwrap();
+    assert_eq!(run(&mut fx, &mut fb, &mats, parent), [0.25, 0.5, 0.75, 1.0, 9.0], "nothing lost");
+
+    // A derived material takes the parent's flags and values, and later
+    // parent changes, until it overrides them.
+    let child = mats.derive(&mut fb, parent).unwrap();
+    assert_eq!(run(&mut fx, &mut fb, &mats, child), [0.25, 0.5, 0.75, 1.0, 9.0]);
+    mats.set(&mut fb, parent, "base_color", &[1.0f32, 2.0, 3.0, 4.0]).unwrap();
+    assert_eq!(run(&mut fx, &mut fb, &mats, child)[..4], [1.0, 2.0, 3.0, 4.0], "inherited");
+    mats.set(&mut fb, child, "base_color", &[5.0f32, 6.0, 7.0, 8.0]).unwrap();
+    mats.set(&mut fb, parent, "base_color", &[0.0f32; 4]).unwrap();
+    assert_eq!(run(&mut fx, &mut fb, &mats, child)[..4], [5.0, 6.0, 7.0, 8.0], "overridden");
+    assert_eq!(run(&mut fx, &mut fb, &mats, parent)[..4], [0.0; 4]);
+    // The child changes flags alone, keeping its values.
+    mats.set_flags(&mut fx, &mut fb, child, &[]).unwrap();
+    assert_eq!(run(&mut fx, &mut fb, &mats, child), [5.0, 6.0, 7.0, 8.0, -1.0]);
+}
+
+#[test]
+fn material_and_auto_errors_name_what_is_wrong() {
+    let Some(h) = gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let mut fx = Effects::new();
+    let probe = fx.load(path("probe.effect.toml")).unwrap();
+    let mut mats = Materials::new();
+    let m = mats.create(&mut fx, &mut fb, probe, &[]).unwrap();
+    let e = mats.set(&mut fb, m, "base_colr", &[0.0f32; 4]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "`base_colr`: no permutation of effect `probe` has it; did you mean `base_color`?"
+    );
+    let e = mats.set(&mut fb, m, "base_color", &1.0f32).unwrap_err();
+    assert_eq!(e.to_string(), "`base_color`: the member is vec4<f32>, the value is f32");
+
+    // The auto effect's storage buffer sits where probe's block is: another manager.
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let id = fx.load(path("auto.effect.toml")).unwrap();
+    fx.shader(&mut fb, fx.flags(id, &[]).unwrap()).unwrap();
+    let mut auto = AutoConstants::new();
+    let r = fb.registry();
+    let e = auto.bind(r, "world", "world_view_proj").unwrap_err();
+    assert!(matches!(*e.kind, MaterialErrorKind::TwoFrequencies { .. }));
+    assert_eq!(
+        e.to_string(),
+        "semantic `world_view_proj`: `world_view_proj` depends on both a view and an object, so it belongs to no frequency and would be recomputed per draw; bind `view_proj` (view) and `world` (object) and multiply in the shader"
+    );
+    let e = auto.bind(r, "view_proj", "world").unwrap_err();
+    assert_eq!(e.to_string(), "`view_proj`: `view_proj` is in a view slot, but `world` changes per object");
+    let e = auto.bind(r, "inv_world", "normal_matrix").unwrap_err();
+    assert_eq!(e.to_string(), "`inv_world`: `inv_world` is mat4x4<f32>, but `normal_matrix` is mat3x3<f32>");
+    let e = auto.bind(r, "world", "wrold").unwrap_err();
+    assert!(
+        e.to_string().starts_with("semantic `wrold`: unknown semantic; the semantics are time, delta_time"),
+        "{e}"
+    );
+    let e = auto.bind(r, "nope", "time").unwrap_err();
+    assert!(e.to_string().contains("unknown name"), "{e}");
+
+    // The tables are checked against every permutation without a device.
+    let bad = "source = \"probe.wgsl\"\nflags = [\"NORMAL_MAP\"]\n[params]\nbase_color = [1.0, 2.0]\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"cs_main\"\n";
+    let wgsl = std::fs::read_to_string(path("probe.wgsl")).unwrap();
+    let id = fx.add("bad.effect.toml", bad, &wgsl).unwrap();
+    let mut merged = Registry::new(SlotPlan::default());
+    fx.merge(&mut merged, id, None).unwrap();
+    let e = freqbuf::validate_tables(&fx, id, &merged).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "[params] `base_color`: the member is vec4<f32>, the value has 2 numbers, not 4 ([1.0, 2.0])"
+    );
+}
