@@ -77,6 +77,8 @@ mod math;
 mod name;
 mod param;
 mod plan;
+#[cfg(feature = "effects")]
+mod queue;
 mod reflect;
 mod registry;
 mod scope;
@@ -108,6 +110,8 @@ pub use manager::Manager;
 pub use material::{AutoConstants, Camera, MaterialHandle, Materials, Semantic, validate_tables};
 pub use param::{Param, Uniform};
 pub use plan::{BindingPoint, Frequency, SlotPlan};
+#[cfg(feature = "effects")]
+pub use queue::{Geometry, ItemId, QueueItem, QueueStats, RenderQueue};
 pub use reflect::{
     BlockLayout, EntryPoint, Member, MemberType, Resource, ResourceKind, ShaderReflection, ShaderSource,
     ValueType,

@@ -197,6 +197,13 @@ impl Effects {
         &self.effect(id.effect).passes[id.index as usize]
     }
 
+    /// A number that is equal for two (pass, flags) pairs exactly when they
+    /// draw with the same pipeline (for targets alike): a queue's sort key.
+    pub(crate) fn pipeline_key(&self, pass: PassId, flags: FlagSet) -> u64 {
+        let bits = flags.bits & self.effect(pass.effect).tested;
+        (u64::from(pass.effect.index) << 48) | (u64::from(pass.index) << 32) | u64::from(bits)
+    }
+
     /// The flag set with `names` switched on; an unknown name is an error
     /// that lists the effect's flags.
     pub fn flags(&self, id: EffectId, names: &[&str]) -> Result<FlagSet, EffectError> {

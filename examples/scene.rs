@@ -1,0 +1,332 @@
+//! A scene through materials, auto constants and the render queue: 1,200
+//! objects, three effects with flags, a depth pre-pass, an opaque pass and an
+//! additive transparent pass, a moving camera and moving objects.
+//!
+//! It renders the frames twice, through the queue (sorted, bins kept between
+//! frames) and with the same items in submission order, prints the bind
+//! calls of both, and exits non-zero if the images differ.
+//!
+//! `cargo run --release --features effects --example scene [-- --frames N --png FILE --json]`
+
+use freqbuf::{
+    AutoConstants, Binder, Camera, Effects, Geometry, Manager, MaterialHandle, Materials, QueueItem,
+    RenderQueue, SlotPlan, Targets,
+};
+use glam::{Mat4, Quat, Vec3};
+
+const SIZE: u32 = 256;
+const OBJECTS: usize = 1200;
+const GLASS: usize = 120;
+const COLOR: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
+const DEPTH: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+const PASSES: [&str; 3] = ["main.depth", "main.opaque", "main.transparent"];
+
+struct Args {
+    frames: u32,
+    png: Option<String>,
+    json: bool,
+}
+
+/// A deterministic generator, so both runs see the same scene.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> f32 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (self.0 >> 40) as f32 / (1u64 << 24) as f32
+    }
+}
+
+/// One frame's draw and bind counts.
+#[derive(Default, Clone, Copy)]
+struct Counts {
+    draws: u64,
+    binds: u64,
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut argv = std::env::args().skip(1);
+    let mut args = Args { frames: 8, png: None, json: false };
+    while let Some(a) = argv.next() {
+        match a.as_str() {
+            "--frames" => args.frames = argv.next().ok_or("--frames N")?.parse()?,
+            "--png" => args.png = Some(argv.next().ok_or("--png FILE")?),
+            "--json" => args.json = true,
+            other => return Err(format!("unknown argument {other}").into()),
+        }
+    }
+    let (device, queue) = device()?;
+    let (sorted, image) = run(&device, &queue, &args, true)?;
+    let (unsorted, image_unsorted) = run(&device, &queue, &args, false)?;
+    let hash = fnv1a(&image);
+    let per_frame = |c: &[Counts], f: fn(&Counts) -> u64| c.iter().map(f).sum::<u64>() / c.len() as u64;
+    if args.json {
+        println!(
+            "{{\"frames\":{},\"draws_per_frame\":{},\"binds_per_frame_queue\":{},\"binds_per_frame_unsorted\":{},\"image_hash\":\"{hash:016x}\"}}",
+            args.frames,
+            per_frame(&sorted, |c| c.draws),
+            per_frame(&sorted, |c| c.binds),
+            per_frame(&unsorted, |c| c.binds),
+        );
+    } else {
+        println!("frame  draws  binds (queue)  binds (submission order)");
+        for (i, (s, u)) in sorted.iter().zip(&unsorted).enumerate() {
+            println!("{i:>5}  {:>5}  {:>13}  {:>24}", s.draws, s.binds, u.binds);
+        }
+        println!(
+            "image: {hash:016x} both ways: {}",
+            if image == image_unsorted { "identical" } else { "DIFFERENT" }
+        );
+    }
+    if let Some(path) = &args.png {
+        let file = std::io::BufWriter::new(std::fs::File::create(path)?);
+        let mut enc = png::Encoder::new(file, SIZE, SIZE);
+        enc.set_color(png::ColorType::Rgba);
+        enc.set_depth(png::BitDepth::Eight);
+        enc.write_header()?.write_image_data(&image)?;
+    }
+    if image != image_unsorted {
+        return Err("the queue's image differs from the submission-order image".into());
+    }
+    Ok(())
+}
+
+/// Renders every frame; returns the per-frame counts and the last image.
+fn run(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    args: &Args,
+    use_queue: bool,
+) -> Result<(Vec<Counts>, Vec<u8>), Box<dyn std::error::Error>> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/scene");
+    let mut fb = Manager::new(device, SlotPlan::default());
+    let mut fx = Effects::new();
+    fx.add_module("common.wgsl", &std::fs::read_to_string(format!("{dir}/common.wgsl"))?)?;
+    let solid = fx.load(format!("{dir}/solid.effect.toml"))?;
+    let stripes = fx.load(format!("{dir}/stripes.effect.toml"))?;
+    let glass = fx.load(format!("{dir}/glass.effect.toml"))?;
+    for e in [solid, stripes, glass] {
+        fx.check(fb.registry(), e, None)?;
+    }
+    // Materials: each effect with and without its flag, a few colors each.
+    let mut mats = Materials::new();
+    let mut palette: Vec<(MaterialHandle, bool)> = Vec::new();
+    let mut rng = Lcg(7);
+    for (effect, flag, transparent) in
+        [(solid, "TINT", false), (stripes, "WIDE", false), (glass, "BRIGHT", true)]
+    {
+        for k in 0..8 {
+            let flags: &[&str] = if k % 2 == 0 { &[] } else { &[flag] };
+            let m = mats.create(&mut fx, &mut fb, effect, flags)?;
+            // Multiples of 1/255, so additive blending is exact in any order.
+            let mut c = || (rng.next() * 5.0).floor() * 51.0 / 255.0;
+            let scale = if transparent { 0.2 } else { 1.0 };
+            mats.set(&mut fb, m, "color", &[c() * scale, c() * scale, c() * scale, 1.0])?;
+            mats.set(&mut fb, m, "extra", &[c() * scale, c() * scale, c() * scale, 1.0])?;
+            palette.push((m, transparent));
+        }
+    }
+    let mut auto = AutoConstants::new();
+    for e in [solid, stripes, glass] {
+        auto.bind_effect(fb.registry(), fx.effect(e))?;
+    }
+    let view = fb.create_view();
+    let targets = Targets::color(COLOR).with_depth(DEPTH);
+
+    // Objects: opaque ones everywhere, glass panes in front.
+    let mut rq = RenderQueue::new();
+    let mut objects = Vec::new();
+    for i in 0..OBJECTS + GLASS {
+        let glass_pane = i >= OBJECTS;
+        let candidates = palette.iter().filter(|(_, t)| *t == glass_pane).collect::<Vec<_>>();
+        let (m, _) = *candidates[(rng.next() * candidates.len() as f32) as usize % candidates.len()];
+        let position =
+            Vec3::new(rng.next() * 40.0 - 20.0, rng.next() * 40.0 - 20.0, rng.next() * 40.0 - 20.0);
+        let spin = rng.next() * 6.28;
+        let object = fb.create_object();
+        let effect = if glass_pane {
+            glass
+        } else if candidates.iter().position(|c| c.0 == m).unwrap() < 8 {
+            solid
+        } else {
+            stripes
+        };
+        let mut items = Vec::new();
+        for pass in fx.technique(effect, "main")? {
+            let item = QueueItem {
+                pass,
+                material: m,
+                view: Some(view),
+                object: Some(object),
+                geometry: Geometry::vertices(0..6),
+                depth: 0.0,
+            };
+            items.push((rq.insert(&fx, &mats, item.clone())?, item));
+        }
+        objects.push((object, position, spin, items));
+    }
+
+    let mut counts = Vec::new();
+    let mut image = Vec::new();
+    for frame in 0..args.frames {
+        let t = frame as f32 * 0.1;
+        let eye = Vec3::new(60.0 * t.cos(), 15.0, 60.0 * t.sin());
+        let view_m = look_at(eye, Vec3::ZERO, Vec3::Y);
+        let proj = perspective(0.8, 1.0, 200.0);
+        auto.set_time(t, 0.1, frame);
+        auto.set_camera(
+            view,
+            Camera {
+                view: view_m.to_cols_array_2d(),
+                proj: proj.to_cols_array_2d(),
+                viewport: [SIZE as f32; 2],
+            },
+        );
+        // A tenth of the objects move each frame.
+        for (i, (object, position, spin, items)) in objects.iter_mut().enumerate() {
+            if frame == 0 || i % 10 == frame as usize % 10 {
+                *spin += 0.3;
+                let world = Mat4::from_scale_rotation_translation(
+                    Vec3::new(3.0, 2.0, 1.0),
+                    Quat::from_rotation_y(*spin),
+                    *position,
+                );
+                auto.set_world(*object, world.to_cols_array_2d());
+            }
+            // Blending passes draw back to front by distance.
+            for (id, item) in items.iter_mut() {
+                if fx.pass(item.pass).blend != freqbuf::Blend::Opaque {
+                    item.depth = (eye - *position).length();
+                    rq.update(&fx, &mats, *id, item.clone())?;
+                }
+            }
+        }
+        auto.update(&mut fb)?;
+        fb.flush(queue)?;
+        fb.take_stats();
+        let (texture, depth_texture) = (target(device, COLOR), target(device, DEPTH));
+        let (color_view, depth_view) =
+            (texture.create_view(&Default::default()), depth_texture.create_view(&Default::default()));
+        let mut encoder = device.create_command_encoder(&Default::default());
+        let mut c = Counts::default();
+        for (k, name) in PASSES.iter().enumerate() {
+            let color = (k > 0).then_some(wgpu::RenderPassColorAttachment {
+                view: &color_view,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: if k == 1 { wgpu::LoadOp::Clear(wgpu::Color::BLACK) } else { wgpu::LoadOp::Load },
+                    store: wgpu::StoreOp::Store,
+                },
+            });
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some(name),
+                color_attachments: &color.into_iter().map(Some).collect::<Vec<_>>(),
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: &depth_view,
+                    depth_ops: Some(wgpu::Operations {
+                        load: if k == 0 { wgpu::LoadOp::Clear(1.0) } else { wgpu::LoadOp::Load },
+                        store: wgpu::StoreOp::Store,
+                    }),
+                    stencil_ops: None,
+                }),
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            let mut binder = Binder::new();
+            let s = if use_queue {
+                rq.encode(name, &mut fx, &mut fb, &mats, &targets, &mut pass, &mut binder)?
+            } else {
+                rq.encode_unsorted(name, &mut fx, &mut fb, &mats, &targets, &mut pass, &mut binder)?
+            };
+            c.draws += s.draws;
+        }
+        c.binds = fb.stats().shared.set_bind_group_calls;
+        counts.push(c);
+        image = read_back(device, queue, encoder, &texture);
+    }
+    Ok((counts, image))
+}
+
+/// A right-handed view matrix looking from `eye` at `at`.
+fn look_at(eye: Vec3, at: Vec3, up: Vec3) -> Mat4 {
+    let f = (at - eye).normalize();
+    let s = f.cross(up).normalize();
+    let u = s.cross(f);
+    Mat4::from_cols(s.extend(0.0), u.extend(0.0), (-f).extend(0.0), glam::Vec4::W).transpose()
+        * Mat4::from_translation(-eye)
+}
+
+/// A right-handed perspective projection to WebGPU's depth range 0..1.
+fn perspective(fov_y: f32, near: f32, far: f32) -> Mat4 {
+    let h = 1.0 / (fov_y / 2.0).tan();
+    let r = far / (near - far);
+    Mat4::from_cols(
+        glam::Vec4::new(h, 0.0, 0.0, 0.0),
+        glam::Vec4::new(0.0, h, 0.0, 0.0),
+        glam::Vec4::new(0.0, 0.0, r, -1.0),
+        glam::Vec4::new(0.0, 0.0, r * near, 0.0),
+    )
+}
+
+fn target(device: &wgpu::Device, format: wgpu::TextureFormat) -> wgpu::Texture {
+    device.create_texture(&wgpu::TextureDescriptor {
+        label: None,
+        size: wgpu::Extent3d { width: SIZE, height: SIZE, depth_or_array_layers: 1 },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        view_formats: &[],
+    })
+}
+
+/// A real adapter on Vulkan, then GL.
+fn device() -> Result<(wgpu::Device, wgpu::Queue), Box<dyn std::error::Error>> {
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+        backends: wgpu::Backends::VULKAN | wgpu::Backends::GL,
+        ..wgpu::InstanceDescriptor::new_without_display_handle()
+    });
+    let adapter = pollster::block_on(instance.request_adapter(&Default::default())).map_err(|e| {
+        format!("no GPU adapter ({e}); for a software one: apt-get install -y mesa-vulkan-drivers")
+    })?;
+    Ok(pollster::block_on(adapter.request_device(&Default::default()))?)
+}
+
+fn read_back(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    mut encoder: wgpu::CommandEncoder,
+    texture: &wgpu::Texture,
+) -> Vec<u8> {
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: u64::from(SIZE * SIZE * 4),
+        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+        mapped_at_creation: false,
+    });
+    encoder.copy_texture_to_buffer(
+        texture.as_image_copy(),
+        wgpu::TexelCopyBufferInfo {
+            buffer: &buffer,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(SIZE * 4),
+                rows_per_image: None,
+            },
+        },
+        wgpu::Extent3d { width: SIZE, height: SIZE, depth_or_array_layers: 1 },
+    );
+    queue.submit([encoder.finish()]);
+    buffer.slice(..).map_async(wgpu::MapMode::Read, |r| r.expect("map"));
+    device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
+    #[allow(clippy::let_and_return, reason = "the mapped view borrows `buffer`; copy out before both drop")]
+    let pixels = buffer.slice(..).get_mapped_range().expect("mapped").to_vec();
+    pixels
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
