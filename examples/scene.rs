@@ -142,7 +142,7 @@ fn run(
         let (m, _) = *candidates[(rng.next() * candidates.len() as f32) as usize % candidates.len()];
         let position =
             Vec3::new(rng.next() * 40.0 - 20.0, rng.next() * 40.0 - 20.0, rng.next() * 40.0 - 20.0);
-        let spin = rng.next() * 6.28;
+        let spin = rng.next() * std::f32::consts::TAU;
         let object = fb.create_object();
         let effect = if glass_pane {
             glass
