@@ -194,6 +194,25 @@ impl RenderQueue {
         Ok(stats)
     }
 
+    /// The items of pass `name` in the order `encode` draws them.
+    pub fn order(&mut self, name: &str) -> (Vec<ItemId>, QueueStats) {
+        let mut stats = QueueStats::default();
+        let Some(bin) = self.bins.get_mut(name) else { return (Vec::new(), stats) };
+        settle(bin, &self.items, &mut stats);
+        (bin.sorted.iter().map(|&(_, id)| id).collect(), stats)
+    }
+
+    /// Forgets every bin's order, so that the next encode sorts each bin from
+    /// scratch: what a queue without persistent bins does every frame (for comparison).
+    pub fn resort_all(&mut self) {
+        for (id, e) in &self.items {
+            if let Some(bin) = self.bins.get_mut(&e.bin) {
+                bin.removed.push((e.key, id));
+                bin.added.push(id);
+            }
+        }
+    }
+
     /// Brings every bin's order up to date without encoding (what `encode` does first).
     pub fn settle(&mut self) -> QueueStats {
         let mut stats = QueueStats::default();
@@ -236,7 +255,7 @@ fn settle(bin: &mut Bin, items: &SlotMap<ItemId, Entry>, stats: &mut QueueStats)
         return;
     }
     if changes * 8 > bin.sorted.len() {
-        let removed = std::mem::take(&mut bin.removed);
+        let removed = bin.removed.drain(..).collect::<std::collections::HashSet<_>>();
         bin.sorted.retain(|e| !removed.contains(e));
         bin.sorted.extend(bin.added.drain(..).filter_map(|id| Some((items.get(id)?.key, id))));
         bin.sorted.sort_unstable();
