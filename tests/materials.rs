@@ -294,3 +294,35 @@ fn material_and_auto_errors_name_what_is_wrong() {
         "[params] `base_color`: the member is vec4<f32>, the value has 2 numbers, not 4 ([1.0, 2.0])"
     );
 }
+
+#[test]
+fn derived_materials_inherit_textures_until_they_set_their_own() {
+    let Some(h) = gpu::device() else { return };
+    let toml = "source = \"tex.wgsl\"\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"main\"\n";
+    let wgsl = "@group(2) @binding(0) var tex: texture_2d<f32>;\n@group(2) @binding(1) var<storage, read_write> seen: array<f32, 4>;\n@compute @workgroup_size(1) fn main() { let c = textureLoad(tex, vec2<i32>(0), 0); seen[0] = c.x; seen[1] = c.y; seen[2] = c.z; seen[3] = c.w; }\n";
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let mut fx = Effects::new();
+    let e = fx.add("tex.effect.toml", toml, wgsl).unwrap();
+    let mut mats = Materials::new();
+    let parent = mats.create(&mut fx, &mut fb, e, &[]).unwrap();
+    let child = mats.derive(&mut fb, parent).unwrap();
+    let pass = fx.technique(e, "t").unwrap().next().unwrap();
+    let red = gpu::texel(h, [255, 0, 0, 255]);
+    let blue = gpu::texel(h, [0, 0, 255, 255]);
+    mats.set_texture(&mut fb, parent, "tex", &red).unwrap();
+    let e2 = mats.set_texture(&mut fb, parent, "texx", &red).unwrap_err();
+    assert!(e2.to_string().contains("did you mean `tex`?"), "{e2}");
+    let run = |fx: &mut Effects, fb: &mut Manager, mats: &Materials, m| {
+        let out = storage(h, 4);
+        let instance = mats.instance(m).unwrap();
+        fb.material(instance).set_buffer("seen", &out).unwrap();
+        let (shader, pipeline) = fx.compute_pipeline(fb, pass, mats.flags(m).unwrap()).unwrap();
+        let pipeline = pipeline.clone();
+        dispatch(h, fb, &pipeline, Draw::new(shader).material(instance), &out)
+    };
+    assert_eq!(run(&mut fx, &mut fb, &mats, child), [1.0, 0.0, 0.0, 1.0], "inherited");
+    mats.set_texture(&mut fb, child, "tex", &blue).unwrap();
+    mats.set_texture(&mut fb, parent, "tex", &red).unwrap();
+    assert_eq!(run(&mut fx, &mut fb, &mats, child), [0.0, 0.0, 1.0, 1.0], "its own");
+    assert_eq!(run(&mut fx, &mut fb, &mats, parent), [1.0, 0.0, 0.0, 1.0]);
+}

@@ -23,6 +23,22 @@ slotmap::new_key_type! {
     pub struct MaterialHandle;
 }
 
+/// A texture or sampler set by name.
+#[derive(Clone, Debug)]
+enum Resource {
+    Texture(wgpu::TextureView),
+    Sampler(wgpu::Sampler),
+}
+
+impl Resource {
+    fn set(&self, fb: &mut Manager, instance: MaterialId, name: &str) -> Result<(), crate::Error> {
+        match self {
+            Resource::Texture(v) => fb.material(instance).set_texture(name, v),
+            Resource::Sampler(s) => fb.material(instance).set_sampler(name, s),
+        }
+    }
+}
+
 /// A value set by name, kept so that a flag change or a child can apply it.
 #[derive(Clone, Debug, PartialEq)]
 struct Stored {
@@ -39,8 +55,8 @@ struct MaterialData {
     children: Vec<MaterialHandle>,
     /// Values set on this material (and `[params]` defaults on a root).
     own: BTreeMap<String, Stored>,
-    /// Textures set on this material, by name.
-    textures: BTreeMap<String, wgpu::TextureView>,
+    /// Textures and samplers set on this material, by name.
+    textures: BTreeMap<String, Resource>,
 }
 
 /// Materials of effects: values by name, flags, and derived instances.
@@ -158,13 +174,33 @@ impl Materials {
         name: &str,
         view: &wgpu::TextureView,
     ) -> Result<(), MaterialError> {
+        self.set_resource(fb, m, name, Resource::Texture(view.clone()))
+    }
+
+    /// Sets a sampler by name on `m` and on the materials derived from it
+    /// that do not override it.
+    pub fn set_sampler(
+        &mut self,
+        fb: &mut Manager,
+        m: MaterialHandle,
+        name: &str,
+        sampler: &wgpu::Sampler,
+    ) -> Result<(), MaterialError> {
+        self.set_resource(fb, m, name, Resource::Sampler(sampler.clone()))
+    }
+
+    fn set_resource(
+        &mut self,
+        fb: &mut Manager,
+        m: MaterialHandle,
+        name: &str,
+        resource: Resource,
+    ) -> Result<(), MaterialError> {
         self.check_name(m, name)?;
-        let instance = self.materials[m].instance;
-        fb.material(instance).set_texture(name, view)?;
-        self.materials[m].textures.insert(name.to_owned(), view.clone());
+        resource.set(fb, self.materials[m].instance, name)?;
+        self.materials[m].textures.insert(name.to_owned(), resource.clone());
         for target in self.inheritors(m, name, true) {
-            let instance = self.materials[target].instance;
-            fb.material(instance).set_texture(name, view)?;
+            resource.set(fb, self.materials[target].instance, name)?;
         }
         Ok(())
     }
@@ -290,7 +326,7 @@ impl Materials {
     /// Writes every value and texture `m` sees (after creation or a flag change).
     fn apply(&self, fb: &mut Manager, m: MaterialHandle) -> Result<(), MaterialError> {
         let mut names = BTreeSet::new();
-        let mut textures: BTreeMap<&str, &wgpu::TextureView> = BTreeMap::new();
+        let mut textures: BTreeMap<&str, &Resource> = BTreeMap::new();
         let mut at = Some(m);
         while let Some(x) = at {
             names.extend(self.materials[x].own.keys().cloned());
@@ -303,8 +339,8 @@ impl Materials {
             self.write(fb, m, &name)?;
         }
         let instance = self.materials[m].instance;
-        for (name, view) in textures {
-            fb.material(instance).set_texture(name, view)?;
+        for (name, resource) in textures {
+            resource.set(fb, instance, name)?;
         }
         Ok(())
     }
