@@ -63,12 +63,7 @@ fn queue(c: &mut Criterion) {
     for (name, resort) in [("bins_kept_1pct_changed", false), ("resort_all_1pct_changed", true)] {
         group.bench_function(name, |b| {
             b.iter(|| {
-                // 1% of the items change material: their sort keys move.
-                for k in 0..CHANGED {
-                    let (id, item) = &mut items[(frame * CHANGED + k) % ITEMS];
-                    item.material = materials[(frame + k) % materials.len()];
-                    rq.update(&fx, &mats, *id, item.clone()).expect("update");
-                }
+                change(&mut rq, &fx, &mats, &mut items, &materials, frame);
                 frame += 1;
                 if resort {
                     rq.resort_all();
@@ -97,11 +92,7 @@ fn queue(c: &mut Criterion) {
     for (name, resort) in [("sort_only_bins_kept", false), ("sort_only_resort_all", true)] {
         group.bench_function(name, |b| {
             b.iter(|| {
-                for k in 0..CHANGED {
-                    let (id, item) = &mut items[(frame * CHANGED + k) % ITEMS];
-                    item.material = materials[(frame + k) % materials.len()];
-                    rq.update(&fx, &mats, *id, item.clone()).expect("update");
-                }
+                change(&mut rq, &fx, &mats, &mut items, &materials, frame);
                 frame += 1;
                 if resort {
                     rq.resort_all();
@@ -111,6 +102,22 @@ fn queue(c: &mut Criterion) {
         });
     }
     group.finish();
+}
+
+/// 1% of the items change material: their sort keys move.
+fn change(
+    rq: &mut RenderQueue,
+    fx: &Effects,
+    mats: &Materials,
+    items: &mut [(freqbuf::ItemId, QueueItem)],
+    materials: &[freqbuf::MaterialHandle],
+    frame: usize,
+) {
+    for k in 0..CHANGED {
+        let (id, item) = &mut items[(frame * CHANGED + k) % ITEMS];
+        item.material = materials[(frame + k) % materials.len()];
+        rq.update(fx, mats, *id, item.clone()).expect("update");
+    }
 }
 
 criterion_group!(benches, queue);

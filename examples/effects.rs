@@ -5,6 +5,9 @@
 //!
 //! `cargo run --release --features effects --example effects [-- --png out.png]`
 
+#[path = "support/gpu.rs"]
+mod gpu;
+
 use freqbuf::{Binder, Draw, Effects, Manager, SlotPlan, Targets};
 
 const SIZE: u32 = 64;
@@ -34,7 +37,7 @@ const ITEMS: [Item; 4] = [
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let png = std::env::args().skip_while(|a| a != "--png").nth(1);
-    let (device, queue, adapter) = device()?;
+    let (device, queue, adapter) = gpu::device()?;
     println!("adapter: {adapter}");
     let mut fb = Manager::new(&device, SlotPlan::default());
     let mut fx = Effects::new();
@@ -116,7 +119,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             rpass.draw(0..6, 0..1);
         }
     }
-    let pixels = read_back(&device, &queue, encoder, &target);
+    let pixels = gpu::read_back(&device, &queue, encoder, &target, SIZE);
 
     let stats = fx.stats();
     println!(
@@ -147,55 +150,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     println!("image: as expected (depth pre-pass, less_equal color pass, alpha test, normal map)");
     if let Some(path) = png {
-        let file = std::io::BufWriter::new(std::fs::File::create(&path)?);
-        let mut enc = png::Encoder::new(file, SIZE, SIZE);
-        enc.set_color(png::ColorType::Rgba);
-        enc.set_depth(png::BitDepth::Eight);
-        enc.write_header()?.write_image_data(&pixels)?;
+        gpu::save_png(&path, &pixels, SIZE)?;
         println!("saved {path}");
     }
     Ok(())
-}
-
-/// A real adapter on Vulkan, then GL.
-fn device() -> Result<(wgpu::Device, wgpu::Queue, String), Box<dyn std::error::Error>> {
-    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
-        backends: wgpu::Backends::VULKAN | wgpu::Backends::GL,
-        ..wgpu::InstanceDescriptor::new_without_display_handle()
-    });
-    let adapter = pollster::block_on(instance.request_adapter(&Default::default())).map_err(|e| {
-        format!("no GPU adapter ({e}); for a software one: apt-get install -y mesa-vulkan-drivers")
-    })?;
-    let info = adapter.get_info();
-    let (device, queue) = pollster::block_on(adapter.request_device(&Default::default()))?;
-    Ok((device, queue, format!("{} ({:?})", info.name, info.backend)))
-}
-
-fn read_back(
-    device: &wgpu::Device,
-    queue: &wgpu::Queue,
-    mut encoder: wgpu::CommandEncoder,
-    target: &wgpu::Texture,
-) -> Vec<u8> {
-    let row = SIZE * 4;
-    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: (row * SIZE) as u64,
-        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-        mapped_at_creation: false,
-    });
-    encoder.copy_texture_to_buffer(
-        target.as_image_copy(),
-        wgpu::TexelCopyBufferInfo {
-            buffer: &buffer,
-            layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(row), rows_per_image: None },
-        },
-        wgpu::Extent3d { width: SIZE, height: SIZE, depth_or_array_layers: 1 },
-    );
-    queue.submit([encoder.finish()]);
-    buffer.slice(..).map_async(wgpu::MapMode::Read, |r| r.expect("map"));
-    device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
-    #[allow(clippy::let_and_return, reason = "the mapped view borrows `buffer`; copy out before both drop")]
-    let pixels = buffer.slice(..).get_mapped_range().expect("mapped").to_vec();
-    pixels
 }

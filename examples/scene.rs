@@ -8,6 +8,9 @@
 //!
 //! `cargo run --release --features effects --example scene [-- --frames N --png FILE --json]`
 
+#[path = "support/gpu.rs"]
+mod gpu;
+
 use freqbuf::{
     AutoConstants, Binder, Camera, Effects, Geometry, Manager, MaterialHandle, Materials, QueueItem,
     RenderQueue, SlotPlan, Targets,
@@ -55,7 +58,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
-    let (device, queue) = device()?;
+    let (device, queue, _) = gpu::device()?;
     let (sorted, image) = run(&device, &queue, &args, true)?;
     let (unsorted, image_unsorted) = run(&device, &queue, &args, false)?;
     let hash = fnv1a(&image);
@@ -79,11 +82,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     if let Some(path) = &args.png {
-        let file = std::io::BufWriter::new(std::fs::File::create(path)?);
-        let mut enc = png::Encoder::new(file, SIZE, SIZE);
-        enc.set_color(png::ColorType::Rgba);
-        enc.set_depth(png::BitDepth::Eight);
-        enc.write_header()?.write_image_data(&image)?;
+        gpu::save_png(path, &image, SIZE)?;
     }
     if image != image_unsorted {
         return Err("the queue's image differs from the submission-order image".into());
@@ -244,7 +243,7 @@ fn run(
         }
         c.binds = fb.stats().shared.set_bind_group_calls;
         counts.push(c);
-        image = read_back(device, queue, encoder, &texture);
+        image = gpu::read_back(device, queue, encoder, &texture, SIZE);
     }
     Ok((counts, image))
 }
@@ -281,50 +280,6 @@ fn target(device: &wgpu::Device, format: wgpu::TextureFormat) -> wgpu::Texture {
         usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
         view_formats: &[],
     })
-}
-
-/// A real adapter on Vulkan, then GL.
-fn device() -> Result<(wgpu::Device, wgpu::Queue), Box<dyn std::error::Error>> {
-    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
-        backends: wgpu::Backends::VULKAN | wgpu::Backends::GL,
-        ..wgpu::InstanceDescriptor::new_without_display_handle()
-    });
-    let adapter = pollster::block_on(instance.request_adapter(&Default::default())).map_err(|e| {
-        format!("no GPU adapter ({e}); for a software one: apt-get install -y mesa-vulkan-drivers")
-    })?;
-    Ok(pollster::block_on(adapter.request_device(&Default::default()))?)
-}
-
-fn read_back(
-    device: &wgpu::Device,
-    queue: &wgpu::Queue,
-    mut encoder: wgpu::CommandEncoder,
-    texture: &wgpu::Texture,
-) -> Vec<u8> {
-    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: u64::from(SIZE * SIZE * 4),
-        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-        mapped_at_creation: false,
-    });
-    encoder.copy_texture_to_buffer(
-        texture.as_image_copy(),
-        wgpu::TexelCopyBufferInfo {
-            buffer: &buffer,
-            layout: wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(SIZE * 4),
-                rows_per_image: None,
-            },
-        },
-        wgpu::Extent3d { width: SIZE, height: SIZE, depth_or_array_layers: 1 },
-    );
-    queue.submit([encoder.finish()]);
-    buffer.slice(..).map_async(wgpu::MapMode::Read, |r| r.expect("map"));
-    device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
-    #[allow(clippy::let_and_return, reason = "the mapped view borrows `buffer`; copy out before both drop")]
-    let pixels = buffer.slice(..).get_mapped_range().expect("mapped").to_vec();
-    pixels
 }
 
 fn fnv1a(bytes: &[u8]) -> u64 {

@@ -1,0 +1,57 @@
+//! What the examples share: a device on a real adapter, and reading a render
+//! target back.
+
+/// A real adapter on Vulkan, then GL, and a device; the adapter's name.
+pub(crate) fn device() -> Result<(wgpu::Device, wgpu::Queue, String), Box<dyn std::error::Error>> {
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+        backends: wgpu::Backends::VULKAN | wgpu::Backends::GL,
+        ..wgpu::InstanceDescriptor::new_without_display_handle()
+    });
+    let adapter = pollster::block_on(instance.request_adapter(&Default::default())).map_err(|e| {
+        format!("no GPU adapter ({e}); for a software one: apt-get install -y mesa-vulkan-drivers")
+    })?;
+    let info = adapter.get_info();
+    let (device, queue) = pollster::block_on(adapter.request_device(&Default::default()))?;
+    Ok((device, queue, format!("{} ({:?})", info.name, info.backend)))
+}
+
+/// Submits `encoder` with a copy of the square RGBA8 `target` (`size` pixels a side) and reads it back.
+pub(crate) fn read_back(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    mut encoder: wgpu::CommandEncoder,
+    target: &wgpu::Texture,
+    size: u32,
+) -> Vec<u8> {
+    let row = size * 4;
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: u64::from(row * size),
+        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+        mapped_at_creation: false,
+    });
+    encoder.copy_texture_to_buffer(
+        target.as_image_copy(),
+        wgpu::TexelCopyBufferInfo {
+            buffer: &buffer,
+            layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(row), rows_per_image: None },
+        },
+        wgpu::Extent3d { width: size, height: size, depth_or_array_layers: 1 },
+    );
+    queue.submit([encoder.finish()]);
+    buffer.slice(..).map_async(wgpu::MapMode::Read, |r| r.expect("map"));
+    device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
+    #[allow(clippy::let_and_return, reason = "the mapped view borrows `buffer`; copy out before both drop")]
+    let pixels = buffer.slice(..).get_mapped_range().expect("mapped").to_vec();
+    pixels
+}
+
+/// Writes RGBA8 `pixels` (`size` a side) as a PNG.
+pub(crate) fn save_png(path: &str, pixels: &[u8], size: u32) -> Result<(), Box<dyn std::error::Error>> {
+    let file = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let mut enc = png::Encoder::new(file, size, size);
+    enc.set_color(png::ColorType::Rgba);
+    enc.set_depth(png::BitDepth::Eight);
+    enc.write_header()?.write_image_data(pixels)?;
+    Ok(())
+}
