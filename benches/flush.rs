@@ -115,5 +115,27 @@ fn scaling(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, strategies, scaling);
+/// When most of a slot is dirty, one upload of the whole dirty span against
+/// the packed ranges: the crossover sets the default dense fraction.
+fn density(c: &mut Criterion) {
+    let Some(mut g) = gpu() else { return };
+    let mut group = c.benchmark_group("flush_density");
+    group.sample_size(20).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
+    let count = 100_000;
+    for &percent in &[10usize, 25, 40, 50, 75, 100] {
+        let dirty = count * percent / 100;
+        group.throughput(Throughput::Elements(dirty as u64));
+        for (name, fraction) in [("ranges", 2.0f32), ("span", 0.0)] {
+            let mut s = setup(g, count, FlushStrategy::default());
+            s.manager.set_dense_fraction(fraction);
+            group.bench_with_input(BenchmarkId::new(name, percent), &dirty, |b, &d| {
+                b.iter_custom(|iters| s.run(d, iters))
+            });
+            g = s.into_gpu();
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, strategies, scaling, density);
 criterion_main!(benches);

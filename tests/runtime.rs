@@ -112,8 +112,14 @@ fn draws_see_the_last_flush_before_submission_and_not_later_sets() {
 #[test]
 fn many_instances_grow_buffers_without_losing_values() {
     let h = device_or_skip!();
-    for strategy in [freqbuf::FlushStrategy::Copies, freqbuf::FlushStrategy::Scatter] {
+    // The third: every slot uploaded as one span from its first to its last dirty byte.
+    for (strategy, dense) in [
+        (freqbuf::FlushStrategy::Copies, 0.5),
+        (freqbuf::FlushStrategy::Scatter, 0.5),
+        (freqbuf::FlushStrategy::Auto, 0.0),
+    ] {
         let mut m = Manager::with_strategy(&h.device, SlotPlan::default(), strategy);
+        m.set_dense_fraction(dense);
         let mut rig = Rig::new(&h.device, 300);
         let prefix = rig.register(&h.device, &mut m, &PREFIX);
         let id = m.param("id").unwrap();
@@ -142,7 +148,7 @@ fn many_instances_grow_buffers_without_losing_values() {
                 Some(r) => i as u32 + 50_000 * (r + 1),
                 None => (i / 100) as u32 * 1000 + (i % 100) as u32,
             };
-            assert_eq!(rec[3], expect, "{strategy:?} object {i}");
+            assert_eq!(rec[3], expect, "{strategy:?} (dense {dense}) object {i}");
         }
     }
 }
@@ -630,6 +636,8 @@ fn scatter_moves_long_and_short_ranges_to_the_right_place() {
     };
     for strategy in [freqbuf::FlushStrategy::Scatter, freqbuf::FlushStrategy::Copies] {
         let mut m = Manager::with_strategy(&h.device, SlotPlan::default(), strategy);
+        // This slot is a third dirty: keep its ranges, which is what this test moves.
+        m.set_dense_fraction(2.0);
         let mut rig = Rig::new(&h.device, 200);
         let prefix = rig.register(&h.device, &mut m, &PREFIX);
         let (id, tint, world) = (m.param("id").unwrap(), m.param("tint").unwrap(), m.param("world").unwrap());

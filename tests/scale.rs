@@ -84,6 +84,8 @@ fn uploads_larger_than_a_storage_binding_are_cut_into_chunks() {
     let Some(h) = gpu::device_with_limits(|l| l.max_storage_buffer_binding_size = 64 << 10) else { return };
     for strategy in [FlushStrategy::Scatter, FlushStrategy::Copies, FlushStrategy::Auto] {
         let mut m = Manager::with_strategy(&h.device, SlotPlan::default(), strategy);
+        // Everything is dirty: keep the ranges, whose chunking this test checks.
+        m.set_dense_fraction(2.0);
         let mut rig = Rig::new(&h.device, 1);
         rig.register(&h.device, &mut m, &TWO_BLOCKS);
         let objs = fill(&mut m, 2000, 0);
@@ -101,6 +103,28 @@ fn uploads_larger_than_a_storage_binding_are_cut_into_chunks() {
         assert_eq!(s.total().bytes_uploaded - s.shared.bytes_uploaded, 896_000, "{strategy:?}");
         check(&h, &mut m, &objs, 11, 5);
     }
+}
+
+#[test]
+fn a_mostly_dirty_slot_is_one_upload_of_its_span() {
+    let Some(h) = gpu::device() else { return };
+    let mut m = Manager::new(&h.device, SlotPlan::default());
+    let mut rig = Rig::new(&h.device, 1);
+    rig.register(&h.device, &mut m, &TWO_BLOCKS);
+    let objs = fill(&mut m, 2000, 0);
+    m.flush(&h.queue).unwrap();
+    let (a, b) = (m.param("a").unwrap(), m.param("b").unwrap());
+    for (i, &o) in objs.iter().enumerate() {
+        set_object(&mut m, o, a, b, i as u32, 5);
+    }
+    m.take_stats();
+    m.flush(&h.queue).unwrap();
+    let s = m.take_stats();
+    let object = s.slot(a.slot());
+    // One write of the span, no staging, copies or dispatches.
+    assert_eq!((object.upload_calls, object.copy_commands, object.dispatches), (1, 0, 0), "{s:?}");
+    assert_eq!(s.shared.upload_calls, 0, "{s:?}");
+    check(&h, &mut m, &objs, 11, 5);
 }
 
 #[test]

@@ -96,9 +96,20 @@ impl Uploader {
             } else {
                 slot.take_ranges(MERGE_GAP, slot.gpu_capacity(), &mut self.ranges);
             }
-            let n = self.ranges.len() - start;
+            let mut n = self.ranges.len() - start;
             if n == 0 {
                 continue;
+            }
+            // Mostly dirty: one upload of the whole span beats thousands of
+            // ranges. The clean bytes inside equal what the GPU already holds.
+            if n > 1 {
+                let (lo, hi) = (self.ranges[start].0, self.ranges[self.ranges.len() - 1].1);
+                let dirty = self.ranges[start..].iter().map(|r| r.1 - r.0).sum::<u64>();
+                if dirty as f64 >= f64::from(self.dense) * (hi - lo) as f64 {
+                    self.ranges.truncate(start);
+                    self.ranges.push((lo, hi));
+                    n = 1;
+                }
             }
             // One range straight into the slot, unless a growth copy recorded
             // for this submit would land on top of it.
