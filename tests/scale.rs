@@ -124,7 +124,7 @@ fn a_mostly_dirty_slot_is_one_upload_of_its_span() {
     // One write of the span, no staging, copies or dispatches.
     assert_eq!((object.upload_calls, object.copy_commands, object.dispatches), (1, 0, 0), "{s:?}");
     assert_eq!(s.shared.upload_calls, 0, "{s:?}");
-    check(&h, &mut m, &objs, 11, 5);
+    check(h, &mut m, &objs, 11, 5);
 }
 
 #[test]
