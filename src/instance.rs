@@ -264,6 +264,13 @@ impl InstanceTable {
         table[index as usize].set(point, element, bound, self.epoch);
     }
 
+    /// The resource change counter: it moves whenever a texture, sampler or
+    /// buffer is set on an instance or dropped with it.
+    #[inline]
+    pub(crate) fn resource_epoch(&self) -> u64 {
+        self.epoch
+    }
+
     /// Drops every resource (they belonged to a lost device).
     pub(crate) fn clear_resources(&mut self) {
         self.epoch += 1;

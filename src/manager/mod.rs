@@ -4,20 +4,20 @@
 //! shadows, `flush` uploads the dirty bytes and reports what it replaced, and
 //! the [`Binder`] binds what each draw needs.
 
-use crate::binding::{BindGroups, BindTarget, Binder, Draw, DrawInputs, Layouts, ShaderBinding};
+use crate::binding::{BindGroups, BindTarget, Binder, Draw, DrawInputs, Layouts};
 use crate::error::{Error, ParamError};
-use crate::id::{ShaderId, SlotId};
+use crate::id::SlotId;
 use crate::instance::{InstanceId, InstanceTable, MaterialId, ObjectId, ViewId};
-use crate::limits::{self, DeviceCaps, MAX_GROUPS};
+use crate::limits::{DeviceCaps, MAX_GROUPS};
 use crate::param::Param;
 use crate::plan::{Frequency, SlotPlan};
-use crate::reflect::{ShaderReflection, ShaderSource};
 use crate::registry::Registry;
-use crate::scope;
 use crate::setters::InstanceMut;
 use crate::slot::Slot;
 use crate::stats::FrameStats;
 use crate::upload::{FlushStrategy, Uploader};
+
+mod shaders;
 
 /// Shared, frequency-sorted uniform slots for every registered shader.
 ///
@@ -63,6 +63,8 @@ pub struct Manager {
     groups: BindGroups,
     uploader: Uploader,
     stats: FrameStats,
+    /// Flushes that replaced a slot buffer, and recreations.
+    replacements: u64,
 }
 
 impl Manager {
@@ -87,6 +89,7 @@ impl Manager {
             groups: BindGroups::default(),
             uploader: Uploader::new(strategy, caps.limits.clone()),
             stats: FrameStats::default(),
+            replacements: 0,
             caps,
         }
     }
@@ -123,105 +126,6 @@ impl Manager {
     /// 0.2, measured; above 1.0 never, 0.0 always). For benchmarks.
     pub fn set_dense_fraction(&mut self, fraction: f32) {
         self.uploader.dense = fraction;
-    }
-
-    /// Registers a shader: merges its uniform blocks into the slots and builds its
-    /// bind group and pipeline layouts. Values already set are kept, also when
-    /// the shader grows a slot.
-    ///
-    /// The shader is checked against the device's limits and features before any
-    /// wgpu object is created, and the objects are created inside error scopes.
-    /// On error nothing changes. Cost: a naga validation, and a layout per new
-    /// binding combination.
-    pub fn register(&mut self, shader: ShaderReflection) -> Result<ShaderId, Error> {
-        let arrays = self.caps.features.contains(wgpu::Features::TEXTURE_BINDING_ARRAY);
-        if let Some(r) = shader.used_resources().find(|r| r.count > 1 && !arrays) {
-            return Err(Error::Unsupported {
-                shader: shader.name().to_owned(),
-                what: format!(
-                    "`{}` is a binding array of {}, and the device lacks Features::TEXTURE_BINDING_ARRAY",
-                    r.name, r.count
-                ),
-            });
-        }
-        let visibility = limits::check(&shader, &self.caps).map_err(|e| e.into_error(shader.name()))?;
-        let staged = self.registry.stage(&shader)?;
-        let prepared = self.layouts.prepare(&self.device, &shader, &visibility)?;
-        // Everything that can fail has passed: commit.
-        let id = self.registry.commit(shader, staged);
-        self.sync_slots();
-        self.layouts.commit(prepared, &self.registry);
-        Ok(id)
-    }
-
-    /// Reflects and registers WGSL source in one step.
-    pub fn register_wgsl(&mut self, name: &str, source: &str) -> Result<ShaderId, Error> {
-        self.register(ShaderReflection::new(name, ShaderSource::Wgsl(source))?)
-    }
-
-    /// Moves the manager to a new device, after the old one was lost.
-    ///
-    /// Every slot buffer is rebuilt from its CPU shadow at the next
-    /// [`Manager::flush`] (until then draws are [`Error::NotFlushed`]); bind
-    /// group layouts, pipeline layouts and the flush pipeline are recreated
-    /// now. Values, instances, shader ids and params stay valid.
-    ///
-    /// The application recreates what it owns: its pipelines (with
-    /// [`Manager::pipeline_layout`], which now returns the new layouts), and the
-    /// textures, samplers and storage buffers it had set on instances, which
-    /// belonged to the old device: they are dropped here, placeholders stand in
-    /// until they are set again. On error (the new device cannot hold the
-    /// registered shaders) nothing changes.
-    pub fn recreate(&mut self, device: &wgpu::Device) -> Result<(), Error> {
-        let caps = DeviceCaps::new(device);
-        for (_, shader) in self.registry.shaders() {
-            limits::check(shader, &caps).map_err(|e| e.into_error(shader.name()))?;
-        }
-        let layouts = self.layouts.recreate(device, &self.registry)?;
-        // Everything new exists: switch over.
-        self.layouts.install(layouts);
-        self.groups.reset();
-        let align = caps.limits.min_uniform_buffer_offset_alignment;
-        for slot in &mut self.slots {
-            slot.reset_gpu(align);
-        }
-        self.instances.clear_resources();
-        self.device = device.clone();
-        self.uploader = Uploader::new(self.uploader.strategy, caps.limits.clone());
-        self.caps = caps;
-        Ok(())
-    }
-
-    /// Creates a `wgpu::ShaderModule` from the shader's validated module (no reparse).
-    ///
-    /// Cost: a clone of the naga module and wgpu's shader creation, inside error scopes.
-    pub fn create_shader_module(&self, shader: ShaderId) -> Result<wgpu::ShaderModule, Error> {
-        self.shader(shader)?;
-        let reflection = &self.registry[shader];
-        let what = || format!("{}: shader module", reflection.name());
-        scope::scoped(&self.device, what, || {
-            self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(reflection.name()),
-                source: wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(reflection.module().clone())),
-            })
-        })
-    }
-
-    /// The pipeline layout to build the shader's pipelines with.
-    pub fn pipeline_layout(&self, shader: ShaderId) -> Result<&wgpu::PipelineLayout, Error> {
-        Ok(&self.shader(shader)?.pipeline_layout)
-    }
-
-    /// The bind group layouts of the shader by group index, empty groups included.
-    pub fn bind_group_layouts(&self, shader: ShaderId) -> Result<Vec<(u32, &wgpu::BindGroupLayout)>, Error> {
-        Ok(self.layouts.group_layouts(self.shader(shader)?))
-    }
-
-    fn shader(&self, shader: ShaderId) -> Result<&ShaderBinding, Error> {
-        self.layouts
-            .shader(shader)
-            .filter(|_| self.registry.owns(shader))
-            .ok_or(Error::UnknownShader(shader.index()))
     }
 
     /// Resolves a name or path (`view_proj`, `lights[3].color`, `GMRTs[2]`) to a
@@ -329,7 +233,21 @@ impl Manager {
         for &slot in &report.replaced {
             self.groups.invalidate(self.layouts.users_of(slot));
         }
+        self.replacements += u64::from(!report.replaced.is_empty());
         report.error.map_or(Ok(()), Err)
+    }
+
+    /// Changes whenever a bind group a draw uses may have been replaced: a
+    /// flush that replaced a slot buffer (growth, a new stride), `recreate`,
+    /// or a texture, sampler or buffer set on (or dropped with) an instance.
+    ///
+    /// A `wgpu::RenderBundle` recorded through a [`Binder`] keeps the bind
+    /// groups of its recording: replay it while this is unchanged (flushes
+    /// update values in place, so it sees them), and record it again when it
+    /// changes. Cost: an addition.
+    #[inline]
+    pub fn generation(&self) -> u64 {
+        self.replacements + self.instances.resource_epoch()
     }
 
     /// Statistics since the last call of `take_stats`.

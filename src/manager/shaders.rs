@@ -1,0 +1,112 @@
+//! Registering shaders, their layouts and modules, and moving to a new device.
+
+use super::Manager;
+use crate::binding::ShaderBinding;
+use crate::error::Error;
+use crate::id::ShaderId;
+use crate::limits::{self, DeviceCaps};
+use crate::reflect::{ShaderReflection, ShaderSource};
+use crate::scope;
+use crate::upload::Uploader;
+
+impl Manager {
+    /// Registers a shader: merges its uniform blocks into the slots and builds its
+    /// bind group and pipeline layouts. Values already set are kept, also when
+    /// the shader grows a slot.
+    ///
+    /// The shader is checked against the device's limits and features before any
+    /// wgpu object is created, and the objects are created inside error scopes.
+    /// On error nothing changes. Cost: a naga validation, and a layout per new
+    /// binding combination.
+    pub fn register(&mut self, shader: ShaderReflection) -> Result<ShaderId, Error> {
+        let arrays = self.caps.features.contains(wgpu::Features::TEXTURE_BINDING_ARRAY);
+        if let Some(r) = shader.used_resources().find(|r| r.count > 1 && !arrays) {
+            return Err(Error::Unsupported {
+                shader: shader.name().to_owned(),
+                what: format!(
+                    "`{}` is a binding array of {}, and the device lacks Features::TEXTURE_BINDING_ARRAY",
+                    r.name, r.count
+                ),
+            });
+        }
+        let visibility = limits::check(&shader, &self.caps).map_err(|e| e.into_error(shader.name()))?;
+        let staged = self.registry.stage(&shader)?;
+        let prepared = self.layouts.prepare(&self.device, &shader, &visibility)?;
+        // Everything that can fail has passed: commit.
+        let id = self.registry.commit(shader, staged);
+        self.sync_slots();
+        self.layouts.commit(prepared, &self.registry);
+        Ok(id)
+    }
+
+    /// Reflects and registers WGSL source in one step.
+    pub fn register_wgsl(&mut self, name: &str, source: &str) -> Result<ShaderId, Error> {
+        self.register(ShaderReflection::new(name, ShaderSource::Wgsl(source))?)
+    }
+
+    /// Moves the manager to a new device, after the old one was lost.
+    ///
+    /// Every slot buffer is rebuilt from its CPU shadow at the next
+    /// [`Manager::flush`] (until then draws are [`Error::NotFlushed`]); bind
+    /// group layouts, pipeline layouts and the flush pipeline are recreated
+    /// now. Values, instances, shader ids and params stay valid.
+    ///
+    /// The application recreates what it owns: its pipelines (with
+    /// [`Manager::pipeline_layout`], which now returns the new layouts), and the
+    /// textures, samplers and storage buffers it had set on instances, which
+    /// belonged to the old device: they are dropped here, placeholders stand in
+    /// until they are set again. On error (the new device cannot hold the
+    /// registered shaders) nothing changes.
+    pub fn recreate(&mut self, device: &wgpu::Device) -> Result<(), Error> {
+        let caps = DeviceCaps::new(device);
+        for (_, shader) in self.registry.shaders() {
+            limits::check(shader, &caps).map_err(|e| e.into_error(shader.name()))?;
+        }
+        let layouts = self.layouts.recreate(device, &self.registry)?;
+        // Everything new exists: switch over.
+        self.layouts.install(layouts);
+        self.groups.reset();
+        self.replacements += 1;
+        let align = caps.limits.min_uniform_buffer_offset_alignment;
+        for slot in &mut self.slots {
+            slot.reset_gpu(align);
+        }
+        self.instances.clear_resources();
+        self.device = device.clone();
+        self.uploader = Uploader::new(self.uploader.strategy, caps.limits.clone());
+        self.caps = caps;
+        Ok(())
+    }
+
+    /// Creates a `wgpu::ShaderModule` from the shader's validated module (no reparse).
+    ///
+    /// Cost: a clone of the naga module and wgpu's shader creation, inside error scopes.
+    pub fn create_shader_module(&self, shader: ShaderId) -> Result<wgpu::ShaderModule, Error> {
+        self.shader(shader)?;
+        let reflection = &self.registry[shader];
+        let what = || format!("{}: shader module", reflection.name());
+        scope::scoped(&self.device, what, || {
+            self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(reflection.name()),
+                source: wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(reflection.module().clone())),
+            })
+        })
+    }
+
+    /// The pipeline layout to build the shader's pipelines with.
+    pub fn pipeline_layout(&self, shader: ShaderId) -> Result<&wgpu::PipelineLayout, Error> {
+        Ok(&self.shader(shader)?.pipeline_layout)
+    }
+
+    /// The bind group layouts of the shader by group index, empty groups included.
+    pub fn bind_group_layouts(&self, shader: ShaderId) -> Result<Vec<(u32, &wgpu::BindGroupLayout)>, Error> {
+        Ok(self.layouts.group_layouts(self.shader(shader)?))
+    }
+
+    fn shader(&self, shader: ShaderId) -> Result<&ShaderBinding, Error> {
+        self.layouts
+            .shader(shader)
+            .filter(|_| self.registry.owns(shader))
+            .ok_or(Error::UnknownShader(shader.index()))
+    }
+}

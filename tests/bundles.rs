@@ -1,0 +1,112 @@
+//! Render bundles: a bundle recorded once through the binder sees every
+//! flush's new values when replayed, and `Manager::generation` says when a
+//! bundle must be recorded again (a slot buffer was replaced by growth).
+
+mod common;
+
+use common::gpu;
+use freqbuf::{Binder, Draw, Manager, SlotPlan};
+
+const SHADER: &str = "struct Object { color: vec4<f32> }\n@group(3) @binding(0) var<uniform> object: Object;\n@vertex fn vs(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {\n    let p = array(vec2(-1.0, -1.0), vec2(3.0, -1.0), vec2(-1.0, 3.0))[i];\n    return vec4(p, 0.0, 1.0);\n}\n@fragment fn fs() -> @location(0) vec4<f32> { return object.color; }\n";
+
+#[test]
+fn a_replayed_bundle_sees_each_flush_and_growth_changes_the_generation() {
+    let Some(h) = gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let shader = fb.register_wgsl("bundle.wgsl", SHADER).unwrap();
+    let pipeline = gpu::render_pipeline(h, &fb, shader);
+    let color = fb.param("color").unwrap();
+    let object = fb.create_object();
+    fb.flush(&h.queue).unwrap();
+
+    let record = |fb: &mut Manager| {
+        let mut encoder = h.device.create_render_bundle_encoder(&wgpu::RenderBundleEncoderDescriptor {
+            label: None,
+            color_formats: &[Some(wgpu::TextureFormat::Rgba8Unorm)],
+            depth_stencil: None,
+            sample_count: 1,
+            multiview: None,
+        });
+        encoder.set_pipeline(&pipeline);
+        Binder::new().bind(fb, &mut encoder, &Draw::new(shader).object(object)).unwrap();
+        encoder.draw(0..3, 0..1);
+        encoder.finish(&Default::default())
+    };
+    let bundle = record(&mut fb);
+    let generation = fb.generation();
+    let size = wgpu::Extent3d { width: 1, height: 1, depth_or_array_layers: 1 };
+    let target = gpu::texture(
+        h,
+        wgpu::TextureFormat::Rgba8Unorm,
+        size,
+        wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+    );
+    let view = target.create_view(&Default::default());
+    let replay = |bundle: &wgpu::RenderBundle| {
+        let mut enc = h.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: None,
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                depth_stencil_attachment: None,
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            pass.execute_bundles([bundle]);
+        }
+        let buffer = h.device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: 256,
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        enc.copy_texture_to_buffer(
+            target.as_image_copy(),
+            wgpu::TexelCopyBufferInfo {
+                buffer: &buffer,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(256),
+                    rows_per_image: None,
+                },
+            },
+            size,
+        );
+        h.queue.submit([enc.finish()]);
+        gpu::read_words(h, &buffer)[0].to_le_bytes()
+    };
+    // Values change every frame; the bundle recorded once sees each flush.
+    for (rgba, bytes) in
+        [([1.0f32, 0.0, 0.0, 1.0], [255, 0, 0, 255]), ([0.0, 1.0, 0.0, 1.0], [0, 255, 0, 255])]
+    {
+        fb.object(object).set(color, &rgba).unwrap();
+        fb.flush(&h.queue).unwrap();
+        assert_eq!(replay(&bundle), bytes);
+        assert_eq!(fb.generation(), generation, "values alone keep the bundle valid");
+    }
+    // Enough new objects to outgrow the object buffer: the generation moves.
+    for _ in 0..100 {
+        fb.create_object();
+    }
+    fb.flush(&h.queue).unwrap();
+    assert_ne!(fb.generation(), generation, "growth replaced the buffer the bundle binds");
+    // Recorded again, the bundle sees new values through the new buffer.
+    let bundle = record(&mut fb);
+    fb.object(object).set(color, &[0.0f32, 0.0, 1.0, 1.0]).unwrap();
+    fb.flush(&h.queue).unwrap();
+    assert_eq!(replay(&bundle), [0, 0, 255, 255]);
+    // Creating an object that fits the buffer is not a change.
+    let generation = fb.generation();
+    fb.create_object();
+    fb.flush(&h.queue).unwrap();
+    assert_eq!(fb.generation(), generation);
+}
