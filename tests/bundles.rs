@@ -45,22 +45,7 @@ fn a_replayed_bundle_sees_each_flush_and_growth_changes_the_generation() {
     let replay = |bundle: &wgpu::RenderBundle| {
         let mut enc = h.device.create_command_encoder(&Default::default());
         {
-            let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: None,
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: &view,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
-                depth_stencil_attachment: None,
-                timestamp_writes: None,
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
+            let mut pass = gpu::color_pass(&mut enc, &view);
             pass.execute_bundles([bundle]);
         }
         let buffer = h.device.create_buffer(&wgpu::BufferDescriptor {

@@ -76,22 +76,7 @@ fn the_queue_sorts_by_pipeline_material_and_object_and_blending_passes_back_to_f
     for sorted in [true, false] {
         fb.take_stats();
         let mut enc = h.device.create_command_encoder(&Default::default());
-        let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: None,
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: &view,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
-                    store: wgpu::StoreOp::Store,
-                },
-            })],
-            depth_stencil_attachment: None,
-            timestamp_writes: None,
-            occlusion_query_set: None,
-            multiview_mask: None,
-        });
+        let mut pass = gpu::color_pass(&mut enc, &view);
         let mut binder = Binder::new();
         let stats = if sorted {
             rq.encode("t.opaque", &mut fx, &mut fb, &mats, &targets, &mut pass, &mut binder).unwrap()

@@ -95,22 +95,7 @@ fn render(
     let mut enc = h.device.create_command_encoder(&Default::default());
     enc.clear_buffer(&t.out, 0, None);
     {
-        let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: None,
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: &t.view,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
-                    store: wgpu::StoreOp::Store,
-                },
-            })],
-            depth_stencil_attachment: None,
-            timestamp_writes: None,
-            occlusion_query_set: None,
-            multiview_mask: None,
-        });
+        let mut pass = gpu::color_pass(&mut enc, &t.view);
         pass.set_pipeline(p);
         let mut binder = Binder::new();
         for d in draws {

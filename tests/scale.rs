@@ -78,6 +78,22 @@ fn check(h: &freqbuf::Headless, m: &mut Manager, objs: &[freqbuf::ObjectId], ste
     }
 }
 
+/// Registers the two-block shader, fills and flushes 2,000 objects, then
+/// rewrites every one and flushes again; returns the objects and that flush's stats.
+fn rewrite_all(h: &freqbuf::Headless, m: &mut Manager) -> (Vec<freqbuf::ObjectId>, freqbuf::FrameStats) {
+    let mut rig = Rig::new(&h.device, 1);
+    rig.register(&h.device, m, &TWO_BLOCKS);
+    let objs = fill(m, 2000, 0);
+    m.flush(&h.queue).unwrap();
+    let (a, b) = (m.param("a").unwrap(), m.param("b").unwrap());
+    for (i, &o) in objs.iter().enumerate() {
+        set_object(m, o, a, b, i as u32, 5);
+    }
+    m.take_stats();
+    m.flush(&h.queue).unwrap();
+    (objs, m.take_stats())
+}
+
 #[test]
 fn uploads_larger_than_a_storage_binding_are_cut_into_chunks() {
     // A 64 KiB storage binding gives 16 KiB chunks; 2,000 objects of 2 x 224 dirty bytes are 896,000 bytes.
@@ -86,18 +102,8 @@ fn uploads_larger_than_a_storage_binding_are_cut_into_chunks() {
         let mut m = Manager::with_strategy(&h.device, SlotPlan::default(), strategy);
         // Everything is dirty: keep the ranges, whose chunking this test checks.
         m.set_dense_fraction(2.0);
-        let mut rig = Rig::new(&h.device, 1);
-        rig.register(&h.device, &mut m, &TWO_BLOCKS);
-        let objs = fill(&mut m, 2000, 0);
-        m.flush(&h.queue).unwrap();
         // Rewrite everything: no growth this time, every range goes through the chunks.
-        let (a, b) = (m.param("a").unwrap(), m.param("b").unwrap());
-        for (i, &o) in objs.iter().enumerate() {
-            set_object(&mut m, o, a, b, i as u32, 5);
-        }
-        m.take_stats();
-        m.flush(&h.queue).unwrap();
-        let s = m.take_stats();
+        let (objs, s) = rewrite_all(&h, &mut m);
         let chunks = s.shared.upload_calls;
         assert!(chunks >= 896_000 / (16 << 10), "{strategy:?}: {chunks} chunks, {s:?}");
         assert_eq!(s.total().bytes_uploaded - s.shared.bytes_uploaded, 896_000, "{strategy:?}");
@@ -109,18 +115,8 @@ fn uploads_larger_than_a_storage_binding_are_cut_into_chunks() {
 fn a_mostly_dirty_slot_is_one_upload_of_its_span() {
     let Some(h) = gpu::device() else { return };
     let mut m = Manager::new(&h.device, SlotPlan::default());
-    let mut rig = Rig::new(&h.device, 1);
-    rig.register(&h.device, &mut m, &TWO_BLOCKS);
-    let objs = fill(&mut m, 2000, 0);
-    m.flush(&h.queue).unwrap();
-    let (a, b) = (m.param("a").unwrap(), m.param("b").unwrap());
-    for (i, &o) in objs.iter().enumerate() {
-        set_object(&mut m, o, a, b, i as u32, 5);
-    }
-    m.take_stats();
-    m.flush(&h.queue).unwrap();
-    let s = m.take_stats();
-    let object = s.slot(a.slot());
+    let (objs, s) = rewrite_all(h, &mut m);
+    let object = s.slot(m.param("a").unwrap().slot());
     // One write of the span, no staging, copies or dispatches.
     assert_eq!((object.upload_calls, object.copy_commands, object.dispatches), (1, 0, 0), "{s:?}");
     assert_eq!(s.shared.upload_calls, 0, "{s:?}");

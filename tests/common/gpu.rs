@@ -132,6 +132,26 @@ pub fn texture(
     })
 }
 
+/// A render pass into one color attachment, cleared to black, without depth.
+pub fn color_pass<'e>(enc: &'e mut wgpu::CommandEncoder, view: &wgpu::TextureView) -> wgpu::RenderPass<'e> {
+    enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: None,
+        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+            view,
+            depth_slice: None,
+            resolve_target: None,
+            ops: wgpu::Operations {
+                load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
+                store: wgpu::StoreOp::Store,
+            },
+        })],
+        depth_stencil_attachment: None,
+        timestamp_writes: None,
+        occlusion_query_set: None,
+        multiview_mask: None,
+    })
+}
+
 /// A fresh device whose limits `adjust` lowers from WebGPU's defaults (to
 /// reach size limits with small scenes), or `None` outside CI without an adapter.
 pub fn device_with_limits(adjust: impl FnOnce(&mut wgpu::Limits)) -> Option<Headless> {
