@@ -51,6 +51,10 @@ struct Args {
     /// Save the last frame as PNG.
     #[arg(long, value_name = "FILE")]
     png: Option<std::path::PathBuf>,
+    /// Also run freqbuf replaying a render bundle (recorded again only when
+    /// `Manager::generation` moves), as `freqbuf_bundles`.
+    #[arg(long)]
+    bundles: bool,
     /// Methods to run (freqbuf always runs first, as the reference).
     #[arg(long, value_delimiter = ',', default_value = "per_shader_cache,full_rewrite,encode_floor")]
     baselines: Vec<String>,
@@ -120,11 +124,14 @@ fn main() {
         total: Cost,
     }
     let mut entries = Vec::new();
-    for name in
-        std::iter::once("freqbuf").chain(args.baselines.iter().map(String::as_str).filter(|n| !n.is_empty()))
+    let bundles = args.bundles.then_some("freqbuf_bundles");
+    for name in std::iter::once("freqbuf")
+        .chain(bundles)
+        .chain(args.baselines.iter().map(String::as_str).filter(|n| !n.is_empty()))
     {
         let method: Box<dyn Method> = match name {
             "freqbuf" => Box::new(Freqbuf::new(&gpu, &scene0)),
+            "freqbuf_bundles" => Box::new(Freqbuf::new(&gpu, &scene0).with_bundles()),
             "per_shader_cache" => Box::new(PerShaderCache::new(&gpu, &shared, &scene0)),
             "full_rewrite" => Box::new(FullRewrite::new(&gpu, &shared, &scene0)),
             "encode_floor" => Box::new(EncodeFloor::new(&gpu, &shared, &final_scene)),

@@ -198,6 +198,9 @@ pub struct Freqbuf {
     /// Draw order, prepared once: (pipeline index, draw).
     draws: Vec<(usize, Draw)>,
     name: &'static str,
+    /// With `--bundles`: the draws recorded once, and the manager generation
+    /// they were recorded at (recorded again when it moves).
+    bundle: Option<Option<(u64, wgpu::RenderBundle)>>,
 }
 
 struct Params {
@@ -292,7 +295,36 @@ impl Freqbuf {
                 (s, d)
             })
             .collect();
-        Self { m, shaders, views, materials, objects: object_ids, p, draws, name }
+        Self { m, shaders, views, materials, objects: object_ids, p, draws, name, bundle: None }
+    }
+
+    /// Replays the draws from a render bundle, recorded again only when the
+    /// manager's generation says a bind group it holds was replaced.
+    pub fn with_bundles(mut self) -> Self {
+        self.bundle = Some(None);
+        self.name = "freqbuf_bundles";
+        self
+    }
+
+    fn record(&mut self, gpu: &Headless, shared: &Shared) -> wgpu::RenderBundle {
+        let mut enc = gpu.device.create_render_bundle_encoder(&wgpu::RenderBundleEncoderDescriptor {
+            label: Some("freqbuf bundle"),
+            color_formats: &[Some(FORMAT)],
+            depth_stencil: None,
+            sample_count: 1,
+            multiview: None,
+        });
+        let mut binder = Binder::new();
+        let mut current = usize::MAX;
+        for (s, d) in &self.draws {
+            if *s != current {
+                enc.set_pipeline(&shared.pipelines[*s]);
+                current = *s;
+            }
+            binder.bind(&mut self.m, &mut enc, d).expect("bind");
+            enc.draw(0..4, 0..1);
+        }
+        enc.finish(&Default::default())
     }
 
     fn set_shared(&mut self, changes: &FrameChanges) {
@@ -327,6 +359,26 @@ impl Method for Freqbuf {
             self.m.object(self.objects[o]).set(self.p.world, w).expect("mat4");
         }
         self.m.flush(&gpu.queue).expect("flush");
+        if let Some(cached) = &self.bundle {
+            let generation = self.m.generation();
+            if cached.as_ref().is_none_or(|(g, _)| *g != generation) {
+                let bundle = self.record(gpu, shared);
+                self.bundle = Some(Some((generation, bundle)));
+            }
+            let mut enc = gpu.device.create_command_encoder(&Default::default());
+            {
+                let mut pass = target.pass(&mut enc);
+                let (_, bundle) = self.bundle.as_ref().and_then(Option::as_ref).expect("recorded above");
+                pass.execute_bundles([bundle]);
+            }
+            gpu.queue.submit([enc.finish()]);
+            let s = self.m.take_stats().total();
+            return Cost {
+                bytes: s.bytes_uploaded,
+                upload_calls: s.upload_calls,
+                bind_calls: s.set_bind_group_calls,
+            };
+        }
         let mut enc = gpu.device.create_command_encoder(&Default::default());
         {
             let mut pass = target.pass(&mut enc);
