@@ -66,20 +66,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     fb.flush(&queue)?;
 
-    let texture = |format, usage| {
-        device.create_texture(&wgpu::TextureDescriptor {
-            label: None,
-            size: wgpu::Extent3d { width: SIZE, height: SIZE, depth_or_array_layers: 1 },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format,
-            usage,
-            view_formats: &[],
-        })
-    };
-    let target = texture(COLOR, wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC);
-    let depth_target = texture(DEPTH, wgpu::TextureUsages::RENDER_ATTACHMENT);
+    let target = gpu::target(&device, COLOR, SIZE);
+    let depth_target = gpu::target(&device, DEPTH, SIZE);
     let (view, depth_view) =
         (target.create_view(&Default::default()), depth_target.create_view(&Default::default()));
     let mut encoder = device.create_command_encoder(&Default::default());

@@ -203,7 +203,7 @@ fn run(
         auto.update(&mut fb)?;
         fb.flush(queue)?;
         fb.take_stats();
-        let (texture, depth_texture) = (target(device, COLOR), target(device, DEPTH));
+        let (texture, depth_texture) = (gpu::target(device, COLOR, SIZE), gpu::target(device, DEPTH, SIZE));
         let (color_view, depth_view) =
             (texture.create_view(&Default::default()), depth_texture.create_view(&Default::default()));
         let mut encoder = device.create_command_encoder(&Default::default());
@@ -267,19 +267,6 @@ fn perspective(fov_y: f32, near: f32, far: f32) -> Mat4 {
         glam::Vec4::new(0.0, 0.0, r, -1.0),
         glam::Vec4::new(0.0, 0.0, r * near, 0.0),
     )
-}
-
-fn target(device: &wgpu::Device, format: wgpu::TextureFormat) -> wgpu::Texture {
-    device.create_texture(&wgpu::TextureDescriptor {
-        label: None,
-        size: wgpu::Extent3d { width: SIZE, height: SIZE, depth_or_array_layers: 1 },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format,
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-        view_formats: &[],
-    })
 }
 
 fn fnv1a(bytes: &[u8]) -> u64 {

@@ -171,8 +171,8 @@ impl RenderQueue {
         let mut stats = QueueStats::default();
         let Some(bin) = self.bins.get_mut(name) else { return Ok(stats) };
         settle(bin, &self.items, &mut stats);
-        let order = bin.sorted.iter().map(|&(_, id)| id).collect::<Vec<_>>();
-        encode_items(&order, &self.items, fx, fb, mats, targets, pass, binder, &mut stats)?;
+        let order = bin.sorted.iter().map(|&(_, id)| id);
+        encode_items(order, &self.items, fx, fb, mats, targets, pass, binder, &mut stats)?;
         Ok(stats)
     }
 
@@ -189,8 +189,8 @@ impl RenderQueue {
         binder: &mut Binder,
     ) -> Result<QueueStats, MaterialError> {
         let mut stats = QueueStats::default();
-        let order = self.items.iter().filter(|(_, e)| e.bin == name).map(|(id, _)| id).collect::<Vec<_>>();
-        encode_items(&order, &self.items, fx, fb, mats, targets, pass, binder, &mut stats)?;
+        let order = self.items.iter().filter(|(_, e)| e.bin == name).map(|(id, _)| id);
+        encode_items(order, &self.items, fx, fb, mats, targets, pass, binder, &mut stats)?;
         Ok(stats)
     }
 
@@ -226,9 +226,7 @@ impl RenderQueue {
 /// The bin and sort key of an item: pipeline, material, object; or, in a
 /// blending pass, back to front.
 fn placement(fx: &Effects, mats: &Materials, item: &QueueItem) -> Result<(String, SortKey), MaterialError> {
-    let flags = mats
-        .flags(item.material)
-        .ok_or_else(|| MaterialError::from(crate::Error::StaleHandle(crate::Frequency::Material)))?;
+    let flags = flags_of(mats, item.material)?;
     let pass = fx.pass(item.pass);
     let pipeline = fx.pipeline_key(item.pass, flags);
     let material = mats.instance(item.material).map_or(0, |m| m.data().as_ffi());
@@ -242,6 +240,11 @@ fn placement(fx: &Effects, mats: &Materials, item: &QueueItem) -> Result<(String
         (u64::from(!ordered), pipeline, material)
     };
     Ok((pass.name.clone(), key))
+}
+
+/// A material's flags, or the stale-handle error of a freed one.
+fn flags_of(mats: &Materials, m: MaterialHandle) -> Result<crate::effect::FlagSet, MaterialError> {
+    mats.flags(m).ok_or_else(|| MaterialError::from(crate::Error::StaleHandle(crate::Frequency::Material)))
 }
 
 /// Applies a bin's pending changes: by binary search when they are few,
@@ -279,7 +282,7 @@ fn settle(bin: &mut Bin, items: &SlotMap<ItemId, Entry>, stats: &mut QueueStats)
 
 #[allow(clippy::too_many_arguments, reason = "each layer the queue draws through, passed once")]
 fn encode_items(
-    order: &[ItemId],
+    order: impl Iterator<Item = ItemId>,
     items: &SlotMap<ItemId, Entry>,
     fx: &mut Effects,
     fb: &mut Manager,
@@ -291,11 +294,9 @@ fn encode_items(
 ) -> Result<(), MaterialError> {
     let mut pipeline: Option<wgpu::RenderPipeline> = None;
     let mut geometry: Option<&Geometry> = None;
-    for &id in order {
+    for id in order {
         let Some(Entry { item, .. }) = items.get(id) else { continue };
-        let flags = mats
-            .flags(item.material)
-            .ok_or_else(|| MaterialError::from(crate::Error::StaleHandle(crate::Frequency::Material)))?;
+        let flags = flags_of(mats, item.material)?;
         let (shader, p) = fx.render_pipeline(fb, item.pass, flags, targets)?;
         if pipeline.as_ref() != Some(p) {
             pass.set_pipeline(p);

@@ -15,6 +15,20 @@ pub(crate) fn device() -> Result<(wgpu::Device, wgpu::Queue, String), Box<dyn st
     Ok((device, queue, format!("{} ({:?})", info.name, info.backend)))
 }
 
+/// A square render target of `format`, `size` pixels a side, that can be read back.
+pub(crate) fn target(device: &wgpu::Device, format: wgpu::TextureFormat, size: u32) -> wgpu::Texture {
+    device.create_texture(&wgpu::TextureDescriptor {
+        label: None,
+        size: wgpu::Extent3d { width: size, height: size, depth_or_array_layers: 1 },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        view_formats: &[],
+    })
+}
+
 /// Submits `encoder` with a copy of the square RGBA8 `target` (`size` pixels a side) and reads it back.
 pub(crate) fn read_back(
     device: &wgpu::Device,

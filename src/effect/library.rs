@@ -35,7 +35,8 @@ pub struct Effects {
     /// (effect, tested flag bits) → the registered permutation.
     pub(super) shaders: HashMap<(u32, u32), ShaderId>,
     pub(super) modules: HashMap<ShaderId, wgpu::ShaderModule>,
-    pub(super) render: HashMap<(PassId, u32, Targets), wgpu::RenderPipeline>,
+    /// By (pass, tested flags), one pipeline per targets it was built for (usually one).
+    pub(super) render: HashMap<(PassId, u32), Vec<(Targets, wgpu::RenderPipeline)>>,
     pub(super) compute: HashMap<(PassId, u32), wgpu::ComputePipeline>,
     pub(super) stats: EffectStats,
 }

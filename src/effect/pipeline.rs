@@ -26,65 +26,74 @@ impl Effects {
         targets: &Targets,
     ) -> Result<(ShaderId, &wgpu::RenderPipeline), EffectError> {
         let shader = self.shader(manager, flags)?;
-        let p = self.pass(pass).clone();
-        let Some(vertex) = p.vertex.clone() else {
+        if self.pass(pass).vertex.is_none() {
             return Err(self.wrong_kind(pass, "render"));
-        };
-        let bits = flags.bits & self.effect(flags.effect).tested;
-        let key = (pass, bits, targets.clone());
-        if !self.render.contains_key(&key) {
-            let fail = |this: &Self, e: Error| this.register_error(flags, e);
-            let module = match self.module(manager, shader) {
-                Ok(m) => m.clone(),
-                Err(e) => return Err(fail(self, e)),
-            };
-            let layout = manager.pipeline_layout(shader).map_err(|e| fail(self, e))?;
-            let write = if p.color_write { wgpu::ColorWrites::ALL } else { wgpu::ColorWrites::empty() };
-            let color = targets
-                .color
-                .iter()
-                .map(|&format| {
-                    Some(wgpu::ColorTargetState { format, blend: p.blend.to_wgpu(), write_mask: write })
-                })
-                .collect::<Vec<_>>();
-            let depth_stencil = targets.depth.map(|format| wgpu::DepthStencilState {
-                format,
-                depth_write_enabled: Some(p.depth.is_some_and(|d| d.write)),
-                depth_compare: Some(p.depth.map_or(wgpu::CompareFunction::Always, |d| d.compare.to_wgpu())),
-                stencil: Default::default(),
-                bias: Default::default(),
-            });
-            let buffers = targets.vertex_buffers.iter().cloned().map(Some).collect::<Vec<_>>();
-            let device = manager.device();
-            let what = || format!("{}: render pipeline", p.name);
-            let pipeline = crate::scope::scoped(device, what, || {
-                device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                    label: Some(&p.name),
-                    layout: Some(layout),
-                    vertex: wgpu::VertexState {
-                        module: &module,
-                        entry_point: Some(&vertex),
-                        compilation_options: Default::default(),
-                        buffers: &buffers,
-                    },
-                    fragment: p.fragment.as_deref().map(|fs| wgpu::FragmentState {
-                        module: &module,
-                        entry_point: Some(fs),
-                        compilation_options: Default::default(),
-                        targets: &color,
-                    }),
-                    primitive: wgpu::PrimitiveState { cull_mode: p.cull.to_wgpu(), ..Default::default() },
-                    depth_stencil,
-                    multisample: wgpu::MultisampleState { count: targets.samples, ..Default::default() },
-                    multiview_mask: None,
-                    cache: None,
-                })
-            })
-            .map_err(|e| fail(self, e))?;
-            self.stats.pipelines += 1;
-            self.render.insert(key.clone(), pipeline);
         }
-        Ok((shader, &self.render[&key]))
+        // The hit is the per-draw path: no clone of the pass or the targets there.
+        let key = (pass, flags.bits & self.effect(flags.effect).tested);
+        let cached = self.render.get(&key).and_then(|list| list.iter().position(|(t, _)| t == targets));
+        let at = match cached {
+            Some(at) => at,
+            None => {
+                let p = self.pass(pass).clone();
+                let vertex = p.vertex.clone().expect("checked above");
+                let fail = |this: &Self, e: Error| this.register_error(flags, e);
+                let module = match self.module(manager, shader) {
+                    Ok(m) => m.clone(),
+                    Err(e) => return Err(fail(self, e)),
+                };
+                let layout = manager.pipeline_layout(shader).map_err(|e| fail(self, e))?;
+                let write = if p.color_write { wgpu::ColorWrites::ALL } else { wgpu::ColorWrites::empty() };
+                let color = targets
+                    .color
+                    .iter()
+                    .map(|&format| {
+                        Some(wgpu::ColorTargetState { format, blend: p.blend.to_wgpu(), write_mask: write })
+                    })
+                    .collect::<Vec<_>>();
+                let depth_stencil = targets.depth.map(|format| wgpu::DepthStencilState {
+                    format,
+                    depth_write_enabled: Some(p.depth.is_some_and(|d| d.write)),
+                    depth_compare: Some(
+                        p.depth.map_or(wgpu::CompareFunction::Always, |d| d.compare.to_wgpu()),
+                    ),
+                    stencil: Default::default(),
+                    bias: Default::default(),
+                });
+                let buffers = targets.vertex_buffers.iter().cloned().map(Some).collect::<Vec<_>>();
+                let device = manager.device();
+                let what = || format!("{}: render pipeline", p.name);
+                let pipeline = crate::scope::scoped(device, what, || {
+                    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                        label: Some(&p.name),
+                        layout: Some(layout),
+                        vertex: wgpu::VertexState {
+                            module: &module,
+                            entry_point: Some(&vertex),
+                            compilation_options: Default::default(),
+                            buffers: &buffers,
+                        },
+                        fragment: p.fragment.as_deref().map(|fs| wgpu::FragmentState {
+                            module: &module,
+                            entry_point: Some(fs),
+                            compilation_options: Default::default(),
+                            targets: &color,
+                        }),
+                        primitive: wgpu::PrimitiveState { cull_mode: p.cull.to_wgpu(), ..Default::default() },
+                        depth_stencil,
+                        multisample: wgpu::MultisampleState { count: targets.samples, ..Default::default() },
+                        multiview_mask: None,
+                        cache: None,
+                    })
+                })
+                .map_err(|e| fail(self, e))?;
+                self.stats.pipelines += 1;
+                let list = self.render.entry(key).or_default();
+                list.push((targets.clone(), pipeline));
+                list.len() - 1
+            }
+        };
+        Ok((shader, &self.render[&key][at].1))
     }
 
     /// The compute pipeline of a compute pass with `flags`, built once and cached.
