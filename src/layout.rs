@@ -17,6 +17,8 @@ pub struct SlotLayout {
     binding: BindingPoint,
     frequency: Frequency,
     size: u32,
+    /// An array slot: a storage array with one element per instance.
+    array: bool,
     members: Vec<SlotMember>,
     users: Vec<ShaderId>,
     /// Block variable and struct type names its users declare (`mat_b`, `MatB`),
@@ -49,8 +51,16 @@ pub(crate) struct Resolved<'a> {
 }
 
 impl SlotLayout {
-    pub(crate) fn new(binding: BindingPoint, frequency: Frequency) -> Self {
-        Self { binding, frequency, size: 0, members: Vec::new(), users: Vec::new(), aliases: Vec::new() }
+    pub(crate) fn new(binding: BindingPoint, frequency: Frequency, array: bool) -> Self {
+        Self {
+            binding,
+            frequency,
+            size: 0,
+            array,
+            members: Vec::new(),
+            users: Vec::new(),
+            aliases: Vec::new(),
+        }
     }
 
     /// The slot's binding point.
@@ -65,10 +75,18 @@ impl SlotLayout {
         self.frequency
     }
 
-    /// The largest block size any user declares, in bytes.
+    /// The largest block size any user declares, in bytes; for an array slot,
+    /// the element stride every user shares.
     #[inline]
     pub fn size(&self) -> u32 {
         self.size
+    }
+
+    /// Whether this is an array slot (`var<storage, read> objects: array<Object>`):
+    /// instances are elements at the struct's own stride, read by instance index.
+    #[inline]
+    pub fn is_array(&self) -> bool {
+        self.array
     }
 
     /// The merged members, by offset.

@@ -59,6 +59,7 @@
 //! `upload` (flush) → `binding` (bind group layouts, bind groups, the binder).
 //! `manager` owns one of each and hands each layer what it reads.
 
+mod array;
 mod binding;
 #[cfg(feature = "effects")]
 mod effect;

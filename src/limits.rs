@@ -14,6 +14,7 @@
 
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 
+use crate::array::{self, Addressing};
 use crate::error::{LimitError, LimitErrorKind, Location};
 use crate::plan::BindingPoint;
 use crate::reflect::{ResourceKind, ShaderReflection};
@@ -23,19 +24,38 @@ use crate::reflect::{ResourceKind, ShaderReflection};
 pub(crate) struct DeviceCaps {
     pub(crate) limits: wgpu::Limits,
     pub(crate) features: wgpu::Features,
+    pub(crate) downlevel: wgpu::DownlevelFlags,
     capabilities: Capabilities,
 }
 
 impl DeviceCaps {
-    pub(crate) fn new(device: &wgpu::Device) -> Self {
-        Self::from_parts(device.limits(), device.features())
+    /// The device's limits and features; the downlevel flags live on the
+    /// adapter, so the caller passes them (WebGPU-compliant when it cannot).
+    pub(crate) fn new(device: &wgpu::Device, downlevel: wgpu::DownlevelFlags) -> Self {
+        Self::from_parts(device.limits(), device.features(), downlevel)
     }
 
-    pub(crate) fn from_parts(limits: wgpu::Limits, features: wgpu::Features) -> Self {
-        // The downlevel flags live on the adapter; assume a WebGPU-compliant device.
-        let downlevel = wgpu::DownlevelFlags::compliant();
+    pub(crate) fn from_parts(
+        limits: wgpu::Limits,
+        features: wgpu::Features,
+        downlevel: wgpu::DownlevelFlags,
+    ) -> Self {
         let capabilities = wgpu_naga_bridge::features_to_naga_capabilities(features, downlevel);
-        Self { limits, features, capabilities }
+        Self { limits, features, downlevel, capabilities }
+    }
+
+    /// Whether array slots can be storage buffers: every stage, the vertex
+    /// stage included, can read one. Otherwise they are batched uniform arrays.
+    #[inline]
+    pub(crate) fn storage_arrays(&self) -> bool {
+        self.limits.max_storage_buffers_per_shader_stage > 0
+            && self.downlevel.contains(wgpu::DownlevelFlags::VERTEX_STORAGE)
+    }
+
+    /// How an array slot with elements `stride` bytes apart is addressed here.
+    #[inline]
+    pub(crate) fn array_addressing(&self, stride: u32) -> Addressing {
+        Addressing::for_array(self.storage_arrays(), &self.limits, stride)
     }
 
     /// Group indices a pipeline layout may use, capped by what a binder tracks.
@@ -48,12 +68,27 @@ impl DeviceCaps {
 /// Bind group index limit freqbuf tracks per pass (wgpu's `max_bind_groups` is at most 8).
 pub(crate) const MAX_GROUPS: usize = 8;
 
-/// Checks `shader` against the device. Returns the visibility of each used
-/// non-uniform binding, in `used_resources` order.
-pub(crate) fn check(
-    shader: &ShaderReflection,
-    caps: &DeviceCaps,
-) -> Result<Vec<wgpu::ShaderStages>, LimitError> {
+/// What the device checks give a shader that passes them.
+#[derive(Debug)]
+pub(crate) struct Checked {
+    /// The visibility of each used binding that is not bound with a dynamic
+    /// offset, in `used_resources` order.
+    pub(crate) visibility: Vec<wgpu::ShaderStages>,
+    /// The module to create, when array slots fall back to uniform batches.
+    pub(crate) batched: Option<naga::Module>,
+}
+
+impl DeviceCaps {
+    /// Whether `r` is bound with a dynamic offset here: a uniform block, or an
+    /// array slot batched into a uniform array.
+    #[inline]
+    pub(crate) fn dynamic(&self, r: &crate::reflect::Resource) -> bool {
+        r.kind == ResourceKind::Uniform || (r.is_array_slot() && !self.storage_arrays())
+    }
+}
+
+/// Checks `shader` against the device.
+pub(crate) fn check(shader: &ShaderReflection, caps: &DeviceCaps) -> Result<Checked, LimitError> {
     let limits = &caps.limits;
     let fail = |binding: Option<&crate::reflect::Resource>, kind| LimitError {
         binding: binding.map(|r| (r.binding, r.name.clone())),
@@ -74,13 +109,26 @@ pub(crate) fn check(
             return Err(fail(Some(r), LimitErrorKind::UnsizedBindingArray));
         }
     }
+    // Array slots on a device without vertex storage: uniform batches.
+    let batched = match shader.used_resources().any(|r| r.is_array_slot()) && !caps.storage_arrays() {
+        true => Some(array::batched_module(shader, &caps.limits).map_err(|(name, why)| {
+            let r = shader.used_resources().find(|r| r.name == name);
+            fail(r, LimitErrorKind::ArrayFallback { why })
+        })?),
+        false => None,
+    };
+    let module = batched.as_ref().unwrap_or(shader.module());
     // Capabilities: the same validation wgpu runs in `create_shader_module`.
-    let validate =
-        || Validator::new(ValidationFlags::all(), caps.capabilities).validate(shader.module()).err();
-    let size = shader.source().map_or_else(|| crate::stack::module_size(shader.module()), str::len);
+    let validate = || Validator::new(ValidationFlags::all(), caps.capabilities).validate(module).err();
+    let size = shader.source().map_or_else(|| crate::stack::module_size(module), str::len);
     let failed = crate::stack::deep(size, validate).unwrap_or(None);
     if let Some(e) = failed {
         let location = shader.source().and_then(|s| e.location(s)).map(Location::from_naga);
+        if batched.is_some() {
+            let r = shader.used_resources().find(|r| r.is_array_slot());
+            let why = format!("the uniform array does not validate: {}", crate::error::chain(e.as_inner()));
+            return Err(LimitError { location, ..fail(r, LimitErrorKind::ArrayFallback { why }) });
+        }
         return Err(LimitError {
             binding: None,
             location,
@@ -88,7 +136,7 @@ pub(crate) fn check(
         });
     }
 
-    let uniforms = shader.used_resources().filter(|r| r.kind == ResourceKind::Uniform).count() as u32;
+    let uniforms = shader.used_resources().filter(|r| caps.dynamic(r)).count() as u32;
     let limit = limits.max_dynamic_uniform_buffers_per_pipeline_layout;
     if uniforms > limit {
         return Err(fail(
@@ -104,23 +152,21 @@ pub(crate) fn check(
     // A bind group layout may not hold both a binding array and a uniform buffer.
     for r in shader.used_resources().filter(|r| r.count > 1) {
         let group = r.binding.group;
-        if let Some(u) =
-            shader.used_resources().find(|u| u.kind == ResourceKind::Uniform && u.binding.group == group)
-        {
+        if let Some(u) = shader.used_resources().find(|u| caps.dynamic(u) && u.binding.group == group) {
             return Err(fail(Some(r), LimitErrorKind::ArrayBesideUniform { uniform: u.name.clone() }));
         }
     }
 
-    let others = shader.used_resources().filter(|r| r.kind != ResourceKind::Uniform).collect::<Vec<_>>();
+    let others = shader.used_resources().filter(|r| !caps.dynamic(r)).collect::<Vec<_>>();
     let used = others.iter().map(|r| used_stages(shader, r)).collect::<Vec<_>>();
     let wide = others.iter().zip(&used).map(|(r, &s)| s | widest(&r.kind)).collect::<Vec<_>>();
-    if count_stages(&others, &wide, uniforms, limits).is_ok() {
-        return Ok(wide);
-    }
-    match count_stages(&others, &used, uniforms, limits) {
-        Ok(()) => Ok(used),
-        Err(kind) => Err(fail(None, kind)),
-    }
+    let visibility = if count_stages(&others, &wide, uniforms, limits).is_ok() {
+        wide
+    } else {
+        count_stages(&others, &used, uniforms, limits).map_err(|kind| fail(None, kind))?;
+        used
+    };
+    Ok(Checked { visibility, batched })
 }
 
 /// The stages of the entry points that use `r`.

@@ -34,7 +34,7 @@ pub struct Geometry {
     pub range: Range<u32>,
     /// Added to each index (indexed draws).
     pub base_vertex: i32,
-    /// Instances.
+    /// Instances; the queue adds the draw's array-slot element (see [`crate::Binder::bind`]).
     pub instances: Range<u32>,
 }
 
@@ -305,8 +305,10 @@ fn encode_items(
         }
         let draw =
             Draw { shader, view: item.view, material: mats.instance(item.material), object: item.object };
-        binder.bind(fb, pass, &draw)?;
+        let first = binder.bind(fb, pass, &draw)?;
         let g = &item.geometry;
+        // An array slot's element is the instance index: shift the range by it.
+        let instances = g.instances.start + first..g.instances.end + first;
         if geometry.is_none_or(|last| last.vertex_buffers != g.vertex_buffers || last.index != g.index) {
             for (slot, b) in g.vertex_buffers.iter().enumerate() {
                 pass.set_vertex_buffer(slot as u32, b.slice(..));
@@ -317,8 +319,8 @@ fn encode_items(
         }
         geometry = Some(g);
         match g.index {
-            Some(_) => pass.draw_indexed(g.range.clone(), g.base_vertex, g.instances.clone()),
-            None => pass.draw(g.range.clone(), g.instances.clone()),
+            Some(_) => pass.draw_indexed(g.range.clone(), g.base_vertex, instances),
+            None => pass.draw(g.range.clone(), instances),
         }
         stats.draws += 1;
     }

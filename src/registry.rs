@@ -124,6 +124,7 @@ impl Registry {
         let mut staged: BTreeMap<BindingPoint, SlotLayout> = BTreeMap::new();
         let mut new_bindings: Vec<SharedBinding> = Vec::new();
         let mut now_sampled: Vec<BindingPoint> = Vec::new();
+        let mut array_frequency: Option<(Frequency, String)> = None;
         for res in shader.used_resources() {
             let point = res.binding;
             res.binding_type().map_err(|e| Error::Unsupported {
@@ -134,7 +135,7 @@ impl Registry {
                 fail(point, LayoutErrorKind::Unplanned { shader: name.to_owned(), name: res.name.clone() })
             })?;
             // The instance of one frequency owns a group's textures, samplers and buffers.
-            if res.kind != ResourceKind::Uniform {
+            if !res.is_slot() {
                 let group = point.group;
                 let owner = self
                     .bindings
@@ -156,7 +157,10 @@ impl Registry {
                     },
                 );
             if let Some((other_shader, other_res)) = other {
-                if other_res.kind != res.kind || other_res.count != res.count {
+                if other_res.kind != res.kind
+                    || other_res.count != res.count
+                    || other_res.is_array_slot() != res.is_array_slot()
+                {
                     return Err(fail(
                         point,
                         LayoutErrorKind::KindMismatch {
@@ -172,7 +176,10 @@ impl Registry {
             }
             match &res.block {
                 Some(block) => {
-                    if block.size > self.max_uniform_binding_size {
+                    if res.is_array_slot() {
+                        one_array_frequency(&mut array_frequency, frequency, res)
+                            .map_err(|k| fail(point, k))?;
+                    } else if block.size > self.max_uniform_binding_size {
                         return Err(fail(
                             point,
                             LayoutErrorKind::TooLarge {
@@ -185,8 +192,21 @@ impl Registry {
                     }
                     let slot = staged.entry(point).or_insert_with(|| match self.slot_by_point.get(&point) {
                         Some(s) => self.slots[s.index()].clone(),
-                        None => SlotLayout::new(point, frequency),
+                        None => SlotLayout::new(point, frequency, res.is_array_slot()),
                     });
+                    // Every user indexes the same elements: one stride.
+                    let size = slot.size();
+                    if res.is_array_slot() && !slot.users().is_empty() && size != block.size {
+                        return Err(fail(
+                            point,
+                            LayoutErrorKind::ArrayStride {
+                                first_shader: self.shaders[slot.users()[0].index()].name().to_owned(),
+                                first: size,
+                                second_shader: name.to_owned(),
+                                second: block.size,
+                            },
+                        ));
+                    }
                     slot.merge(id, name, &res.name, res.location, block).map_err(|k| fail(point, k))?;
                 }
                 None if other.is_none() => {
@@ -235,7 +255,7 @@ impl Registry {
         limits: &wgpu::Limits,
         features: wgpu::Features,
     ) -> Result<(), Error> {
-        let caps = DeviceCaps::from_parts(limits.clone(), features);
+        let caps = DeviceCaps::from_parts(limits.clone(), features, wgpu::DownlevelFlags::compliant());
         limits::check(shader, &caps).map(drop).map_err(|e| e.into_error(shader.name()))
     }
 
@@ -384,6 +404,27 @@ impl Index<SlotId> for Registry {
 }
 
 /// A resource kind in WGSL's spelling, for conflicts: `texture_2d<f32>`, `sampler_comparison`.
+/// A draw passes one instance index, so a shader's array slots share one frequency.
+fn one_array_frequency(
+    seen: &mut Option<(Frequency, String)>,
+    frequency: Frequency,
+    res: &Resource,
+) -> Result<(), LayoutErrorKind> {
+    match seen {
+        Some((f, first)) if *f != frequency => Err(LayoutErrorKind::ArrayFrequencies {
+            first: first.clone(),
+            first_frequency: *f,
+            second: res.name.clone(),
+            second_frequency: frequency,
+        }),
+        Some(_) => Ok(()),
+        None => {
+            *seen = Some((frequency, res.name.clone()));
+            Ok(())
+        }
+    }
+}
+
 fn describe(r: &Resource) -> String {
     use naga::{ImageClass, ImageDimension as D, ScalarKind};
     let dim = |d, arrayed: bool| {
@@ -418,6 +459,7 @@ fn describe(r: &Resource) -> String {
         ResourceKind::Sampler { comparison: true } => "sampler_comparison".into(),
         ResourceKind::Sampler { comparison: false } => "sampler".into(),
         ResourceKind::Uniform => "uniform block".into(),
+        _ if r.is_array_slot() => "array slot (storage array of structs)".into(),
         ref k => k.as_str().replace('_', " "),
     };
     if r.count > 1 { format!("binding_array<{base}, {}>", r.count) } else { base }

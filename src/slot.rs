@@ -7,6 +7,7 @@
 //! for data shared by many shaders; bind a plain buffer yourself for data that
 //! one shader owns.
 
+use crate::array::Addressing;
 use crate::id::SlotId;
 use crate::plan::{BindingPoint, Frequency};
 
@@ -32,9 +33,12 @@ pub(crate) struct Slot {
     id: SlotId,
     binding: BindingPoint,
     frequency: Frequency,
+    /// How draws address instances: dynamic offsets, or an array slot's element index.
+    addressing: Addressing,
     /// Bytes of one instance that shaders read (the merged block size).
     size: u32,
-    /// Distance between instances: `size` rounded up to the offset alignment.
+    /// Distance between instances: `size` rounded up to the offset alignment
+    /// (an array slot's elements: `size`, the array's own stride).
     stride: u32,
     align: u32,
     /// CPU copy of every instance; its length is `instances * stride`.
@@ -62,13 +66,15 @@ impl Slot {
         frequency: Frequency,
         size: u32,
         align: u32,
+        addressing: Addressing,
     ) -> Self {
         Self {
             id,
             binding,
             frequency,
+            addressing,
             size,
-            stride: round_up(size.max(4), align),
+            stride: stride(size, align, addressing),
             align,
             shadow: Vec::new(),
             dirty_ranges: Vec::new(),
@@ -93,6 +99,12 @@ impl Slot {
     #[inline]
     pub(crate) fn frequency(&self) -> Frequency {
         self.frequency
+    }
+
+    /// How draws address this slot's instances.
+    #[inline]
+    pub(crate) fn addressing(&self) -> Addressing {
+        self.addressing
     }
 
     /// Bytes of one instance that shaders read (the merged block size).
@@ -177,7 +189,7 @@ impl Slot {
             return;
         }
         self.size = size;
-        self.relay(round_up(size, self.align));
+        self.relay(stride(size, self.align, self.addressing));
     }
 
     /// Moves every instance of the shadow to `stride`, keeping its bytes.
@@ -281,7 +293,7 @@ impl Slot {
         self.gpu_stride = 0;
         self.gpu_size = 0;
         self.align = align;
-        self.relay(round_up(self.size.max(4), align));
+        self.relay(stride(self.size, align, self.addressing));
         let size = self.size.next_multiple_of(4);
         for i in 0..self.instances() {
             self.mark(i, 0, size);
@@ -297,6 +309,15 @@ impl Slot {
     }
 }
 
+/// The distance between instances: an offset-aligned step for dynamic
+/// offsets, the element size for array slots.
+fn stride(size: u32, align: u32, addressing: Addressing) -> u32 {
+    match addressing {
+        Addressing::Dynamic => round_up(size.max(4), align),
+        Addressing::Storage | Addressing::Batched { .. } => size.max(4),
+    }
+}
+
 /// Rounds `n` up to a multiple of `align` (a power of two).
 #[inline]
 pub(crate) const fn round_up(n: u32, align: u32) -> u32 {
@@ -305,6 +326,11 @@ pub(crate) const fn round_up(n: u32, align: u32) -> u32 {
 
 /// The GPU capacity to grow to for `count` instances: the next power of two.
 #[inline]
-pub(crate) fn grown_capacity(count: u32) -> u32 {
-    count.max(MIN_CAPACITY).next_power_of_two()
+pub(crate) fn grown_capacity(count: u32, addressing: Addressing) -> u32 {
+    let n = count.max(MIN_CAPACITY).next_power_of_two();
+    match addressing {
+        // The last batch's binding window must lie inside the buffer.
+        Addressing::Batched { per } => n.next_multiple_of(per),
+        _ => n,
+    }
 }

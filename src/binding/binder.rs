@@ -8,6 +8,7 @@
 use slotmap::{Key, KeyData};
 use smallvec::SmallVec;
 
+use crate::array::Addressing;
 use crate::binding::groups::{BindGroups, GroupInputs};
 use crate::binding::layouts::Layouts;
 use crate::error::Error;
@@ -145,7 +146,7 @@ impl Binder {
         pass: &mut P,
         draw: &Draw,
         mask: u32,
-    ) -> Result<(), Error> {
+    ) -> Result<u32, Error> {
         let DrawInputs { device, registry, layouts, slots, instances, groups, stats } = inputs;
         let si = draw.shader.index();
         let shader = match layouts.shaders.get(si) {
@@ -164,6 +165,8 @@ impl Binder {
             NOT_FLUSHED => Err(Error::NotFlushed(f)),
             i => Ok(i),
         };
+        // The draw's instance index: its element in the shader's array slots.
+        let mut first = 0;
         for &(group, vid) in &layouts.shaders[si].groups {
             if mask & (1 << group) == 0 {
                 continue;
@@ -177,7 +180,20 @@ impl Binder {
                 if i >= slot.gpu_capacity() {
                     return Err(Error::NotFlushed(slot.frequency()));
                 }
-                offsets.push(i * slot.gpu_stride());
+                match slot.addressing() {
+                    Addressing::Batched { per } => {
+                        first = i % per;
+                        offsets.push((i - first) * slot.gpu_stride());
+                    }
+                    _ => offsets.push(i * slot.gpu_stride()),
+                }
+            }
+            for &s in &v.arrays {
+                let slot = &slots[s.index()];
+                first = instance(slot.frequency())?;
+                if first >= slot.gpu_capacity() {
+                    return Err(Error::NotFlushed(slot.frequency()));
+                }
             }
             let (owner, owned) = match v.owner {
                 Some(f) => {
@@ -203,7 +219,7 @@ impl Binder {
             *bound = Bound { serial: cached.serial, offsets };
             stats.set_bind_group_calls += 1;
         }
-        Ok(())
+        Ok(first)
     }
 }
 

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 
+use crate::array::Addressing;
 use crate::binding::layouts::{Variant, VariantEntry, VariantId};
 use crate::binding::placeholders::Placeholders;
 use crate::error::Error;
@@ -146,7 +147,7 @@ impl BindGroups {
         let mut entries = Vec::with_capacity(v.entries.len());
         for e in &v.entries {
             let (binding, resource) = match *e {
-                VariantEntry::Uniform(s) => uniform_resource(&slots[s.index()])?,
+                VariantEntry::Uniform(s) | VariantEntry::Array(s) => slot_resource(&slots[s.index()])?,
                 VariantEntry::Resource { binding, ty, count } => {
                     let resource = match ty {
                         wgpu::BindingType::Texture { .. } => {
@@ -242,10 +243,16 @@ impl BindGroups {
     }
 }
 
-/// A slot's buffer as its bind groups expose it: the block size as of the last flush.
-fn uniform_resource(slot: &Slot) -> Result<(u32, wgpu::BindingResource<'_>), Error> {
+/// A slot's buffer as its bind groups expose it: the block size as of the
+/// last flush, one batch of an array slot, or a storage array whole.
+fn slot_resource(slot: &Slot) -> Result<(u32, wgpu::BindingResource<'_>), Error> {
     let buffer = slot.gpu_buffer().ok_or(Error::NotFlushed(slot.frequency()))?;
-    let size = wgpu::BufferSize::new(slot.gpu_size().next_multiple_of(16) as u64);
+    let size = match slot.addressing() {
+        Addressing::Dynamic => slot.gpu_size().next_multiple_of(16) as u64,
+        Addressing::Batched { per } => per as u64 * slot.gpu_stride() as u64,
+        Addressing::Storage => slot.gpu_capacity() as u64 * slot.gpu_stride() as u64,
+    };
+    let size = wgpu::BufferSize::new(size);
     Ok((
         slot.binding().binding,
         wgpu::BindingResource::Buffer(wgpu::BufferBinding { buffer, offset: 0, size }),

@@ -11,9 +11,9 @@ use smallvec::SmallVec;
 
 use crate::error::Error;
 use crate::id::{ShaderId, SlotId};
-use crate::limits;
+use crate::limits::{self, Checked, DeviceCaps};
 use crate::plan::{BindingPoint, Frequency};
-use crate::reflect::{ResourceKind, ShaderReflection};
+use crate::reflect::ShaderReflection;
 use crate::registry::Registry;
 use crate::scope;
 use crate::slot::Slot;
@@ -25,8 +25,10 @@ pub(crate) struct VariantId(pub(crate) u32);
 /// One entry of a variant, in binding order.
 #[derive(Clone, Debug)]
 pub(crate) enum VariantEntry {
-    /// A shared uniform slot, bound with a dynamic offset.
+    /// A shared uniform slot (or a batched array slot), bound with a dynamic offset.
     Uniform(SlotId),
+    /// An array slot in a storage buffer, bound whole.
+    Array(SlotId),
     /// A texture, sampler or storage buffer owned by the group's instance.
     Resource { binding: u32, ty: wgpu::BindingType, count: u32 },
 }
@@ -39,6 +41,8 @@ pub(crate) struct Variant {
     pub(crate) entries: Vec<VariantEntry>,
     /// The uniform slots, in binding order (the order of dynamic offsets).
     pub(crate) uniforms: SmallVec<[SlotId; 4]>,
+    /// The array slots in storage buffers: no offset, the draw's instance index.
+    pub(crate) arrays: SmallVec<[SlotId; 2]>,
     /// The frequency whose instances own the non-uniform resources, if any.
     pub(crate) owner: Option<Frequency>,
 }
@@ -51,6 +55,9 @@ pub(crate) struct ShaderBinding {
     /// on a cold path, against `needs`).
     pub(crate) ready: bool,
     pub(crate) pipeline_layout: wgpu::PipelineLayout,
+    /// The module to create instead of the registered one: array slots
+    /// rewritten as uniform batches for a device without vertex storage.
+    pub(crate) batched: Option<naga::Module>,
     /// The shader's own block size per uniform slot, in the order of its
     /// groups' variants' `uniforms`: a draw waits for the flush that makes the
     /// slot's GPU copy at least this large.
@@ -70,6 +77,7 @@ pub(crate) struct Layouts {
 pub(crate) struct Prepared {
     groups: Vec<PreparedGroup>,
     pipeline_layout: wgpu::PipelineLayout,
+    batched: Option<naga::Module>,
 }
 
 /// One group of a prepared shader; `layout` is set when no variant has its entries yet.
@@ -86,6 +94,8 @@ struct PreparedGroup {
 enum PreEntry {
     /// A uniform block at a binding point, with the shader's block size.
     Uniform(BindingPoint, u32),
+    /// An array slot in a storage buffer.
+    Array(BindingPoint),
     Resource {
         binding: u32,
         ty: wgpu::BindingType,
@@ -120,31 +130,37 @@ impl Layouts {
         self.variants
             .iter()
             .enumerate()
-            .filter(move |(_, v)| v.uniforms.contains(&slot))
+            .filter(move |(_, v)| v.uniforms.contains(&slot) || v.arrays.contains(&slot))
             .map(|(i, _)| VariantId(i as u32))
     }
 
     /// Bind group layouts and the pipeline layout for a shader not registered
     /// yet: they depend only on its own bindings, so they are created (inside
-    /// error scopes) before anything is committed. `visibility` holds one entry
-    /// per non-uniform binding, from `limits::check`.
+    /// error scopes) before anything is committed. `checked` holds one
+    /// visibility per binding without a dynamic offset, from `limits::check`.
     pub(crate) fn prepare(
         &self,
         device: &wgpu::Device,
         shader: &ShaderReflection,
-        visibility: &[wgpu::ShaderStages],
+        caps: &DeviceCaps,
+        checked: Checked,
     ) -> Result<Prepared, Error> {
         let mut groups: Vec<PreparedGroup> = Vec::new();
-        let mut others = visibility.iter();
+        let mut others = checked.visibility.iter();
         for r in shader.used_resources() {
             let BindingPoint { group, binding } = r.binding;
             if groups.last().is_none_or(|g| g.group != group) {
                 groups.push(PreparedGroup { group, ..Default::default() });
             }
             let g = groups.last_mut().expect("pushed above");
-            if r.kind == ResourceKind::Uniform {
+            if caps.dynamic(r) {
                 g.layout_entries.push(uniform_entry(binding));
                 g.entries.push(PreEntry::Uniform(r.binding, r.block.as_ref().map_or(0, |b| b.size)));
+            } else if r.is_array_slot() {
+                let visibility = *others.next().expect("a visibility per binding without an offset");
+                let ty = r.binding_type().expect("a storage buffer");
+                g.layout_entries.push(wgpu::BindGroupLayoutEntry { binding, visibility, ty, count: None });
+                g.entries.push(PreEntry::Array(r.binding));
             } else {
                 let ty = r.binding_type().expect("the registry refuses unsupported kinds");
                 let count = std::num::NonZeroU32::new(r.count).filter(|_| r.count > 1);
@@ -194,7 +210,7 @@ impl Layouts {
                 immediate_size: 0,
             })
         })?;
-        Ok(Prepared { groups, pipeline_layout })
+        Ok(Prepared { groups, pipeline_layout, batched: checked.batched })
     }
 
     /// Turns prepared layouts into variants once the registry has the shader's slots.
@@ -212,6 +228,9 @@ impl Layouts {
                             registry.slot_at(point).expect("the registry made a slot for each used block"),
                         )
                     }
+                    PreEntry::Array(point) => VariantEntry::Array(
+                        registry.slot_at(point).expect("the registry made a slot for each used block"),
+                    ),
                     PreEntry::Resource { binding, ty, count } => {
                         VariantEntry::Resource { binding, ty, count }
                     }
@@ -229,6 +248,13 @@ impl Layouts {
                             _ => None,
                         })
                         .collect();
+                    let arrays = entries
+                        .iter()
+                        .filter_map(|e| match e {
+                            VariantEntry::Array(s) => Some(*s),
+                            _ => None,
+                        })
+                        .collect();
                     let owner = entries.iter().find_map(|e| match e {
                         VariantEntry::Resource { binding, .. } => {
                             registry.plan().frequency(BindingPoint::new(g.group, *binding))
@@ -236,7 +262,7 @@ impl Layouts {
                         _ => None,
                     });
                     let layout = layout.expect("prepared for every new key");
-                    self.variants.push(Variant { group: g.group, layout, entries, uniforms, owner });
+                    self.variants.push(Variant { group: g.group, layout, entries, uniforms, arrays, owner });
                     self.index.insert(key, v);
                     v
                 }
@@ -247,6 +273,7 @@ impl Layouts {
             groups,
             ready: false,
             pipeline_layout: prepared.pipeline_layout,
+            batched: prepared.batched,
             needs,
         });
     }

@@ -95,6 +95,34 @@ pub enum LayoutErrorKind {
         /// The resource name.
         name: String,
     },
+    /// Two shaders declare the elements of one array slot with different strides.
+    #[error(
+        "the array slot's elements are {first} bytes apart in {first_shader}, but {second} in {second_shader}; every user of an array slot must declare the same element struct size"
+    )]
+    ArrayStride {
+        /// The shader already registered.
+        first_shader: String,
+        /// Its element stride.
+        first: u32,
+        /// The new shader.
+        second_shader: String,
+        /// Its element stride.
+        second: u32,
+    },
+    /// One shader reads array slots of two frequencies; a draw has one instance index.
+    #[error(
+        "array slots `{first}` ({first_frequency}) and `{second}` ({second_frequency}) have different frequencies; a draw passes one instance index, so a shader's array slots must share one frequency"
+    )]
+    ArrayFrequencies {
+        /// The first array slot.
+        first: String,
+        /// Its frequency.
+        first_frequency: Frequency,
+        /// The second array slot.
+        second: String,
+        /// Its frequency.
+        second_frequency: Frequency,
+    },
     /// The group mixes frequencies in a way bind groups cannot express.
     #[error(
         "group {group} holds both {first} and {second} resources that are not uniform blocks; a bind group has one owner"
@@ -113,6 +141,6 @@ impl LayoutErrorKind {
     /// Whether the message names the shader being registered, so that an
     /// outer error need not name it again.
     pub(crate) fn names_shader(&self) -> bool {
-        !matches!(self, LayoutErrorKind::MixedGroup { .. })
+        !matches!(self, LayoutErrorKind::MixedGroup { .. } | LayoutErrorKind::ArrayFrequencies { .. })
     }
 }

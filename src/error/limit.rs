@@ -77,6 +77,15 @@ pub enum LimitErrorKind {
         /// The uniform block in the same group.
         uniform: String,
     },
+    /// The device cannot read storage buffers in every stage, and an array
+    /// slot cannot fall back to a batched uniform array.
+    #[error(
+        "the device cannot read storage buffers in every stage (DownlevelFlags::VERTEX_STORAGE, max_storage_buffers_per_shader_stage), and the array slot cannot fall back to a uniform array: {why}"
+    )]
+    ArrayFallback {
+        /// Why not.
+        why: String,
+    },
     /// The shader needs a capability the device's features do not give (f16, f64, i64, ...).
     #[error("the device cannot run this shader: {}", super::chain(source.as_inner()))]
     Capability {

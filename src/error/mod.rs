@@ -129,7 +129,7 @@ pub enum Error {
     /// their dirty bytes and cannot be drawn ([`Error::NotFlushed`]). Freed
     /// indices are reused before new ones, so reuse them to stay under the limit.
     #[error(
-        "slot {binding} needs {instances} instances of {stride} bytes, over max_buffer_size ({limit} bytes); instances past the limit stay unflushed"
+        "slot {binding} needs {instances} instances of {stride} bytes, over {limit_name} ({limit} bytes); instances past the limit stay unflushed"
     )]
     SlotTooLarge {
         /// The slot's binding point.
@@ -138,8 +138,11 @@ pub enum Error {
         instances: u32,
         /// Bytes per instance.
         stride: u32,
-        /// The device's `max_buffer_size`.
+        /// The device's limit.
         limit: u64,
+        /// Its name: `max_buffer_size`, or `max_storage_buffer_binding_size`
+        /// for an array slot in a storage buffer.
+        limit_name: &'static str,
     },
     /// wgpu rejected an object freqbuf created (the second net behind the checks).
     #[error("{what}: wgpu rejected it: {message}")]

@@ -4,6 +4,7 @@
 //! shadows, `flush` uploads the dirty bytes and reports what it replaced, and
 //! the [`Binder`] binds what each draw needs.
 
+use crate::array::Addressing;
 use crate::binding::{BindGroups, BindTarget, Binder, Draw, DrawInputs, Layouts};
 use crate::error::{Error, ParamError};
 use crate::id::SlotId;
@@ -78,7 +79,25 @@ impl Manager {
     /// A manager that flushes with `strategy` (for comparing strategies; the
     /// default, [`FlushStrategy::Auto`], picks per slot).
     pub fn with_strategy(device: &wgpu::Device, plan: SlotPlan, strategy: FlushStrategy) -> Self {
-        let caps = DeviceCaps::new(device);
+        Self::build(device, plan, strategy, wgpu::DownlevelFlags::compliant())
+    }
+
+    /// A manager for a device whose adapter has these downlevel flags
+    /// (`adapter.get_downlevel_capabilities().flags`). [`Manager::new`]
+    /// assumes a WebGPU-compliant device; pass the flags where it may not be
+    /// (GLES, WebGL2): without `VERTEX_STORAGE`, array slots become batched
+    /// uniform arrays (see [`SlotLayout::is_array`](crate::SlotLayout::is_array)).
+    pub fn with_downlevel(device: &wgpu::Device, plan: SlotPlan, downlevel: wgpu::DownlevelFlags) -> Self {
+        Self::build(device, plan, FlushStrategy::default(), downlevel)
+    }
+
+    fn build(
+        device: &wgpu::Device,
+        plan: SlotPlan,
+        strategy: FlushStrategy,
+        downlevel: wgpu::DownlevelFlags,
+    ) -> Self {
+        let caps = DeviceCaps::new(device, downlevel);
         let max_uniform = caps.limits.max_uniform_buffer_binding_size.min(u32::MAX as u64) as u32;
         Self {
             device: device.clone(),
@@ -270,7 +289,12 @@ impl Manager {
                 // Bind groups keep the GPU layout until the next flush re-lays the buffer.
                 Some(slot) => slot.grow_block(layout.size()),
                 None => {
-                    let mut slot = Slot::new(id, layout.binding(), layout.frequency(), layout.size(), align);
+                    let addressing = match layout.is_array() {
+                        true => self.caps.array_addressing(layout.size()),
+                        false => Addressing::Dynamic,
+                    };
+                    let (binding, frequency) = (layout.binding(), layout.frequency());
+                    let mut slot = Slot::new(id, binding, frequency, layout.size(), align, addressing);
                     slot.reserve(self.instances.high(layout.frequency()));
                     self.slots.push(slot);
                 }
@@ -295,7 +319,10 @@ impl Manager {
 
 impl Binder {
     /// Sets the bind groups and dynamic offsets `draw` needs that differ from
-    /// what this pass has bound.
+    /// what this pass has bound, and returns the instance index to draw with:
+    /// `pass.draw(vertices, i..i + 1)`. It is the draw's element in the
+    /// shader's array slots (0 for a shader without them), so pass it even
+    /// where the shader reads none.
     ///
     /// Cost: a few array lookups per group; a bind group is built only the
     /// first time a (layout, owner) pair is drawn, or after its inputs change.
@@ -305,7 +332,7 @@ impl Binder {
         manager: &mut Manager,
         pass: &mut P,
         draw: &Draw,
-    ) -> Result<(), Error> {
+    ) -> Result<u32, Error> {
         self.bind_with(manager.draw_inputs(), pass, draw, u32::MAX)
     }
 
@@ -318,7 +345,7 @@ impl Binder {
         pass: &mut P,
         draw: &Draw,
         groups: std::ops::Range<u32>,
-    ) -> Result<(), Error> {
+    ) -> Result<u32, Error> {
         let mask = (groups.start..groups.end.min(MAX_GROUPS as u32)).fold(0u32, |m, g| m | 1 << g);
         self.bind_with(manager.draw_inputs(), pass, draw, mask)
     }

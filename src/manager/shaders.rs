@@ -1,6 +1,7 @@
 //! Registering shaders, their layouts and modules, and moving to a new device.
 
 use super::Manager;
+use crate::array::Addressing;
 use crate::binding::ShaderBinding;
 use crate::error::Error;
 use crate::id::ShaderId;
@@ -29,9 +30,9 @@ impl Manager {
                 ),
             });
         }
-        let visibility = limits::check(&shader, &self.caps).map_err(|e| e.into_error(shader.name()))?;
+        let checked = limits::check(&shader, &self.caps).map_err(|e| e.into_error(shader.name()))?;
         let staged = self.registry.stage(&shader)?;
-        let prepared = self.layouts.prepare(&self.device, &shader, &visibility)?;
+        let prepared = self.layouts.prepare(&self.device, &shader, &self.caps, checked)?;
         // Everything that can fail has passed: commit.
         let id = self.registry.commit(shader, staged);
         self.sync_slots();
@@ -58,7 +59,20 @@ impl Manager {
     /// until they are set again. On error (the new device cannot hold the
     /// registered shaders) nothing changes.
     pub fn recreate(&mut self, device: &wgpu::Device) -> Result<(), Error> {
-        let caps = DeviceCaps::new(device);
+        let caps = DeviceCaps::new(device, self.caps.downlevel);
+        // Array slots keep their addressing: shader modules and pipelines depend on it.
+        let moved = self.slots.iter().find(|s| s.addressing() != Addressing::Dynamic && caps.array_addressing(s.size()) != s.addressing());
+        if let Some(slot) = moved {
+            let user = self.registry[slot.id()].users()[0];
+            return Err(Error::Unsupported {
+                shader: self.registry[user].name().to_owned(),
+                what: format!(
+                    "the new device addresses array slot {} differently (a storage buffer or uniform \
+                     batches of another length); register the shaders on a new Manager",
+                    slot.binding()
+                ),
+            });
+        }
         for (_, shader) in self.registry.shaders() {
             limits::check(shader, &caps).map_err(|e| e.into_error(shader.name()))?;
         }
@@ -78,17 +92,20 @@ impl Manager {
         Ok(())
     }
 
-    /// Creates a `wgpu::ShaderModule` from the shader's validated module (no reparse).
+    /// Creates a `wgpu::ShaderModule` from the shader's validated module (no
+    /// reparse); on a device without vertex storage, with its array slots
+    /// rewritten as batched uniform arrays.
     ///
     /// Cost: a clone of the naga module and wgpu's shader creation, inside error scopes.
     pub fn create_shader_module(&self, shader: ShaderId) -> Result<wgpu::ShaderModule, Error> {
-        self.shader(shader)?;
+        let batched = self.shader(shader)?.batched.as_ref();
         let reflection = &self.registry[shader];
+        let module = batched.unwrap_or(reflection.module()).clone();
         let what = || format!("{}: shader module", reflection.name());
         scope::scoped(&self.device, what, || {
             self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some(reflection.name()),
-                source: wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(reflection.module().clone())),
+                source: wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(module)),
             })
         })
     }

@@ -30,6 +30,28 @@ pub(super) enum BlockFault {
 }
 
 /// The layout of a uniform variable of type `ty`.
+/// The element struct and stride of a read-only storage buffer declared as a
+/// runtime-sized array of structs (`var<storage, read> objects: array<Object>`),
+/// which freqbuf makes an array slot. Arrays of scalars or vectors stay buffers
+/// the application binds.
+pub(super) fn array_slot_element(
+    module: &Module,
+    kind: ResourceKind,
+    ty: Handle<naga::Type>,
+) -> Option<(Handle<naga::Type>, u32)> {
+    if kind != (ResourceKind::Storage { read_only: true }) {
+        return None;
+    }
+    match module.types[ty].inner {
+        TypeInner::Array { base, size: naga::ArraySize::Dynamic, stride }
+            if matches!(module.types[base].inner, TypeInner::Struct { .. }) =>
+        {
+            Some((base, stride))
+        }
+        _ => None,
+    }
+}
+
 pub(super) fn block_layout(
     module: &Module,
     layouter: &Layouter,

@@ -20,7 +20,7 @@ use crate::plan::BindingPoint;
 mod block;
 mod types;
 
-use block::{BlockFault, block_layout, duplicate_name, resource_kind};
+use block::{BlockFault, array_slot_element, block_layout, duplicate_name, resource_kind};
 pub(crate) use types::wgsl_name;
 pub use types::{BlockLayout, EntryPoint, Member, MemberType, Resource, ResourceKind, ValueType};
 
@@ -295,6 +295,23 @@ impl ShaderReflection {
                     },
                 };
                 let block = block_layout(&module, &layouter, var.ty, &res_name).map_err(fault)?;
+                if let Some(dup) = duplicate_name(&block.members) {
+                    return Err(ReflectError {
+                        shader: name,
+                        location,
+                        kind: ReflectErrorKind::DuplicateMember { block: res_name, member: dup },
+                    });
+                }
+                Some(block)
+            } else if let Some(element) = array_slot_element(&module, kind, var.ty) {
+                // An array slot: one element per instance, at the array's own stride.
+                let fault = |_| ReflectError {
+                    shader: name.clone(),
+                    location,
+                    kind: ReflectErrorKind::TooDeep { name: res_name.clone(), limit: Self::MAX_NESTING },
+                };
+                let mut block = block_layout(&module, &layouter, element.0, &res_name).map_err(fault)?;
+                block.size = element.1;
                 if let Some(dup) = duplicate_name(&block.members) {
                     return Err(ReflectError {
                         shader: name,

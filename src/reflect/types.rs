@@ -30,7 +30,8 @@ pub struct Resource {
     pub users: Vec<usize>,
     /// Where it is declared, when the source is text.
     pub location: Option<Location>,
-    /// The layout of a uniform block; `None` for other kinds.
+    /// The layout of a uniform block, or of one element of an array slot
+    /// (see [`Resource::is_array_slot`]); `None` for other resources.
     pub block: Option<BlockLayout>,
     /// For textures: whether an entry point samples it with a sampler. A float
     /// texture that is only loaded (`textureLoad`) gets an unfilterable layout,
@@ -94,6 +95,20 @@ impl Resource {
             },
         };
         Ok(ty)
+    }
+
+    /// Whether it is an array slot: a read-only storage buffer declared as a
+    /// runtime-sized array of structs, whose elements are the instances of its
+    /// frequency (`block` is then the element's layout, its size the stride).
+    #[inline]
+    pub fn is_array_slot(&self) -> bool {
+        self.block.is_some() && matches!(self.kind, ResourceKind::Storage { .. })
+    }
+
+    /// Whether it is a slot of either form: a uniform block or an array slot.
+    #[inline]
+    pub(crate) fn is_slot(&self) -> bool {
+        self.block.is_some()
     }
 
     /// Whether any entry point uses it.

@@ -4,6 +4,7 @@
 
 use super::scatter::ROW;
 use super::{AUTO_COPY_LIMIT, FlushReport, FlushStrategy, MERGE_GAP, Uploader, encoder_for};
+use crate::array::Addressing;
 use crate::error::Error;
 use crate::scope;
 use crate::slot::{SLOT_USAGE, Slot, grown_capacity};
@@ -74,7 +75,7 @@ impl Uploader {
             let s = stats.slot_mut(slot.id());
             s.dirty_instances += slot.dirty_count() as u64;
             let high = highs[slot.frequency() as usize];
-            let growth = match grow(device, self.limits.max_buffer_size, slot, high, encoder, s) {
+            let growth = match grow(device, self.sizes(), slot, high, encoder, s) {
                 Ok(g) => g,
                 // Still upload what fits the buffer as it is laid out; the rest stays dirty.
                 Err(e) => {
@@ -195,7 +196,7 @@ impl Uploader {
 /// next power of two of instances, capped by `max_buffer_size`.
 fn grow(
     device: &wgpu::Device,
-    max_buffer_size: u64,
+    (max_buffer_size, max_storage_binding): (u64, u64),
     slot: &mut Slot,
     high: u32,
     encoder: &mut Option<wgpu::CommandEncoder>,
@@ -206,16 +207,28 @@ fn grow(
         return Ok(if slot.expose_size() { Growth::Exposed } else { Growth::None });
     }
     let stride = slot.stride() as u64;
-    let most = (max_buffer_size / stride).min(u32::MAX as u64) as u32;
+    // An array slot in a storage buffer is bound whole: one binding holds it all.
+    let (limit, limit_name) = match slot.addressing() {
+        Addressing::Storage if max_storage_binding < max_buffer_size => {
+            (max_storage_binding, "max_storage_buffer_binding_size")
+        }
+        _ => (max_buffer_size, "max_buffer_size"),
+    };
+    let most = (limit / stride).min(u32::MAX as u64) as u32;
+    let most = match slot.addressing() {
+        Addressing::Batched { per } => most / per * per,
+        _ => most,
+    };
     if need > most {
         return Err(Error::SlotTooLarge {
             binding: slot.binding(),
             instances: need,
             stride: slot.stride(),
-            limit: max_buffer_size,
+            limit,
+            limit_name,
         });
     }
-    let capacity = grown_capacity(need).min(most);
+    let capacity = grown_capacity(need, slot.addressing()).min(most);
     let desc = wgpu::BufferDescriptor {
         label: Some("freqbuf slot"),
         size: capacity as u64 * stride,
@@ -240,6 +253,13 @@ fn grow(
     };
     slot.install(buffer, capacity);
     Ok(growth)
+}
+
+impl Uploader {
+    /// `max_buffer_size` and `max_storage_buffer_binding_size`.
+    fn sizes(&self) -> (u64, u64) {
+        (self.limits.max_buffer_size, self.limits.max_storage_buffer_binding_size)
+    }
 }
 
 /// Bytes of data and tables in one chunk: a quarter of what one storage

@@ -281,7 +281,7 @@ impl Rig {
             for d in draws {
                 pass.set_pipeline(&self.pipelines[&d.shader].0);
                 match binder.bind(m, &mut pass, d) {
-                    Ok(()) => {
+                    Ok(_) => {
                         pass.dispatch_workgroups(1, 1, 1);
                         outcomes.push(Ok(()));
                     }
