@@ -12,6 +12,8 @@ pub struct Headless {
     pub queue: wgpu::Queue,
     /// The adapter's description (name, backend, driver).
     pub info: wgpu::AdapterInfo,
+    /// The adapter's downlevel flags, for [`crate::Manager::with_downlevel`].
+    pub downlevel: wgpu::DownlevelFlags,
 }
 
 /// Why no device could be had: no adapter on the enabled backends (install
@@ -77,5 +79,6 @@ fn open(instance: &wgpu::Instance, adapter_limits: bool) -> Result<Headless, Hea
         ..Default::default()
     }))
     .map_err(|e| format!("the adapter refused a device: {e}"))?;
-    Ok(Headless { device, queue, info: adapter.get_info() })
+    let downlevel = adapter.get_downlevel_capabilities().flags;
+    Ok(Headless { device, queue, info: adapter.get_info(), downlevel })
 }

@@ -128,7 +128,9 @@ impl Uploader {
                 FlushStrategy::Copies => false,
                 FlushStrategy::Scatter => true,
                 FlushStrategy::Auto => n > AUTO_COPY_LIMIT,
-            } && buffer_size <= self.limits.max_storage_buffer_binding_size;
+            } && buffer_size <= self.limits.max_storage_buffer_binding_size
+                // The scatter pass reads two storage buffers and writes a third.
+                && self.limits.max_storage_buffers_per_shader_stage >= 3;
             self.packed.push((i, start..self.ranges.len(), scatter));
         }
     }

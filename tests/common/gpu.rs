@@ -167,5 +167,6 @@ pub fn device_with_limits(adjust: impl FnOnce(&mut wgpu::Limits)) -> Option<Head
         adapter.request_device(&wgpu::DeviceDescriptor { required_limits: limits, ..Default::default() }),
     )
     .expect("a device with lowered limits");
-    Some(Headless { device, queue, info: adapter.get_info() })
+    let downlevel = adapter.get_downlevel_capabilities().flags;
+    Some(Headless { device, queue, info: adapter.get_info(), downlevel })
 }

@@ -1,0 +1,238 @@
+//! Array slots: `var<storage, read> objects: array<ObjectData>` holds one
+//! element per object. Each test draws one point per object whose color is
+//! what the vertex shader read from its element, and reads the target back:
+//! on lavapipe's storage buffers, and on a device requested without storage
+//! buffers, where the slot falls back to batched uniform arrays.
+
+mod common;
+
+use common::gpu;
+use freqbuf::{Binder, Draw, Error, Frequency, Headless, LayoutErrorKind, Manager, ObjectId, SlotPlan};
+
+/// 80-byte elements: not a power of two, so that batches hold 816 of them.
+const SHADER: &str = "struct Frame { scale: vec4<f32> }
+@group(0) @binding(0) var<uniform> frame: Frame;
+struct ObjectData { pos: vec4<f32>, color: vec4<f32>, _pad: array<vec4<f32>, 3> }
+@group(3) @binding(0) var<storage, read> objects: array<ObjectData>;
+struct Out { @builtin(position) p: vec4<f32>, @location(0) c: vec4<f32> }
+@vertex fn vs(@builtin(instance_index) i: u32) -> Out {
+    return Out(vec4(objects[i].pos.xy, 0.0, 1.0), objects[i].color * frame.scale);
+}
+@fragment fn fs(in: Out) -> @location(0) vec4<f32> { return in.c; }
+";
+
+const W: u32 = 64;
+const H: u32 = 32;
+const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Float;
+
+/// The center of pixel `i`, in clip space.
+fn pixel(i: u32) -> [f32; 4] {
+    let (x, y) = ((i % W) as f32 + 0.5, (i / W) as f32 + 0.5);
+    [x / W as f32 * 2.0 - 1.0, 1.0 - y / H as f32 * 2.0, 0.0, 1.0]
+}
+
+fn color(i: u32, frame: u32) -> [f32; 4] {
+    [i as f32, (i * 3 + frame) as f32, frame as f32, 1.0]
+}
+
+struct Scene<'h> {
+    h: &'h Headless,
+    fb: Manager,
+    shader: freqbuf::ShaderId,
+    pipeline: wgpu::RenderPipeline,
+    objects: Vec<ObjectId>,
+    target: wgpu::Texture,
+}
+
+impl<'h> Scene<'h> {
+    fn new(h: &'h Headless) -> Self {
+        let mut fb = Manager::with_downlevel(&h.device, SlotPlan::default(), h.downlevel);
+        let shader = fb.register_wgsl("arrays.wgsl", SHADER).unwrap();
+        let slot = fb.registry().slot_at(freqbuf::BindingPoint::new(3, 0)).unwrap();
+        assert!(fb.registry()[slot].is_array());
+        assert_eq!(fb.slot_stride(slot), Some(80), "elements at the struct's own stride");
+        let module = fb.create_shader_module(shader).unwrap();
+        let pipeline = h.device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: None,
+            layout: Some(fb.pipeline_layout(shader).unwrap()),
+            vertex: wgpu::VertexState {
+                module: &module,
+                entry_point: Some("vs"),
+                compilation_options: Default::default(),
+                buffers: &[],
+            },
+            fragment: Some(wgpu::FragmentState {
+                module: &module,
+                entry_point: Some("fs"),
+                compilation_options: Default::default(),
+                targets: &[Some(FORMAT.into())],
+            }),
+            primitive: wgpu::PrimitiveState { topology: wgpu::PrimitiveTopology::PointList, ..Default::default() },
+            depth_stencil: None,
+            multisample: Default::default(),
+            multiview_mask: None,
+            cache: None,
+        });
+        let size = wgpu::Extent3d { width: W, height: H, depth_or_array_layers: 1 };
+        let usage = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC;
+        let target = gpu::texture(h, FORMAT, size, usage);
+        let scale = fb.param("scale").unwrap();
+        fb.frame().set(scale, &[1.0f32; 4]).unwrap();
+        Self { h, fb, shader, pipeline, objects: Vec::new(), target }
+    }
+
+    fn add(&mut self, n: u32, frame: u32) {
+        let (pos, col) = (self.fb.param("pos").unwrap(), self.fb.param("color").unwrap());
+        for _ in 0..n {
+            let i = self.objects.len() as u32;
+            let o = self.fb.create_object();
+            self.fb.object(o).set(pos, &pixel(i)).unwrap();
+            self.fb.object(o).set(col, &color(i, frame)).unwrap();
+            self.objects.push(o);
+        }
+    }
+
+    /// Draws every object; returns the bind calls and each pixel's color.
+    fn draw(&mut self) -> Result<(u64, Vec<[f32; 4]>), Error> {
+        self.fb.take_stats();
+        let view = self.target.create_view(&Default::default());
+        let mut enc = self.h.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = gpu::color_pass(&mut enc, &view);
+            pass.set_pipeline(&self.pipeline);
+            let mut binder = Binder::new();
+            for &o in &self.objects {
+                let first = binder.bind(&mut self.fb, &mut pass, &Draw::new(self.shader).object(o))?;
+                pass.draw(0..1, first..first + 1);
+            }
+        }
+        let binds = self.fb.take_stats().total().set_bind_group_calls;
+        let row = W * 16;
+        let buffer = self.h.device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: (row * H) as u64,
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        enc.copy_texture_to_buffer(
+            self.target.as_image_copy(),
+            wgpu::TexelCopyBufferInfo {
+                buffer: &buffer,
+                layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(row), rows_per_image: None },
+            },
+            wgpu::Extent3d { width: W, height: H, depth_or_array_layers: 1 },
+        );
+        self.h.queue.submit([enc.finish()]);
+        let words = gpu::read_words(self.h, &buffer);
+        let pixels = words.chunks(4).map(|c| [0, 1, 2, 3].map(|k| f32::from_bits(c[k]))).collect();
+        Ok((binds, pixels))
+    }
+}
+
+/// Values, flushes, growth and reuse, as the shader sees them; `batches`
+/// says how many uniform batches the first 900 objects span (1 for storage).
+fn objects_read_their_elements(h: &Headless, batches: u64) {
+    let mut s = Scene::new(h);
+    s.add(900, 0);
+    s.fb.flush(&h.queue).unwrap();
+    let (binds, px) = s.draw().unwrap();
+    for i in 0..900 {
+        assert_eq!(px[i as usize], color(i, 0), "object {i}");
+    }
+    // Groups 0..=3 once each (1 and 2 are empty), and once more per further batch.
+    assert_eq!(binds, 4 + batches - 1, "the object group is bound once per batch, not per draw");
+
+    // Values set after the flush reach the GPU only with the next one.
+    let col = s.fb.param("color").unwrap();
+    for i in (0..900).step_by(7) {
+        s.fb.object(s.objects[i as usize]).set(col, &color(i, 1)).unwrap();
+    }
+    let (_, px) = s.draw().unwrap();
+    assert_eq!(px[7], color(7, 0), "a draw before the flush sees the last flush");
+    s.fb.flush(&h.queue).unwrap();
+    let (_, px) = s.draw().unwrap();
+    for i in 0..900 {
+        assert_eq!(px[i as usize], color(i, if i % 7 == 0 { 1 } else { 0 }), "object {i}");
+    }
+
+    // Growth past the first buffer: refused until flushed, then read from the new buffer.
+    let generation = s.fb.generation();
+    s.add(900, 2);
+    assert!(matches!(s.draw(), Err(Error::NotFlushed(Frequency::Object))));
+    s.fb.flush(&h.queue).unwrap();
+    assert_ne!(s.fb.generation(), generation, "the grown buffer replaced the bound one");
+    let (_, px) = s.draw().unwrap();
+    for i in 0..1800 {
+        let frame = if i >= 900 { 2 } else if i % 7 == 0 { 1 } else { 0 };
+        assert_eq!(px[i as usize], color(i, frame), "object {i}");
+    }
+
+    // A freed element is reused by the next object, which reads zero until set.
+    s.fb.free_object(s.objects[3]).unwrap();
+    let o = s.fb.create_object();
+    s.objects[3] = o;
+    let pos = s.fb.param("pos").unwrap();
+    s.fb.object(o).set(pos, &pixel(3)).unwrap();
+    s.fb.flush(&h.queue).unwrap();
+    let (_, px) = s.draw().unwrap();
+    assert_eq!(px[3], [0.0; 4]);
+    assert_eq!(px[4], color(4, 0));
+}
+
+#[test]
+fn storage_array_elements_reach_the_shader_with_one_bind_per_pass() {
+    let Some(h) = gpu::device() else { return };
+    assert!(h.downlevel.contains(wgpu::DownlevelFlags::VERTEX_STORAGE), "lavapipe reads storage in vertex shaders");
+    objects_read_their_elements(h, 1);
+}
+
+#[test]
+fn without_storage_buffers_array_slots_fall_back_to_uniform_batches() {
+    let Some(h) = gpu::device_with_limits(|l| l.max_storage_buffers_per_shader_stage = 0) else { return };
+    // 80-byte elements: 816 per 64 KiB batch, so 900 objects span two batches.
+    objects_read_their_elements(&h, 2);
+}
+
+#[test]
+fn array_slot_rules_name_both_sides() {
+    let Some(h) = gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    fb.register_wgsl("arrays.wgsl", SHADER).unwrap();
+    let short = "struct ObjectData { pos: vec4<f32>, color: vec4<f32> }
+@group(3) @binding(0) var<storage, read> objects: array<ObjectData>;
+@vertex fn vs(@builtin(instance_index) i: u32) -> @builtin(position) vec4<f32> { return objects[i].pos; }";
+    let e = fb.register_wgsl("short.wgsl", short).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "@group(3) @binding(0): the array slot's elements are 80 bytes apart in arrays.wgsl, but 32 in short.wgsl; every user of an array slot must declare the same element struct size"
+    );
+    assert!(matches!(e, Error::Layout { ref kind, .. } if matches!(**kind, LayoutErrorKind::ArrayStride { .. })));
+
+    let two = "struct M { tint: vec4<f32> }
+struct O { pos: vec4<f32> }
+@group(2) @binding(0) var<storage, read> mats: array<M>;
+@group(3) @binding(1) var<storage, read> objs: array<O>;
+@vertex fn vs(@builtin(instance_index) i: u32) -> @builtin(position) vec4<f32> { return objs[i].pos * mats[i].tint; }";
+    let e = fb.register_wgsl("two.wgsl", two).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "two.wgsl: @group(3) @binding(1): array slots `mats` (material) and `objs` (object) have different frequencies; a draw passes one instance index, so a shader's array slots must share one frequency"
+    );
+    // Nothing was committed: the first shader still draws.
+    assert_eq!(fb.registry().shaders().len(), 1);
+}
+
+#[test]
+fn an_element_that_cannot_be_a_uniform_array_is_refused_on_a_device_without_storage() {
+    let Some(h) = gpu::device_with_limits(|l| l.max_storage_buffers_per_shader_stage = 0) else { return };
+    let mut fb = Manager::with_downlevel(&h.device, SlotPlan::default(), h.downlevel);
+    let narrow = "struct P { xy: vec2<f32> }
+@group(3) @binding(0) var<storage, read> points: array<P>;
+@vertex fn vs(@builtin(instance_index) i: u32) -> @builtin(position) vec4<f32> { return vec4(points[i].xy, 0.0, 1.0); }";
+    let e = fb.register_wgsl("narrow.wgsl", narrow).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "narrow.wgsl:2:23: `points` at @group(3) @binding(0): the device cannot read storage buffers in every stage (DownlevelFlags::VERTEX_STORAGE, max_storage_buffers_per_shader_stage), and the array slot cannot fall back to a uniform array: its elements are 8 bytes apart, and uniform arrays need a multiple of 16"
+    );
+    assert_eq!(fb.registry().shaders().len(), 0);
+}
