@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 use freqbuf::Headless;
 use support::methods::{
-    self, Cost, EncodeFloor, Freqbuf, FullRewrite, Method, PerShaderCache, Shared, Target,
+    self, Cost, EncodeFloor, Freqbuf, FullRewrite, Method, PerShaderCache, Shared, StorageInstancing, Target,
 };
 use support::scene::{Scene, SceneParams};
 
@@ -55,9 +55,15 @@ struct Args {
     /// `Manager::generation` moves), as `freqbuf_bundles`.
     #[arg(long)]
     bundles: bool,
-    /// Methods to run (freqbuf always runs first, as the reference).
-    #[arg(long, value_delimiter = ',', default_value = "per_shader_cache,full_rewrite,encode_floor")]
-    baselines: Vec<String>,
+    /// Shaders read object data from an array slot
+    /// (`var<storage, read> objects: array<Object>`) by instance index.
+    #[arg(long)]
+    object_storage: bool,
+    /// Methods to run (freqbuf always runs first, as the reference). Default:
+    /// per_shader_cache,full_rewrite,encode_floor; with --object-storage,
+    /// storage_instancing,full_rewrite,encode_floor.
+    #[arg(long, value_delimiter = ',')]
+    baselines: Option<Vec<String>>,
 }
 
 struct Run {
@@ -84,7 +90,12 @@ fn main() {
         camera_moves: args.moving > 0.0 || args.material_changes > 0.0,
         frames: args.frames,
         seed: args.seed,
+        object_storage: args.object_storage,
     };
+    let baselines = args.baselines.clone().unwrap_or_else(|| {
+        let first = if args.object_storage { "storage_instancing" } else { "per_shader_cache" };
+        [first, "full_rewrite", "encode_floor"].map(String::from).to_vec()
+    });
     let (gpu, real) = match Headless::new() {
         Ok(g) => (g, true),
         Err(e) => {
@@ -127,17 +138,26 @@ fn main() {
     let bundles = args.bundles.then_some("freqbuf_bundles");
     for name in std::iter::once("freqbuf")
         .chain(bundles)
-        .chain(args.baselines.iter().map(String::as_str).filter(|n| !n.is_empty()))
+        .chain(baselines.iter().map(String::as_str).filter(|n| !n.is_empty()))
     {
+        if name == "per_shader_cache" && args.object_storage {
+            eprintln!("error: per_shader_cache keeps per-shader uniform copies; it has no --object-storage form");
+            std::process::exit(2);
+        }
+        if name == "storage_instancing" && !args.object_storage {
+            eprintln!("error: storage_instancing needs --object-storage (its shaders read a storage array)");
+            std::process::exit(2);
+        }
         let method: Box<dyn Method> = match name {
             "freqbuf" => Box::new(Freqbuf::new(&gpu, &scene0)),
             "freqbuf_bundles" => Box::new(Freqbuf::new(&gpu, &scene0).with_bundles()),
             "per_shader_cache" => Box::new(PerShaderCache::new(&gpu, &shared, &scene0)),
             "full_rewrite" => Box::new(FullRewrite::new(&gpu, &shared, &scene0)),
             "encode_floor" => Box::new(EncodeFloor::new(&gpu, &shared, &final_scene)),
+            "storage_instancing" => Box::new(StorageInstancing::new(&gpu, &shared, &scene0)),
             other => {
                 eprintln!(
-                    "error: unknown baseline `{other}`; known: per_shader_cache, full_rewrite, encode_floor"
+                    "error: unknown baseline `{other}`; known: per_shader_cache, full_rewrite, encode_floor, storage_instancing"
                 );
                 std::process::exit(2);
             }
@@ -266,8 +286,9 @@ fn save_png(path: &std::path::Path, pixels: &[u8]) -> Result<(), Box<dyn std::er
 
 fn print_table(p: &SceneParams, runs: &[Run], minimal: f64, real: bool) {
     println!(
-        "scene: {} objects, {} shaders, {} materials, {} views, {:.0}% moving, {:.0}% materials changing, {} frames",
+        "scene: {} objects{}, {} shaders, {} materials, {} views, {:.0}% moving, {:.0}% materials changing, {} frames",
         p.objects,
+        if p.object_storage { " (object storage)" } else { "" },
         p.shaders,
         p.materials,
         p.views,
@@ -336,7 +357,7 @@ fn print_json(p: &SceneParams, runs: &[Run], minimal: f64) {
         })
         .collect::<serde_json::Map<_, _>>();
     let v = serde_json::json!({
-        "scene": {"objects": p.objects, "shaders": p.shaders, "materials": p.materials, "views": p.views,
+        "scene": {"objects": p.objects, "object_storage": p.object_storage, "shaders": p.shaders, "materials": p.materials, "views": p.views,
                   "moving": p.moving, "material_changes": p.material_changes, "frames": p.frames, "seed": p.seed},
         "methods": methods,
         "minimal_bytes_per_frame": minimal,

@@ -10,6 +10,15 @@
 //!   object's data re-uploaded every frame into one dynamic-offset buffer.
 //! * `encode_floor`: the same draws with bind groups built and offsets computed
 //!   beforehand, and no uploads: the cost of encoding alone.
+//! * `storage_instancing` (Bevy's `GpuArrayBuffer`, Ogre-Next's `drawId`;
+//!   scenes with `object_storage` only): object data in one storage array at
+//!   its own stride, read by instance index; only changed objects uploaded,
+//!   coalesced, scattered by a compute pass when they are many; the object
+//!   group bound once per pass. Frame, view and material data go through
+//!   freqbuf's uniform slots, the best uniform handling at hand.
+//!
+//! With `object_storage`, `full_rewrite` rewrites the whole storage array every
+//! frame and `encode_floor` binds it once; `per_shader_cache` does not apply.
 
 use freqbuf::Headless;
 use freqbuf::{Binder, Draw, Manager, MaterialId, ObjectId, Param, ShaderId, SlotPlan, ViewId};
@@ -18,6 +27,9 @@ use super::scene::{FrameChanges, Scene};
 
 /// Offset alignment every method uses (WebGPU's default, what `headless` asks for).
 pub const ALIGN: u64 = 256;
+
+/// Bytes between objects in an object storage array (`Object { world, tint }`).
+pub const OBJECT_STRIDE: u64 = 80;
 
 /// Merged offsets of the shared blocks (see `scene::shader`).
 pub mod off {
@@ -60,6 +72,8 @@ pub struct Shared {
     pub pipelines: Vec<wgpu::RenderPipeline>,
     /// The layout of every group: one dynamic-offset uniform at binding 0.
     pub group_layout: wgpu::BindGroupLayout,
+    /// The layout of an object storage array at binding 0, as freqbuf makes it.
+    pub storage_layout: wgpu::BindGroupLayout,
 }
 
 /// A render target (one per method, so that methods can run interleaved).
@@ -126,7 +140,29 @@ impl Shared {
                 count: None,
             }],
         });
-        Self { pipelines, group_layout }
+        let storage_layout = gpu.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("object storage group"),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT | wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only: true },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            }],
+        });
+        Self { pipelines, group_layout, storage_layout }
+    }
+
+    /// A bind group over a whole object storage array.
+    pub fn storage_group(&self, gpu: &Headless, buffer: &wgpu::Buffer) -> wgpu::BindGroup {
+        gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &self.storage_layout,
+            entries: &[wgpu::BindGroupEntry { binding: 0, resource: buffer.as_entire_binding() }],
+        })
     }
 
     /// A bind group over `buffer` for one group, `size` bytes per draw.
@@ -321,8 +357,8 @@ impl Freqbuf {
                 enc.set_pipeline(&shared.pipelines[*s]);
                 current = *s;
             }
-            binder.bind(&mut self.m, &mut enc, d).expect("bind");
-            enc.draw(0..4, 0..1);
+            let first = binder.bind(&mut self.m, &mut enc, d).expect("bind");
+            enc.draw(0..4, first..first + 1);
         }
         enc.finish(&Default::default())
     }
@@ -389,8 +425,8 @@ impl Method for Freqbuf {
                     pass.set_pipeline(&shared.pipelines[*s]);
                     current = *s;
                 }
-                binder.bind(&mut self.m, &mut pass, d).expect("bind");
-                pass.draw(0..4, 0..1);
+                let first = binder.bind(&mut self.m, &mut pass, d).expect("bind");
+                pass.draw(0..4, first..first + 1);
             }
         }
         gpu.queue.submit([enc.finish()]);
@@ -578,15 +614,37 @@ impl Method for PerShaderCache {
 
 // ---------------------------------------------------------------------------
 
-/// Object data packed as the object slot lays it out, `ALIGN` bytes apart.
+/// The bytes between objects: `ALIGN` for uniform objects, the element for storage.
+fn object_stride(scene: &Scene) -> u64 {
+    if scene.params.object_storage { OBJECT_STRIDE } else { ALIGN }
+}
+
+/// One object as the object slot lays it out.
+#[inline]
+fn pack_object(o: &super::scene::ObjectDef, out: &mut [u8]) {
+    out[off::WORLD..off::WORLD + 64].copy_from_slice(bytes_of_mat(&o.world));
+    out[off::TINT..off::TINT + 16].copy_from_slice(bytemuck::bytes_of(&o.tint));
+}
+
+/// Object data packed as the object slot lays it out.
 fn pack_objects(scene: &Scene, out: &mut Vec<u8>) {
+    let stride = object_stride(scene) as usize;
     out.clear();
-    out.resize(scene.objects.len() * ALIGN as usize, 0);
-    for (i, o) in scene.objects.iter().enumerate() {
-        let at = i * ALIGN as usize;
-        out[at + off::WORLD..at + off::WORLD + 64].copy_from_slice(bytes_of_mat(&o.world));
-        out[at + off::TINT..at + off::TINT + 16].copy_from_slice(bytemuck::bytes_of(&o.tint));
+    out.resize(scene.objects.len() * stride, 0);
+    for (o, chunk) in scene.objects.iter().zip(out.chunks_exact_mut(stride)) {
+        pack_object(o, chunk);
     }
+}
+
+/// The usage of an object buffer: uniform with dynamic offsets, or a storage array.
+fn object_usage(scene: &Scene) -> wgpu::BufferUsages {
+    let bind = if scene.params.object_storage { wgpu::BufferUsages::STORAGE } else { wgpu::BufferUsages::UNIFORM };
+    bind | wgpu::BufferUsages::COPY_DST
+}
+
+/// The object group: a storage array bound whole, or a uniform window of one object.
+fn object_group(gpu: &Headless, shared: &Shared, scene: &Scene, buffer: &wgpu::Buffer) -> wgpu::BindGroup {
+    if scene.params.object_storage { shared.storage_group(gpu, buffer) } else { shared.group(gpu, buffer, 80) }
 }
 
 /// freqbuf for frame, view and material data; all object data re-uploaded every frame.
@@ -608,11 +666,11 @@ impl FullRewrite {
         );
         let objects = gpu.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("objects"),
-            size: scene.objects.len() as u64 * ALIGN,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            size: scene.objects.len() as u64 * object_stride(scene),
+            usage: object_usage(scene),
             mapped_at_creation: false,
         });
-        let group = shared.group(gpu, &objects, 80);
+        let group = object_group(gpu, shared, scene, &objects);
         Self { inner, objects, objects_cpu: Vec::new(), group }
     }
 }
@@ -638,6 +696,11 @@ impl Method for FullRewrite {
         let mut enc = gpu.device.create_command_encoder(&Default::default());
         {
             let mut pass = target.pass(&mut enc);
+            let storage = scene.params.object_storage;
+            if storage {
+                pass.set_bind_group(3, &self.group, &[]);
+                binds += 1;
+            }
             let mut binder = Binder::new();
             let mut current = usize::MAX;
             for ((s, d), &o) in self.inner.draws.iter().zip(&scene.draws) {
@@ -646,9 +709,14 @@ impl Method for FullRewrite {
                     current = *s;
                 }
                 binder.bind_groups(&mut self.inner.m, &mut pass, d, 0..3).expect("bind");
-                pass.set_bind_group(3, &self.group, &[(o as u64 * ALIGN) as u32]);
-                binds += 1;
-                pass.draw(0..4, 0..1);
+                let o = o as u32;
+                if storage {
+                    pass.draw(0..4, o..o + 1);
+                } else {
+                    pass.set_bind_group(3, &self.group, &[o * ALIGN as u32]);
+                    binds += 1;
+                    pass.draw(0..4, 0..1);
+                }
             }
         }
         gpu.queue.submit([enc.finish()]);
@@ -666,7 +734,8 @@ impl Method for FullRewrite {
 enum Cmd {
     Pipeline(usize),
     Bind(u32, u32),
-    Draw,
+    /// A draw with its first instance (the object, for storage arrays).
+    Draw(u32),
 }
 
 /// Pre-built bind groups, precomputed offsets, no uploads: encoding alone.
@@ -710,10 +779,24 @@ impl EncodeFloor {
         }
         let mut objs = Vec::new();
         pack_objects(s, &mut objs);
-        let buffers = vec![upload(&frame), upload(&views), upload(&mats), upload(&objs)];
-        let sizes = [32, 64, 48, 80];
-        let groups = [0, 1, 2, 3].map(|g| shared.group(gpu, &buffers[g], sizes[g]));
+        let storage = s.params.object_storage;
+        let objects = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: (objs.len() as u64).max(ALIGN),
+            usage: object_usage(s),
+            mapped_at_creation: false,
+        });
+        gpu.queue.write_buffer(&objects, 0, &objs);
+        let buffers = vec![upload(&frame), upload(&views), upload(&mats), objects];
+        let sizes = [32, 64, 48];
+        let groups = [0, 1, 2].map(|g| shared.group(gpu, &buffers[g], sizes[g]));
+        let object_group = object_group(gpu, shared, s, &buffers[3]);
+        let [g0, g1, g2] = groups;
+        let groups = [g0, g1, g2, object_group];
         let mut cmds = Vec::new();
+        if storage {
+            cmds.push(Cmd::Bind(3, u32::MAX));
+        }
         let mut current = usize::MAX;
         let mut bound = [u32::MAX; 4];
         for &o in &s.draws {
@@ -725,13 +808,14 @@ impl EncodeFloor {
             }
             let offsets =
                 [0, obj.view as u64 * ALIGN, obj.material as u64 * ALIGN, o as u64 * ALIGN].map(|x| x as u32);
-            for g in 0..4 {
+            let uniform_groups = if storage { 3 } else { 4 };
+            for g in 0..uniform_groups {
                 if bound[g] != offsets[g] {
                     cmds.push(Cmd::Bind(g as u32, offsets[g]));
                     bound[g] = offsets[g];
                 }
             }
-            cmds.push(Cmd::Draw);
+            cmds.push(Cmd::Draw(if storage { o as u32 } else { 0 }));
         }
         Self { groups, cmds, _buffers: buffers }
     }
@@ -757,15 +841,199 @@ impl Method for EncodeFloor {
             for c in &self.cmds {
                 match *c {
                     Cmd::Pipeline(p) => pass.set_pipeline(&shared.pipelines[p]),
+                    // u32::MAX: a storage array, bound without an offset.
+                    Cmd::Bind(g, u32::MAX) => {
+                        pass.set_bind_group(g, &self.groups[g as usize], &[]);
+                        binds += 1;
+                    }
                     Cmd::Bind(g, off) => {
                         pass.set_bind_group(g, &self.groups[g as usize], &[off]);
                         binds += 1;
                     }
-                    Cmd::Draw => pass.draw(0..4, 0..1),
+                    Cmd::Draw(first) => pass.draw(0..4, first..first + 1),
                 }
             }
         }
         gpu.queue.submit([enc.finish()]);
         Cost { bytes: 0, upload_calls: 0, bind_calls: binds }
+    }
+}
+
+// ---------------------------------------------------------------------------
+
+/// Bevy's and Ogre-Next's design, at its best: objects in one storage array
+/// at their own stride, read by instance index, bound once per pass.
+pub struct StorageInstancing {
+    inner: Freqbuf,
+    objects: wgpu::Buffer,
+    group: wgpu::BindGroup,
+    scatter: Scatter,
+    /// Changed elements, packed, and their indices (the scatter's input).
+    packed: Vec<u8>,
+    indices: Vec<u32>,
+    count: usize,
+}
+
+/// The sparse-upload compute pass: element `e` of `src` goes to element `idx[e]` of `dst`.
+struct Scatter {
+    pipeline: wgpu::ComputePipeline,
+    src: wgpu::Buffer,
+    idx: wgpu::Buffer,
+}
+
+const SCATTER: &str = "
+@group(0) @binding(0) var<storage, read> src: array<u32>;
+@group(0) @binding(1) var<storage, read> idx: array<u32>;
+@group(0) @binding(2) var<storage, read_write> dst: array<u32>;
+const WORDS: u32 = 20u;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    let e = g.x / WORDS;
+    if e >= arrayLength(&idx) { return; }
+    dst[idx[e] * WORDS + g.x % WORDS] = src[g.x];
+}";
+
+/// At most this many coalesced runs are written one `write_buffer` each
+/// (about 3 µs per call); more go through the scatter pass.
+const RUNS_WRITTEN: usize = 32;
+
+impl StorageInstancing {
+    pub fn new(gpu: &Headless, shared: &Shared, scene: &Scene) -> Self {
+        assert!(scene.params.object_storage, "storage_instancing needs a scene with object storage");
+        let inner = Freqbuf::with_manager(
+            gpu,
+            scene,
+            Manager::new(&gpu.device, SlotPlan::default()),
+            false,
+            "storage_instancing",
+        );
+        let n = scene.objects.len() as u64;
+        let buffer = |label, size, usage| {
+            gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage: usage | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        };
+        let storage = wgpu::BufferUsages::STORAGE;
+        let objects = buffer("objects", n * OBJECT_STRIDE, storage);
+        let mut all = Vec::new();
+        pack_objects(scene, &mut all);
+        gpu.queue.write_buffer(&objects, 0, &all);
+        let group = shared.storage_group(gpu, &objects);
+        let module = gpu.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("scatter"),
+            source: wgpu::ShaderSource::Wgsl(SCATTER.into()),
+        });
+        let pipeline = gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("scatter"),
+            layout: None,
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        let scatter = Scatter {
+            pipeline,
+            src: buffer("scatter src", n * OBJECT_STRIDE, storage),
+            idx: buffer("scatter idx", n * 4, storage),
+        };
+        Self { inner, objects, group, scatter, packed: Vec::new(), indices: Vec::new(), count: n as usize }
+    }
+
+    /// Uploads the changed objects (sorted, distinct): one write when most
+    /// changed, one write per run when runs are few, else a packed upload and
+    /// the scatter pass. Returns (bytes, write calls).
+    fn upload(&mut self, gpu: &Headless, scene: &Scene, changes: &FrameChanges, enc: &mut wgpu::CommandEncoder) -> (u64, u64) {
+        let changed = &changes.objects;
+        if changed.is_empty() {
+            return (0, 0);
+        }
+        let stride = OBJECT_STRIDE as usize;
+        if changed.len() * 2 >= self.count {
+            pack_objects(scene, &mut self.packed);
+            gpu.queue.write_buffer(&self.objects, 0, &self.packed);
+            return (self.packed.len() as u64, 1);
+        }
+        let runs = 1 + changed.windows(2).filter(|w| w[1].0 != w[0].0 + 1).count();
+        self.packed.clear();
+        self.packed.resize(changed.len() * stride, 0);
+        for (&(o, _), chunk) in changed.iter().zip(self.packed.chunks_exact_mut(stride)) {
+            pack_object(&scene.objects[o], chunk);
+        }
+        if runs <= RUNS_WRITTEN {
+            let (mut at, mut calls) = (0, 0);
+            for run in changed.chunk_by(|a, b| b.0 == a.0 + 1) {
+                let len = run.len() * stride;
+                gpu.queue.write_buffer(&self.objects, (run[0].0 * stride) as u64, &self.packed[at..at + len]);
+                at += len;
+                calls += 1;
+            }
+            return (self.packed.len() as u64, calls);
+        }
+        self.indices.clear();
+        self.indices.extend(changed.iter().map(|&(o, _)| o as u32));
+        let s = &self.scatter;
+        gpu.queue.write_buffer(&s.src, 0, &self.packed);
+        gpu.queue.write_buffer(&s.idx, 0, bytemuck::cast_slice(&self.indices));
+        fn bytes(b: &wgpu::Buffer, n: usize) -> wgpu::BufferBinding<'_> {
+            wgpu::BufferBinding { buffer: b, offset: 0, size: wgpu::BufferSize::new(n as u64) }
+        }
+        let group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("scatter"),
+            layout: &s.pipeline.get_bind_group_layout(0),
+            entries: &[
+                wgpu::BindGroupEntry { binding: 0, resource: wgpu::BindingResource::Buffer(bytes(&s.src, self.packed.len())) },
+                wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::Buffer(bytes(&s.idx, self.indices.len() * 4)) },
+                wgpu::BindGroupEntry { binding: 2, resource: self.objects.as_entire_binding() },
+            ],
+        });
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&s.pipeline);
+        pass.set_bind_group(0, &group, &[]);
+        pass.dispatch_workgroups((self.packed.len() as u32 / 4).div_ceil(64), 1, 1);
+        ((self.packed.len() + self.indices.len() * 4) as u64, 2)
+    }
+}
+
+impl Method for StorageInstancing {
+    fn name(&self) -> &'static str {
+        "storage_instancing"
+    }
+
+    fn frame(
+        &mut self,
+        gpu: &Headless,
+        shared: &Shared,
+        scene: &Scene,
+        changes: &FrameChanges,
+        target: &Target,
+    ) -> Cost {
+        self.inner.set_shared(changes);
+        self.inner.m.flush(&gpu.queue).expect("flush");
+        let mut enc = gpu.device.create_command_encoder(&Default::default());
+        let (bytes, calls) = self.upload(gpu, scene, changes, &mut enc);
+        {
+            let mut pass = target.pass(&mut enc);
+            pass.set_bind_group(3, &self.group, &[]);
+            let mut binder = Binder::new();
+            let mut current = usize::MAX;
+            for ((s, d), &o) in self.inner.draws.iter().zip(&scene.draws) {
+                if *s != current {
+                    pass.set_pipeline(&shared.pipelines[*s]);
+                    current = *s;
+                }
+                binder.bind_groups(&mut self.inner.m, &mut pass, d, 0..3).expect("bind");
+                let o = o as u32;
+                pass.draw(0..4, o..o + 1);
+            }
+        }
+        gpu.queue.submit([enc.finish()]);
+        let s = self.inner.m.take_stats().total();
+        Cost {
+            bytes: s.bytes_uploaded + bytes,
+            upload_calls: s.upload_calls + calls,
+            bind_calls: s.set_bind_group_calls + 1,
+        }
     }
 }

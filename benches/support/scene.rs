@@ -25,6 +25,9 @@ pub struct SceneParams {
     pub frames: u32,
     /// Seed of everything random.
     pub seed: u64,
+    /// Shaders read object data from an array slot
+    /// (`var<storage, read> objects: array<Object>`) by instance index.
+    pub object_storage: bool,
 }
 
 impl SceneParams {
@@ -40,6 +43,7 @@ impl SceneParams {
             camera_moves: true,
             frames: 60,
             seed: 1,
+            object_storage: false,
         }
     }
 
@@ -158,7 +162,8 @@ impl Scene {
     /// Generates the scene at frame 0.
     pub fn new(params: &SceneParams) -> Self {
         let mut rng = Rng::new(params.seed);
-        let shaders = (0..params.shaders).map(|i| shader(i, params.shaders)).collect::<Vec<_>>();
+        let shaders =
+            (0..params.shaders).map(|i| shader(i, params.shaders, params.object_storage)).collect::<Vec<_>>();
         let materials = (0..params.materials)
             .map(|i| MaterialDef {
                 shader: i % params.shaders.max(1),
@@ -278,8 +283,10 @@ fn view_matrix(v: usize, n: usize, time: f32) -> Mat4 {
     [[c * w, s, 0.0, 0.0], [-s * w, c, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [x, 0.0, 0.0, 1.0]]
 }
 
-/// Shader `i` of `n`: a family and a permutation of declared members.
-fn shader(i: usize, n: usize) -> ShaderDef {
+/// Shader `i` of `n`: a family and a permutation of declared members. With
+/// `storage`, object data is an array slot that every shader declares with
+/// the same 80-byte element (a shader without `tint` pads it).
+fn shader(i: usize, n: usize, storage: bool) -> ShaderDef {
     let family = FAMILIES[i % FAMILIES.len()];
     let perm = i / FAMILIES.len();
     let decl = match family {
@@ -312,21 +319,30 @@ fn shader(i: usize, n: usize) -> ShaderDef {
         (false, true) => "struct Material { base_color: vec4<f32>, _pad0: vec4<f32>, emissive: vec4<f32> }\n",
         (false, false) => "struct Material { base_color: vec4<f32> }\n",
     });
-    w.push_str(if decl.tint {
-        "struct Object { world: mat4x4<f32>, tint: vec4<f32> }\n"
-    } else {
-        "struct Object { world: mat4x4<f32> }\n"
+    w.push_str(match (decl.tint, storage) {
+        (true, _) => "struct Object { world: mat4x4<f32>, tint: vec4<f32> }\n",
+        (false, true) => "struct Object { world: mat4x4<f32>, _pad0: vec4<f32> }\n",
+        (false, false) => "struct Object { world: mat4x4<f32> }\n",
     });
     w.push_str(
         "@group(0) @binding(0) var<uniform> frame: Frame;\n\
          @group(1) @binding(0) var<uniform> view: View;\n\
-         @group(2) @binding(0) var<uniform> material: Material;\n\
-         @group(3) @binding(0) var<uniform> object: Object;\n\
-         struct VsOut { @builtin(position) pos: vec4<f32>, @location(0) tint: vec4<f32> }\n\
-         @vertex fn vs(@builtin(vertex_index) i: u32) -> VsOut {\n\
-             let corner = vec2<f32>(f32(i & 1u), f32((i >> 1u) & 1u)) * 2.0 - 1.0;\n\
-             let p = view.view_proj * object.world * vec4<f32>(corner, 0.0, 1.0);\n",
+         @group(2) @binding(0) var<uniform> material: Material;\n",
     );
+    w.push_str(if storage {
+        "@group(3) @binding(0) var<storage, read> objects: array<Object>;\n"
+    } else {
+        "@group(3) @binding(0) var<uniform> object: Object;\n"
+    });
+    w.push_str(
+        "struct VsOut { @builtin(position) pos: vec4<f32>, @location(0) tint: vec4<f32> }\n\
+         @vertex fn vs(@builtin(vertex_index) i: u32, @builtin(instance_index) ii: u32) -> VsOut {\n\
+             let corner = vec2<f32>(f32(i & 1u), f32((i >> 1u) & 1u)) * 2.0 - 1.0;\n",
+    );
+    if storage {
+        w.push_str("    let object = objects[ii];\n");
+    }
+    w.push_str("    let p = view.view_proj * object.world * vec4<f32>(corner, 0.0, 1.0);\n");
     let tint = if decl.tint { "object.tint" } else { "vec4<f32>(1.0)" };
     let _ = writeln!(w, "    return VsOut(vec4<f32>(p.xy, 0.5, 1.0), {tint});\n}}");
     w.push_str(
