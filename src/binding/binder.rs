@@ -110,18 +110,26 @@ struct Bound {
 #[derive(Debug, Default)]
 pub struct Binder {
     bound: [Bound; MAX_GROUPS],
+    /// `set_bind_group` calls made, for binders that bind with shared access.
+    calls: u64,
 }
 
-/// Everything a draw reads, and the bind group cache and counters it updates.
+/// Everything a draw reads, and how it gets bind groups.
 #[derive(Debug)]
 pub(crate) struct DrawInputs<'a> {
-    pub(crate) device: &'a wgpu::Device,
     pub(crate) registry: &'a Registry,
-    pub(crate) layouts: &'a mut Layouts,
+    pub(crate) layouts: &'a Layouts,
     pub(crate) slots: &'a [Slot],
     pub(crate) instances: &'a InstanceTable,
-    pub(crate) groups: &'a mut BindGroups,
-    pub(crate) stats: &'a mut Stats,
+    pub(crate) groups: GroupAccess<'a>,
+}
+
+/// Bind groups for the binder: built on a miss (exclusive access to the
+/// manager), or only read (shared access, on several threads at once).
+#[derive(Debug)]
+pub(crate) enum GroupAccess<'a> {
+    Build { device: &'a wgpu::Device, groups: &'a mut BindGroups, stats: &'a mut Stats },
+    Shared(&'a BindGroups),
 }
 
 impl Binder {
@@ -137,6 +145,13 @@ impl Binder {
         self.bound = Default::default();
     }
 
+    /// `set_bind_group` calls this binder has made (the manager's statistics
+    /// count only those made with exclusive access).
+    #[inline]
+    pub fn calls(&self) -> u64 {
+        self.calls
+    }
+
     /// Binds the groups in `mask` that `draw` needs. The hot path: no
     /// allocation, a few array lookups per group.
     #[inline]
@@ -147,14 +162,14 @@ impl Binder {
         draw: &Draw,
         mask: u32,
     ) -> Result<u32, Error> {
-        let DrawInputs { device, registry, layouts, slots, instances, groups, stats } = inputs;
+        let DrawInputs { registry, layouts, slots, instances, mut groups } = inputs;
         let si = draw.shader.index();
         let shader = match layouts.shaders.get(si) {
             Some(s) if registry.owns(draw.shader) => s,
             _ => return Err(Error::UnknownShader(si)),
         };
         if !shader.ready {
-            layouts.check_ready(si, mask, slots)?;
+            layouts.readiness(si, mask, slots)?;
         }
         let index = instances.dense(draw.keys());
         let instance = |f: Frequency| match index[f as usize] {
@@ -203,13 +218,18 @@ impl Binder {
                 None => (0, None),
             };
             let stamp = owned.map_or(0, |r| r.epoch);
-            let cached = match groups.get(vid, owner, stamp) {
-                Some(c) => c,
-                None => {
-                    stats.bind_groups_created += 1;
-                    let inputs = GroupInputs { device, registry, slots, owned };
-                    groups.build(vid, v, owner, stamp, inputs)?
-                }
+            let cached = match &mut groups {
+                GroupAccess::Build { device, groups, stats } => match groups.get(vid, owner, stamp) {
+                    Some(c) => c,
+                    None => {
+                        stats.bind_groups_created += 1;
+                        let inputs = GroupInputs { device, registry, slots, owned };
+                        groups.build(vid, v, owner, stamp, inputs)?
+                    }
+                },
+                GroupAccess::Shared(groups) => groups.get(vid, owner, stamp).ok_or_else(|| {
+                    Error::NotPrepared { shader: registry[draw.shader].name().to_owned(), group }
+                })?,
             };
             let bound = &mut self.bound[group as usize];
             if bound.serial == cached.serial && same(&bound.offsets, &offsets) {
@@ -217,7 +237,10 @@ impl Binder {
             }
             pass.set_bind_group(group, &cached.group, &offsets);
             *bound = Bound { serial: cached.serial, offsets };
-            stats.set_bind_group_calls += 1;
+            self.calls += 1;
+            if let GroupAccess::Build { stats, .. } = &mut groups {
+                stats.set_bind_group_calls += 1;
+            }
         }
         Ok(first)
     }

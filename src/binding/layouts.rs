@@ -284,6 +284,13 @@ impl Layouts {
     /// until `recreate` clears the flags.
     #[cold]
     pub(crate) fn check_ready(&mut self, si: usize, mask: u32, slots: &[Slot]) -> Result<(), Error> {
+        self.shaders[si].ready = self.readiness(si, mask, slots)?;
+        Ok(())
+    }
+
+    /// [`Layouts::check_ready`] without remembering the answer (shared access).
+    #[cold]
+    pub(crate) fn readiness(&self, si: usize, mask: u32, slots: &[Slot]) -> Result<bool, Error> {
         let shader = &self.shaders[si];
         let (mut k, mut all) = (0, true);
         for &(group, vid) in &shader.groups {
@@ -298,8 +305,7 @@ impl Layouts {
                 k += 1;
             }
         }
-        self.shaders[si].ready = all;
-        Ok(())
+        Ok(all)
     }
 
     /// Every layout again on `device`, created before anything changes.

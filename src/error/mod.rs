@@ -174,6 +174,18 @@ pub enum Error {
     /// An instance or slot was created after the last flush and is not on the GPU yet.
     #[error("the {0} instance or slot is newer than the last flush; call flush before drawing with it")]
     NotFlushed(Frequency),
+    /// A binder with shared access to the manager found a bind group not built
+    /// yet: call [`crate::Manager::prepare`] with the draw after the last
+    /// flush (and again when [`crate::Manager::generation`] moves).
+    #[error(
+        "group {group} of {shader} has no bind group yet: call Manager::prepare with this draw before binding it with shared access"
+    )]
+    NotPrepared {
+        /// The shader.
+        shader: String,
+        /// The group index.
+        group: u32,
+    },
     /// A storage buffer binding has no buffer set and no placeholder can stand in.
     #[error("`{name}` at {binding} has not been set")]
     Unset {

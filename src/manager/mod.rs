@@ -2,14 +2,14 @@
 //! shared uniform slot, the instance table, the binding layer and the
 //! uploader, and passes each layer what it needs: values go into slot
 //! shadows, `flush` uploads the dirty bytes and reports what it replaced, and
-//! the [`Binder`] binds what each draw needs.
+//! the [`Binder`](crate::Binder) binds what each draw needs.
 
 use crate::array::Addressing;
-use crate::binding::{BindGroups, BindTarget, Binder, Draw, DrawInputs, Layouts};
+use crate::binding::{BindGroups, Draw, DrawInputs, GroupAccess, Layouts};
 use crate::error::{Error, ParamError};
 use crate::id::SlotId;
 use crate::instance::{InstanceId, InstanceTable, MaterialId, ObjectId, ViewId};
-use crate::limits::{DeviceCaps, MAX_GROUPS};
+use crate::limits::DeviceCaps;
 use crate::param::Param;
 use crate::plan::{Frequency, SlotPlan};
 use crate::registry::Registry;
@@ -18,13 +18,14 @@ use crate::slot::Slot;
 use crate::stats::FrameStats;
 use crate::upload::{FlushStrategy, Uploader};
 
+mod bind;
 mod shaders;
 
 /// Shared, frequency-sorted uniform slots for every registered shader.
 ///
 /// Per frame: set values through [`Manager::frame`], [`Manager::view`],
 /// [`Manager::material`] and [`Manager::object`]; call [`Manager::flush`] once;
-/// then encode draws with a [`Binder`]. A draw sees the values as they were at
+/// then encode draws with a [`Binder`](crate::Binder). A draw sees the values as they were at
 /// the last flush before its submission, or is refused with
 /// [`Error::NotFlushed`].
 ///
@@ -260,7 +261,7 @@ impl Manager {
     /// flush that replaced a slot buffer (growth, a new stride), `recreate`,
     /// or a texture, sampler or buffer set on (or dropped with) an instance.
     ///
-    /// A `wgpu::RenderBundle` recorded through a [`Binder`] keeps the bind
+    /// A `wgpu::RenderBundle` recorded through a [`Binder`](crate::Binder) keeps the bind
     /// groups of its recording: replay it while this is unchanged (flushes
     /// update values in place, so it sees them), and record it again when it
     /// changes. Cost: an addition.
@@ -302,51 +303,24 @@ impl Manager {
         }
     }
 
-    /// The parts a draw reads, for the binder.
+    /// The parts a draw reads, for the binder; bind groups are built on a miss.
     #[inline]
-    fn draw_inputs(&mut self) -> DrawInputs<'_> {
-        DrawInputs {
-            device: &self.device,
+    fn draw_inputs(&mut self, draw: &Draw, mask: u32) -> Result<DrawInputs<'_>, Error> {
+        let si = draw.shader.index();
+        if self.layouts.shaders.get(si).is_some_and(|s| !s.ready) && self.registry.owns(draw.shader) {
+            self.layouts.check_ready(si, mask, &self.slots)?;
+        }
+        Ok(DrawInputs {
             registry: &self.registry,
-            layouts: &mut self.layouts,
+            layouts: &self.layouts,
             slots: &self.slots,
             instances: &self.instances,
-            groups: &mut self.groups,
-            stats: &mut self.stats.shared,
-        }
+            groups: GroupAccess::Build {
+                device: &self.device,
+                groups: &mut self.groups,
+                stats: &mut self.stats.shared,
+            },
+        })
     }
 }
 
-impl Binder {
-    /// Sets the bind groups and dynamic offsets `draw` needs that differ from
-    /// what this pass has bound, and returns the instance index to draw with:
-    /// `pass.draw(vertices, i..i + 1)`. It is the draw's element in the
-    /// shader's array slots (0 for a shader without them), so pass it even
-    /// where the shader reads none.
-    ///
-    /// Cost: a few array lookups per group; a bind group is built only the
-    /// first time a (layout, owner) pair is drawn, or after its inputs change.
-    #[inline]
-    pub fn bind<P: BindTarget>(
-        &mut self,
-        manager: &mut Manager,
-        pass: &mut P,
-        draw: &Draw,
-    ) -> Result<u32, Error> {
-        self.bind_with(manager.draw_inputs(), pass, draw, u32::MAX)
-    }
-
-    /// Like [`Binder::bind`], but only for the group indices in `groups`; the
-    /// caller binds the others itself (a group it manages outside freqbuf).
-    #[inline]
-    pub fn bind_groups<P: BindTarget>(
-        &mut self,
-        manager: &mut Manager,
-        pass: &mut P,
-        draw: &Draw,
-        groups: std::ops::Range<u32>,
-    ) -> Result<u32, Error> {
-        let mask = (groups.start..groups.end.min(MAX_GROUPS as u32)).fold(0u32, |m, g| m | 1 << g);
-        self.bind_with(manager.draw_inputs(), pass, draw, mask)
-    }
-}

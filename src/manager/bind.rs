@@ -1,0 +1,104 @@
+//! The binder's entry points that take the manager, and `Manager::prepare`
+//! for binders with shared access on several threads.
+
+use super::Manager;
+use crate::binding::{BindTarget, Binder, Draw, DrawInputs, GroupAccess};
+use crate::error::Error;
+use crate::limits::MAX_GROUPS;
+
+impl Manager {
+    /// Builds every bind group `draws` need, so that binders with shared
+    /// access ([`Binder::bind_prepared`]) can encode them on several threads.
+    /// Call it after the flush, and again for new draws or when
+    /// [`Manager::generation`] moves; between those, groups stay built.
+    ///
+    /// Cost: one exclusive [`Binder::bind`] per draw, without a pass.
+    pub fn prepare<'d>(&mut self, draws: impl IntoIterator<Item = &'d Draw>) -> Result<(), Error> {
+        let mut binder = Binder::new();
+        // Nothing is bound: the binder's calls into `NoPass` are not counted.
+        let calls = self.stats.shared.set_bind_group_calls;
+        let mut result = Ok(());
+        for draw in draws {
+            let inputs = match self.draw_inputs(draw, u32::MAX) {
+                Ok(i) => i,
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            };
+            if let Err(e) = binder.bind_with(inputs, &mut NoPass, draw, u32::MAX) {
+                result = Err(e);
+                break;
+            }
+        }
+        self.stats.shared.set_bind_group_calls = calls;
+        result
+    }
+}
+
+impl Binder {
+    /// Sets the bind groups and dynamic offsets `draw` needs that differ from
+    /// what this pass has bound, and returns the instance index to draw with:
+    /// `pass.draw(vertices, i..i + 1)`. It is the draw's element in the
+    /// shader's array slots (0 for a shader without them), so pass it even
+    /// where the shader reads none.
+    ///
+    /// Cost: a few array lookups per group; a bind group is built only the
+    /// first time a (layout, owner) pair is drawn, or after its inputs change.
+    #[inline]
+    pub fn bind<P: BindTarget>(
+        &mut self,
+        manager: &mut Manager,
+        pass: &mut P,
+        draw: &Draw,
+    ) -> Result<u32, Error> {
+        self.bind_with(manager.draw_inputs(draw, u32::MAX)?, pass, draw, u32::MAX)
+    }
+
+    /// Like [`Binder::bind`] with shared access to the manager, so that
+    /// several threads, each with its own binder and pass or bundle encoder,
+    /// encode one frame's draws at once. Every bind group the draw needs must
+    /// have been built by [`Manager::prepare`] (or an exclusive bind) since it
+    /// last changed, else [`Error::NotPrepared`]. Its `set_bind_group` calls
+    /// are counted by [`Binder::calls`], not in the manager's statistics.
+    ///
+    /// Cost: as [`Binder::bind`], never building anything.
+    #[inline]
+    pub fn bind_prepared<P: BindTarget>(
+        &mut self,
+        manager: &Manager,
+        pass: &mut P,
+        draw: &Draw,
+    ) -> Result<u32, Error> {
+        let inputs = DrawInputs {
+            registry: &manager.registry,
+            layouts: &manager.layouts,
+            slots: &manager.slots,
+            instances: &manager.instances,
+            groups: GroupAccess::Shared(&manager.groups),
+        };
+        self.bind_with(inputs, pass, draw, u32::MAX)
+    }
+
+    /// Like [`Binder::bind`], but only for the group indices in `groups`; the
+    /// caller binds the others itself (a group it manages outside freqbuf).
+    #[inline]
+    pub fn bind_groups<P: BindTarget>(
+        &mut self,
+        manager: &mut Manager,
+        pass: &mut P,
+        draw: &Draw,
+        groups: std::ops::Range<u32>,
+    ) -> Result<u32, Error> {
+        let mask = (groups.start..groups.end.min(MAX_GROUPS as u32)).fold(0u32, |m, g| m | 1 << g);
+        self.bind_with(manager.draw_inputs(draw, mask)?, pass, draw, mask)
+    }
+}
+
+/// A bind target that records nothing, for [`Manager::prepare`].
+struct NoPass;
+
+impl BindTarget for NoPass {
+    #[inline]
+    fn set_bind_group(&mut self, _: u32, _: &wgpu::BindGroup, _: &[u32]) {}
+}
