@@ -2,7 +2,8 @@
 //! element per object. Each test draws one point per object whose color is
 //! what the vertex shader read from its element, and reads the target back:
 //! on lavapipe's storage buffers, and on a device requested without storage
-//! buffers, where the slot falls back to batched uniform arrays.
+//! buffers, where the slot falls back to batched uniform arrays. The same
+//! scene is also encoded on several threads with shared access.
 
 mod common;
 
@@ -107,6 +108,11 @@ impl<'h> Scene<'h> {
             }
         }
         let binds = self.fb.take_stats().total().set_bind_group_calls;
+        Ok((binds, self.read(enc)))
+    }
+
+    /// Copies the target out after what `enc` holds, submits and reads it back.
+    fn read(&self, mut enc: wgpu::CommandEncoder) -> Vec<[f32; 4]> {
         let row = W * 16;
         let buffer = self.h.device.create_buffer(&wgpu::BufferDescriptor {
             label: None,
@@ -124,8 +130,43 @@ impl<'h> Scene<'h> {
         );
         self.h.queue.submit([enc.finish()]);
         let words = gpu::read_words(self.h, &buffer);
-        let pixels = words.chunks(4).map(|c| [0, 1, 2, 3].map(|k| f32::from_bits(c[k]))).collect();
-        Ok((binds, pixels))
+        words.chunks(4).map(|c| [0, 1, 2, 3].map(|k| f32::from_bits(c[k]))).collect()
+    }
+
+    /// Encodes the draws on `threads` threads at once, each into its own
+    /// bundle through a binder with shared access; returns the bind calls and pixels.
+    fn draw_threaded(&self, threads: usize) -> Result<(u64, Vec<[f32; 4]>), Error> {
+        let draws = self.objects.iter().map(|&o| Draw::new(self.shader).object(o)).collect::<Vec<_>>();
+        let (fb, pipeline) = (&self.fb, &self.pipeline);
+        let chunk = draws.len().div_ceil(threads);
+        let recorded = std::thread::scope(|scope| {
+            let workers = draws
+                .chunks(chunk)
+                .map(|part| {
+                    scope.spawn(move || {
+                        let mut enc = self.h.device.create_render_bundle_encoder(&wgpu::RenderBundleEncoderDescriptor {
+                            label: None,
+                            color_formats: &[Some(FORMAT)],
+                            depth_stencil: None,
+                            sample_count: 1,
+                            multiview: None,
+                        });
+                        enc.set_pipeline(pipeline);
+                        let mut binder = Binder::new();
+                        for d in part {
+                            let first = binder.bind_prepared(fb, &mut enc, d)?;
+                            enc.draw(0..1, first..first + 1);
+                        }
+                        Ok((binder.calls(), enc.finish(&Default::default())))
+                    })
+                })
+                .collect::<Vec<_>>();
+            workers.into_iter().map(|w| w.join().expect("no panic")).collect::<Result<Vec<_>, Error>>()
+        })?;
+        let view = self.target.create_view(&Default::default());
+        let mut enc = self.h.device.create_command_encoder(&Default::default());
+        gpu::color_pass(&mut enc, &view).execute_bundles(recorded.iter().map(|(_, b)| b));
+        Ok((recorded.iter().map(|(c, _)| c).sum(), self.read(enc)))
     }
 }
 
@@ -235,4 +276,33 @@ fn an_element_that_cannot_be_a_uniform_array_is_refused_on_a_device_without_stor
         "narrow.wgsl:2:23: `points` at @group(3) @binding(0): the device cannot read storage buffers in every stage (DownlevelFlags::VERTEX_STORAGE, max_storage_buffers_per_shader_stage), and the array slot cannot fall back to a uniform array: its elements are 8 bytes apart, and uniform arrays need a multiple of 16"
     );
     assert_eq!(fb.registry().shaders().len(), 0);
+}
+
+#[test]
+fn threads_encode_one_frame_with_shared_access_after_prepare() {
+    let Some(h) = gpu::device() else { return };
+    let mut s = Scene::new(h);
+    s.add(900, 0);
+    s.fb.flush(&h.queue).unwrap();
+    // Nothing built yet: shared access cannot build, so it says what to do.
+    let e = s.draw_threaded(2).unwrap_err();
+    assert!(matches!(e, Error::NotPrepared { group: 0, .. }), "{e}");
+    let draws = s.objects.iter().map(|&o| Draw::new(s.shader).object(o)).collect::<Vec<_>>();
+    s.fb.prepare(&draws).unwrap();
+    let (_, single) = s.draw().unwrap();
+    for threads in [1, 2, 3] {
+        let (calls, px) = s.draw_threaded(threads).unwrap();
+        assert_eq!(px, single, "{threads} threads draw what one does");
+        assert_eq!(calls, 4 * threads as u64, "each bundle binds each group once");
+    }
+    // Growth replaces the object buffer: its groups must be prepared again.
+    s.add(300, 1);
+    s.fb.flush(&h.queue).unwrap();
+    assert!(matches!(s.draw_threaded(2), Err(Error::NotPrepared { group: 3, .. })));
+    let draws = s.objects.iter().map(|&o| Draw::new(s.shader).object(o)).collect::<Vec<_>>();
+    s.fb.prepare(&draws).unwrap();
+    let (_, px) = s.draw_threaded(2).unwrap();
+    for i in 0..1200 {
+        assert_eq!(px[i as usize], color(i, u32::from(i >= 900)), "object {i}");
+    }
 }
