@@ -55,6 +55,13 @@ struct Args {
     /// `Manager::generation` moves), as `freqbuf_bundles`.
     #[arg(long)]
     bundles: bool,
+    /// Also run freqbuf encoding each frame on N threads at once (bundles
+    /// recorded through binders with shared access), as `freqbuf_threads`.
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Write an SVG chart of CPU ms per frame for each method.
+    #[arg(long, value_name = "FILE")]
+    chart: Option<std::path::PathBuf>,
     /// Shaders read object data from an array slot
     /// (`var<storage, read> objects: array<Object>`) by instance index.
     #[arg(long)]
@@ -68,6 +75,8 @@ struct Args {
 
 struct Run {
     name: &'static str,
+    /// CPU ms of each frame, in order.
+    frames: Vec<f64>,
     cost: Cost,
     cpu_ms: f64,
     hash: u64,
@@ -136,8 +145,10 @@ fn main() {
     }
     let mut entries = Vec::new();
     let bundles = args.bundles.then_some("freqbuf_bundles");
+    let threads = args.threads.map(|_| "freqbuf_threads");
     for name in std::iter::once("freqbuf")
         .chain(bundles)
+        .chain(threads)
         .chain(baselines.iter().map(String::as_str).filter(|n| !n.is_empty()))
     {
         if name == "per_shader_cache" && args.object_storage {
@@ -151,6 +162,9 @@ fn main() {
         let method: Box<dyn Method> = match name {
             "freqbuf" => Box::new(Freqbuf::new(&gpu, &scene0)),
             "freqbuf_bundles" => Box::new(Freqbuf::new(&gpu, &scene0).with_bundles()),
+            "freqbuf_threads" => {
+                Box::new(Freqbuf::new(&gpu, &scene0).with_threads(args.threads.unwrap_or(1)))
+            }
             "per_shader_cache" => Box::new(PerShaderCache::new(&gpu, &shared, &scene0)),
             "full_rewrite" => Box::new(FullRewrite::new(&gpu, &shared, &scene0)),
             "encode_floor" => Box::new(EncodeFloor::new(&gpu, &shared, &final_scene)),
@@ -200,10 +214,12 @@ fn main() {
     let runs = entries
         .into_iter()
         .map(|mut e| {
+            let frames = e.times.iter().map(|&t| ms(t)).collect();
             e.times.sort();
             let pixels = read_target(&gpu, &e.target);
             Run {
                 name: e.method.name(),
+                frames,
                 cost: Cost {
                     bytes: e.total.bytes / n,
                     upload_calls: e.total.upload_calls / n,
@@ -221,6 +237,13 @@ fn main() {
             eprintln!("error: cannot write {}: {e}", path.display());
             std::process::exit(1);
         }
+    }
+    if let Some(path) = &args.chart {
+        if let Err(e) = chart(path, &params, &runs) {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            std::process::exit(1);
+        }
+        eprintln!("chart: {}", path.display());
     }
     let same = runs.iter().all(|r| r.hash == runs[0].hash);
     if args.json {
@@ -268,6 +291,38 @@ fn read_target(gpu: &Headless, target: &Target) -> Vec<u8> {
     wait(gpu);
     let data = buf.slice(..).get_mapped_range().expect("mapped");
     (0..h as usize).flat_map(|y| data[y * row as usize..y * row as usize + w as usize * 4].to_vec()).collect()
+}
+
+/// An SVG line chart of CPU ms per frame, one line per method, so that
+/// transients (first frames, growth, re-recorded bundles) show.
+fn chart(path: &std::path::Path, p: &SceneParams, runs: &[Run]) -> Result<(), Box<dyn std::error::Error>> {
+    use plotters::prelude::*;
+    let root = SVGBackend::new(path, (960, 540)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let top = runs.iter().flat_map(|r| r.frames.iter().copied()).fold(0.0f64, f64::max) * 1.1;
+    let title = format!(
+        "CPU ms per frame: {} objects{}, {:.0}% moving",
+        p.objects,
+        if p.object_storage { " (object storage)" } else { "" },
+        p.moving * 100.0
+    );
+    let mut c = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(36)
+        .y_label_area_size(48)
+        .build_cartesian_2d(1u32..p.frames.max(2), 0.0..top.max(0.1))?;
+    c.configure_mesh().x_desc("frame").y_desc("CPU ms").draw()?;
+    for (i, r) in runs.iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        let points = r.frames.iter().enumerate().map(|(f, &t)| (f as u32 + 1, t));
+        c.draw_series(LineSeries::new(points, color.stroke_width(2)))?
+            .label(format!("{} (median {:.2})", r.name, r.cpu_ms))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2)));
+    }
+    c.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw()?;
+    root.present()?;
+    Ok(())
 }
 
 fn fnv1a(bytes: &[u8]) -> u64 {

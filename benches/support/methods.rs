@@ -217,6 +217,16 @@ fn pipeline(gpu: &Headless, m: &Manager, id: ShaderId) -> wgpu::RenderPipeline {
     })
 }
 
+fn bundle_encoder(gpu: &Headless) -> wgpu::RenderBundleEncoder<'_> {
+    gpu.device.create_render_bundle_encoder(&wgpu::RenderBundleEncoderDescriptor {
+        label: Some("freqbuf bundle"),
+        color_formats: &[Some(FORMAT)],
+        depth_stencil: None,
+        sample_count: 1,
+        multiview: None,
+    })
+}
+
 fn bytes_of_mat(m: &[[f32; 4]; 4]) -> &[u8] {
     bytemuck::cast_slice(m)
 }
@@ -237,6 +247,9 @@ pub struct Freqbuf {
     /// With `--bundles`: the draws recorded once, and the manager generation
     /// they were recorded at (recorded again when it moves).
     bundle: Option<Option<(u64, wgpu::RenderBundle)>>,
+    /// With `--threads N`: N threads encode bundles each frame, and the
+    /// generation the bind groups were last prepared at.
+    threads: Option<(usize, Option<u64>)>,
 }
 
 struct Params {
@@ -331,7 +344,7 @@ impl Freqbuf {
                 (s, d)
             })
             .collect();
-        Self { m, shaders, views, materials, objects: object_ids, p, draws, name, bundle: None }
+        Self { m, shaders, views, materials, objects: object_ids, p, draws, name, bundle: None, threads: None }
     }
 
     /// Replays the draws from a render bundle, recorded again only when the
@@ -342,14 +355,46 @@ impl Freqbuf {
         self
     }
 
+    /// Encodes the draws on `n` threads each frame, each into its own bundle
+    /// through a binder with shared access to the manager.
+    pub fn with_threads(mut self, n: usize) -> Self {
+        self.threads = Some((n.max(1), None));
+        self.name = "freqbuf_threads";
+        self
+    }
+
+    /// Records the draws on the threads into bundles; returns them and the bind calls.
+    fn record_threaded(&mut self, gpu: &Headless, shared: &Shared, n: usize) -> (Vec<wgpu::RenderBundle>, u64) {
+        let (m, draws) = (&self.m, &self.draws);
+        let chunk = draws.len().div_ceil(n).max(1);
+        std::thread::scope(|scope| {
+            let workers = draws
+                .chunks(chunk)
+                .map(|part| {
+                    scope.spawn(move || {
+                        let mut enc = bundle_encoder(gpu);
+                        let mut binder = Binder::new();
+                        let mut current = usize::MAX;
+                        for (s, d) in part {
+                            if *s != current {
+                                enc.set_pipeline(&shared.pipelines[*s]);
+                                current = *s;
+                            }
+                            let first = binder.bind_prepared(m, &mut enc, d).expect("prepared");
+                            enc.draw(0..4, first..first + 1);
+                        }
+                        (enc.finish(&Default::default()), binder.calls())
+                    })
+                })
+                .collect::<Vec<_>>();
+            let done = workers.into_iter().map(|w| w.join().expect("no panic")).collect::<Vec<_>>();
+            let calls = done.iter().map(|d| d.1).sum();
+            (done.into_iter().map(|d| d.0).collect(), calls)
+        })
+    }
+
     fn record(&mut self, gpu: &Headless, shared: &Shared) -> wgpu::RenderBundle {
-        let mut enc = gpu.device.create_render_bundle_encoder(&wgpu::RenderBundleEncoderDescriptor {
-            label: Some("freqbuf bundle"),
-            color_formats: &[Some(FORMAT)],
-            depth_stencil: None,
-            sample_count: 1,
-            multiview: None,
-        });
+        let mut enc = bundle_encoder(gpu);
         let mut binder = Binder::new();
         let mut current = usize::MAX;
         for (s, d) in &self.draws {
@@ -395,6 +440,20 @@ impl Method for Freqbuf {
             self.m.object(self.objects[o]).set(self.p.world, w).expect("mat4");
         }
         self.m.flush(&gpu.queue).expect("flush");
+        if let Some((n, prepared)) = self.threads {
+            // Bind groups stay built until the generation moves.
+            let generation = self.m.generation();
+            if prepared != Some(generation) {
+                self.m.prepare(self.draws.iter().map(|(_, d)| d)).expect("prepare");
+                self.threads = Some((n, Some(generation)));
+            }
+            let (bundles, binds) = self.record_threaded(gpu, shared, n);
+            let mut enc = gpu.device.create_command_encoder(&Default::default());
+            target.pass(&mut enc).execute_bundles(&bundles);
+            gpu.queue.submit([enc.finish()]);
+            let s = self.m.take_stats().total();
+            return Cost { bytes: s.bytes_uploaded, upload_calls: s.upload_calls, bind_calls: binds };
+        }
         if let Some(cached) = &self.bundle {
             let generation = self.m.generation();
             if cached.as_ref().is_none_or(|(g, _)| *g != generation) {
