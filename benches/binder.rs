@@ -28,9 +28,45 @@ fn binder(c: &mut Criterion) {
             return;
         }
     };
-    let scene = Scene::new(&SceneParams::reference());
+    let mut group = c.benchmark_group("binder");
+    // Uniform objects (a dynamic offset per draw), and objects in an array slot
+    // (bound once, the draw's element returned as its instance index).
+    for (name, storage) in [("reference_scene_10k_draws", false), ("object_storage_10k_draws", true)] {
+        let params = SceneParams { object_storage: storage, ..SceneParams::reference() };
+        let (mut m, draws) = manager(&gpu, &Scene::new(&params));
+        group.throughput(Throughput::Elements(draws.len() as u64));
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let mut target = Counter(0);
+                let mut binder = Binder::new();
+                for d in &draws {
+                    target.0 += u64::from(binder.bind(&mut m, &mut target, d).expect("bind"));
+                }
+                target.0
+            })
+        });
+        if !storage {
+            // Shared access, as each thread of a parallel encode binds.
+            m.prepare(&draws).expect("prepare");
+            group.bench_function("prepared_shared_10k_draws", |b| {
+                b.iter(|| {
+                    let mut target = Counter(0);
+                    let mut binder = Binder::new();
+                    for d in &draws {
+                        binder.bind_prepared(&m, &mut target, d).expect("bind");
+                    }
+                    target.0
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+/// A manager with the scene's shaders and instances, flushed, and its draws.
+fn manager(gpu: &Headless, scene: &Scene) -> (Manager, Vec<Draw>) {
     let mut m = Manager::new(&gpu.device, SlotPlan::default());
-    let shaders = support::methods::register_all(&mut m, &scene);
+    let shaders = support::methods::register_all(&mut m, scene);
     let views = scene.views.iter().map(|_| m.create_view()).collect::<Vec<_>>();
     let materials = scene.materials.iter().map(|_| m.create_material()).collect::<Vec<_>>();
     let objects = scene.objects.iter().map(|_| m.create_object()).collect::<Vec<_>>();
@@ -45,20 +81,8 @@ fn binder(c: &mut Criterion) {
                 .material(materials[obj.material])
                 .object(objects[o])
         })
-        .collect::<Vec<_>>();
-    let mut group = c.benchmark_group("binder");
-    group.throughput(Throughput::Elements(draws.len() as u64));
-    group.bench_function("reference_scene_10k_draws", |b| {
-        b.iter(|| {
-            let mut target = Counter(0);
-            let mut binder = Binder::new();
-            for d in &draws {
-                binder.bind(&mut m, &mut target, d).expect("bind");
-            }
-            target.0
-        })
-    });
-    group.finish();
+        .collect();
+    (m, draws)
 }
 
 criterion_group!(benches, binder);

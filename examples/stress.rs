@@ -152,7 +152,9 @@ fn main() {
         .chain(baselines.iter().map(String::as_str).filter(|n| !n.is_empty()))
     {
         if name == "per_shader_cache" && args.object_storage {
-            eprintln!("error: per_shader_cache keeps per-shader uniform copies; it has no --object-storage form");
+            eprintln!(
+                "error: per_shader_cache keeps per-shader uniform copies; it has no --object-storage form"
+            );
             std::process::exit(2);
         }
         if name == "storage_instancing" && !args.object_storage {

@@ -405,6 +405,7 @@ impl Index<SlotId> for Registry {
 
 /// A resource kind in WGSL's spelling, for conflicts: `texture_2d<f32>`, `sampler_comparison`.
 /// A draw passes one instance index, so a shader's array slots share one frequency.
+#[allow(clippy::result_large_err, reason = "internal; the error becomes `Error::Layout`")]
 fn one_array_frequency(
     seen: &mut Option<(Frequency, String)>,
     frequency: Frequency,

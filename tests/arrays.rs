@@ -68,7 +68,10 @@ impl<'h> Scene<'h> {
                 compilation_options: Default::default(),
                 targets: &[Some(FORMAT.into())],
             }),
-            primitive: wgpu::PrimitiveState { topology: wgpu::PrimitiveTopology::PointList, ..Default::default() },
+            primitive: wgpu::PrimitiveState {
+                topology: wgpu::PrimitiveTopology::PointList,
+                ..Default::default()
+            },
             depth_stencil: None,
             multisample: Default::default(),
             multiview_mask: None,
@@ -124,7 +127,11 @@ impl<'h> Scene<'h> {
             self.target.as_image_copy(),
             wgpu::TexelCopyBufferInfo {
                 buffer: &buffer,
-                layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(row), rows_per_image: None },
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(row),
+                    rows_per_image: None,
+                },
             },
             wgpu::Extent3d { width: W, height: H, depth_or_array_layers: 1 },
         );
@@ -144,13 +151,15 @@ impl<'h> Scene<'h> {
                 .chunks(chunk)
                 .map(|part| {
                     scope.spawn(move || {
-                        let mut enc = self.h.device.create_render_bundle_encoder(&wgpu::RenderBundleEncoderDescriptor {
-                            label: None,
-                            color_formats: &[Some(FORMAT)],
-                            depth_stencil: None,
-                            sample_count: 1,
-                            multiview: None,
-                        });
+                        let mut enc = self.h.device.create_render_bundle_encoder(
+                            &wgpu::RenderBundleEncoderDescriptor {
+                                label: None,
+                                color_formats: &[Some(FORMAT)],
+                                depth_stencil: None,
+                                sample_count: 1,
+                                multiview: None,
+                            },
+                        );
                         enc.set_pipeline(pipeline);
                         let mut binder = Binder::new();
                         for d in part {
@@ -204,7 +213,13 @@ fn objects_read_their_elements(h: &Headless, batches: u64) {
     assert_ne!(s.fb.generation(), generation, "the grown buffer replaced the bound one");
     let (_, px) = s.draw().unwrap();
     for i in 0..1800 {
-        let frame = if i >= 900 { 2 } else if i % 7 == 0 { 1 } else { 0 };
+        let frame = if i >= 900 {
+            2
+        } else if i % 7 == 0 {
+            1
+        } else {
+            0
+        };
         assert_eq!(px[i as usize], color(i, frame), "object {i}");
     }
 
@@ -223,7 +238,10 @@ fn objects_read_their_elements(h: &Headless, batches: u64) {
 #[test]
 fn storage_array_elements_reach_the_shader_with_one_bind_per_pass() {
     let Some(h) = gpu::device() else { return };
-    assert!(h.downlevel.contains(wgpu::DownlevelFlags::VERTEX_STORAGE), "lavapipe reads storage in vertex shaders");
+    assert!(
+        h.downlevel.contains(wgpu::DownlevelFlags::VERTEX_STORAGE),
+        "lavapipe reads storage in vertex shaders"
+    );
     objects_read_their_elements(h, 1);
 }
 
@@ -247,7 +265,9 @@ fn array_slot_rules_name_both_sides() {
         e.to_string(),
         "@group(3) @binding(0): the array slot's elements are 80 bytes apart in arrays.wgsl, but 32 in short.wgsl; every user of an array slot must declare the same element struct size"
     );
-    assert!(matches!(e, Error::Layout { ref kind, .. } if matches!(**kind, LayoutErrorKind::ArrayStride { .. })));
+    assert!(
+        matches!(e, Error::Layout { ref kind, .. } if matches!(**kind, LayoutErrorKind::ArrayStride { .. }))
+    );
 
     let two = "struct M { tint: vec4<f32> }
 struct O { pos: vec4<f32> }

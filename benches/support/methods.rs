@@ -344,7 +344,18 @@ impl Freqbuf {
                 (s, d)
             })
             .collect();
-        Self { m, shaders, views, materials, objects: object_ids, p, draws, name, bundle: None, threads: None }
+        Self {
+            m,
+            shaders,
+            views,
+            materials,
+            objects: object_ids,
+            p,
+            draws,
+            name,
+            bundle: None,
+            threads: None,
+        }
     }
 
     /// Replays the draws from a render bundle, recorded again only when the
@@ -364,7 +375,12 @@ impl Freqbuf {
     }
 
     /// Records the draws on the threads into bundles; returns them and the bind calls.
-    fn record_threaded(&mut self, gpu: &Headless, shared: &Shared, n: usize) -> (Vec<wgpu::RenderBundle>, u64) {
+    fn record_threaded(
+        &mut self,
+        gpu: &Headless,
+        shared: &Shared,
+        n: usize,
+    ) -> (Vec<wgpu::RenderBundle>, u64) {
         let (m, draws) = (&self.m, &self.draws);
         let chunk = draws.len().div_ceil(n).max(1);
         std::thread::scope(|scope| {
@@ -697,13 +713,18 @@ fn pack_objects(scene: &Scene, out: &mut Vec<u8>) {
 
 /// The usage of an object buffer: uniform with dynamic offsets, or a storage array.
 fn object_usage(scene: &Scene) -> wgpu::BufferUsages {
-    let bind = if scene.params.object_storage { wgpu::BufferUsages::STORAGE } else { wgpu::BufferUsages::UNIFORM };
+    let bind =
+        if scene.params.object_storage { wgpu::BufferUsages::STORAGE } else { wgpu::BufferUsages::UNIFORM };
     bind | wgpu::BufferUsages::COPY_DST
 }
 
 /// The object group: a storage array bound whole, or a uniform window of one object.
 fn object_group(gpu: &Headless, shared: &Shared, scene: &Scene, buffer: &wgpu::Buffer) -> wgpu::BindGroup {
-    if scene.params.object_storage { shared.storage_group(gpu, buffer) } else { shared.group(gpu, buffer, 80) }
+    if scene.params.object_storage {
+        shared.storage_group(gpu, buffer)
+    } else {
+        shared.group(gpu, buffer, 80)
+    }
 }
 
 /// freqbuf for frame, view and material data; all object data re-uploaded every frame.
@@ -1003,7 +1024,13 @@ impl StorageInstancing {
     /// Uploads the changed objects (sorted, distinct): one write when most
     /// changed, one write per run when runs are few, else a packed upload and
     /// the scatter pass. Returns (bytes, write calls).
-    fn upload(&mut self, gpu: &Headless, scene: &Scene, changes: &FrameChanges, enc: &mut wgpu::CommandEncoder) -> (u64, u64) {
+    fn upload(
+        &mut self,
+        gpu: &Headless,
+        scene: &Scene,
+        changes: &FrameChanges,
+        enc: &mut wgpu::CommandEncoder,
+    ) -> (u64, u64) {
         let changed = &changes.objects;
         if changed.is_empty() {
             return (0, 0);
@@ -1042,8 +1069,14 @@ impl StorageInstancing {
             label: Some("scatter"),
             layout: &s.pipeline.get_bind_group_layout(0),
             entries: &[
-                wgpu::BindGroupEntry { binding: 0, resource: wgpu::BindingResource::Buffer(bytes(&s.src, self.packed.len())) },
-                wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::Buffer(bytes(&s.idx, self.indices.len() * 4)) },
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::Buffer(bytes(&s.src, self.packed.len())),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::Buffer(bytes(&s.idx, self.indices.len() * 4)),
+                },
                 wgpu::BindGroupEntry { binding: 2, resource: self.objects.as_entire_binding() },
             ],
         });

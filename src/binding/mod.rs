@@ -8,7 +8,7 @@ mod groups;
 mod layouts;
 mod placeholders;
 
-pub(crate) use binder::{DrawInputs, GroupAccess};
 pub use binder::{BindTarget, Binder, Draw};
+pub(crate) use binder::{DrawInputs, GroupAccess};
 pub(crate) use groups::{BindGroups, describe};
 pub(crate) use layouts::{Layouts, ShaderBinding};

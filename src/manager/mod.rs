@@ -323,4 +323,3 @@ impl Manager {
         })
     }
 }
-

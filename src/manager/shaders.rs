@@ -61,7 +61,9 @@ impl Manager {
     pub fn recreate(&mut self, device: &wgpu::Device) -> Result<(), Error> {
         let caps = DeviceCaps::new(device, self.caps.downlevel);
         // Array slots keep their addressing: shader modules and pipelines depend on it.
-        let moved = self.slots.iter().find(|s| s.addressing() != Addressing::Dynamic && caps.array_addressing(s.size()) != s.addressing());
+        let moved = self.slots.iter().find(|s| {
+            s.addressing() != Addressing::Dynamic && caps.array_addressing(s.size()) != s.addressing()
+        });
         if let Some(slot) = moved {
             let user = self.registry[slot.id()].users()[0];
             return Err(Error::Unsupported {
