@@ -5,6 +5,8 @@
 //! material), which owns one bind group per variant. `Binder::bind`, the
 //! public entry, is in `manager.rs`: it hands this module the parts it reads.
 
+use std::sync::atomic::Ordering;
+
 use slotmap::{Key, KeyData};
 use smallvec::SmallVec;
 
@@ -168,8 +170,8 @@ impl Binder {
             Some(s) if registry.owns(draw.shader) => s,
             _ => return Err(Error::UnknownShader(si)),
         };
-        if !shader.ready {
-            layouts.readiness(si, mask, slots)?;
+        if !shader.ready.load(Ordering::Relaxed) {
+            layouts.check_ready(si, mask, slots)?;
         }
         let index = instances.dense(draw.keys());
         let instance = |f: Frequency| match index[f as usize] {

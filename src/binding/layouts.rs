@@ -6,6 +6,7 @@
 //! pipeline switches.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use smallvec::SmallVec;
 
@@ -53,7 +54,8 @@ pub(crate) struct ShaderBinding {
     pub(crate) groups: SmallVec<[(u32, VariantId); 4]>,
     /// Every slot's GPU copy is known to hold the shader's blocks (checked once,
     /// on a cold path, against `needs`).
-    pub(crate) ready: bool,
+    /// Atomic so that binders with shared access on several threads can set it.
+    pub(crate) ready: AtomicBool,
     pub(crate) pipeline_layout: wgpu::PipelineLayout,
     /// The module to create instead of the registered one: array slots
     /// rewritten as uniform batches for a device without vertex storage.
@@ -271,7 +273,7 @@ impl Layouts {
         }
         self.shaders.push(ShaderBinding {
             groups,
-            ready: false,
+            ready: AtomicBool::new(false),
             pipeline_layout: prepared.pipeline_layout,
             batched: prepared.batched,
             needs,
@@ -283,14 +285,7 @@ impl Layouts {
     /// would read past it. Once true it stays true: GPU block sizes only grow,
     /// until `recreate` clears the flags.
     #[cold]
-    pub(crate) fn check_ready(&mut self, si: usize, mask: u32, slots: &[Slot]) -> Result<(), Error> {
-        self.shaders[si].ready = self.readiness(si, mask, slots)?;
-        Ok(())
-    }
-
-    /// [`Layouts::check_ready`] without remembering the answer (shared access).
-    #[cold]
-    pub(crate) fn readiness(&self, si: usize, mask: u32, slots: &[Slot]) -> Result<bool, Error> {
+    pub(crate) fn check_ready(&self, si: usize, mask: u32, slots: &[Slot]) -> Result<(), Error> {
         let shader = &self.shaders[si];
         let (mut k, mut all) = (0, true);
         for &(group, vid) in &shader.groups {
@@ -305,7 +300,8 @@ impl Layouts {
                 k += 1;
             }
         }
-        Ok(all)
+        self.shaders[si].ready.store(all, Ordering::Relaxed);
+        Ok(())
     }
 
     /// Every layout again on `device`, created before anything changes.
@@ -358,7 +354,7 @@ impl Layouts {
         }
         for (binding, layout) in self.shaders.iter_mut().zip(new.pipeline_layouts) {
             binding.pipeline_layout = layout;
-            binding.ready = false;
+            binding.ready.store(false, Ordering::Relaxed);
         }
     }
 }

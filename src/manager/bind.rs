@@ -19,14 +19,7 @@ impl Manager {
         let calls = self.stats.shared.set_bind_group_calls;
         let mut result = Ok(());
         for draw in draws {
-            let inputs = match self.draw_inputs(draw, u32::MAX) {
-                Ok(i) => i,
-                Err(e) => {
-                    result = Err(e);
-                    break;
-                }
-            };
-            if let Err(e) = binder.bind_with(inputs, &mut NoPass, draw, u32::MAX) {
+            if let Err(e) = binder.bind_with(self.draw_inputs(), &mut NoPass, draw, u32::MAX) {
                 result = Err(e);
                 break;
             }
@@ -52,7 +45,7 @@ impl Binder {
         pass: &mut P,
         draw: &Draw,
     ) -> Result<u32, Error> {
-        self.bind_with(manager.draw_inputs(draw, u32::MAX)?, pass, draw, u32::MAX)
+        self.bind_with(manager.draw_inputs(), pass, draw, u32::MAX)
     }
 
     /// Like [`Binder::bind`] with shared access to the manager, so that
@@ -91,7 +84,7 @@ impl Binder {
         groups: std::ops::Range<u32>,
     ) -> Result<u32, Error> {
         let mask = (groups.start..groups.end.min(MAX_GROUPS as u32)).fold(0u32, |m, g| m | 1 << g);
-        self.bind_with(manager.draw_inputs(draw, mask)?, pass, draw, mask)
+        self.bind_with(manager.draw_inputs(), pass, draw, mask)
     }
 }
 

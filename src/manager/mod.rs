@@ -5,7 +5,7 @@
 //! the [`Binder`](crate::Binder) binds what each draw needs.
 
 use crate::array::Addressing;
-use crate::binding::{BindGroups, Draw, DrawInputs, GroupAccess, Layouts};
+use crate::binding::{BindGroups, DrawInputs, GroupAccess, Layouts};
 use crate::error::{Error, ParamError};
 use crate::id::SlotId;
 use crate::instance::{InstanceId, InstanceTable, MaterialId, ObjectId, ViewId};
@@ -305,12 +305,8 @@ impl Manager {
 
     /// The parts a draw reads, for the binder; bind groups are built on a miss.
     #[inline]
-    fn draw_inputs(&mut self, draw: &Draw, mask: u32) -> Result<DrawInputs<'_>, Error> {
-        let si = draw.shader.index();
-        if self.layouts.shaders.get(si).is_some_and(|s| !s.ready) && self.registry.owns(draw.shader) {
-            self.layouts.check_ready(si, mask, &self.slots)?;
-        }
-        Ok(DrawInputs {
+    fn draw_inputs(&mut self) -> DrawInputs<'_> {
+        DrawInputs {
             registry: &self.registry,
             layouts: &self.layouts,
             slots: &self.slots,
@@ -320,6 +316,6 @@ impl Manager {
                 groups: &mut self.groups,
                 stats: &mut self.stats.shared,
             },
-        })
+        }
     }
 }
