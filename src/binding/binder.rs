@@ -97,11 +97,36 @@ impl BindTarget for wgpu::RenderBundleEncoder<'_> {
     }
 }
 
-/// What is bound at one group index: the bind group's serial (0: nothing) and the offsets.
+/// What is bound at one group index: the bind group's serial (0: nothing) and
+/// the offsets, and what they were computed from, so that the next draw with
+/// the same inputs skips the lookups.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Bound {
     serial: u64,
     offsets: SmallVec<[u32; 4]>,
+    /// Whether the inputs below decide the bind group and offsets alone (no
+    /// array slot, whose element varies per draw).
+    reusable: bool,
+    /// The manager (its registry's tag), its generation and the variant.
+    tag: u32,
+    generation: u64,
+    variant: u32,
+    /// Frequencies whose dense index the group depends on, and those indices.
+    deps: u8,
+    index: [u32; 4],
+}
+
+impl Bound {
+    /// Whether the same bind group and offsets are bound for these inputs:
+    /// bind groups change only when the generation moves.
+    #[inline]
+    fn holds(&self, tag: u32, generation: u64, variant: u32, index: &[u32; 4]) -> bool {
+        self.reusable
+            && self.variant == variant
+            && self.generation == generation
+            && self.tag == tag
+            && (0..4).all(|f| self.deps & (1 << f) == 0 || self.index[f] == index[f])
+    }
 }
 
 /// Tracks what one pass has bound, so that each draw sets only what changed.
@@ -124,6 +149,8 @@ pub(crate) struct DrawInputs<'a> {
     pub(crate) slots: &'a [Slot],
     pub(crate) instances: &'a InstanceTable,
     pub(crate) groups: GroupAccess<'a>,
+    /// [`crate::Manager::generation`]: no bind group changed while it holds.
+    pub(crate) generation: u64,
 }
 
 /// Bind groups for the binder: built on a miss (exclusive access to the
@@ -164,7 +191,7 @@ impl Binder {
         draw: &Draw,
         mask: u32,
     ) -> Result<u32, Error> {
-        let DrawInputs { registry, layouts, slots, instances, mut groups } = inputs;
+        let DrawInputs { registry, layouts, slots, instances, mut groups, generation } = inputs;
         let si = draw.shader.index();
         let shader = match layouts.shaders.get(si) {
             Some(s) if registry.owns(draw.shader) => s,
@@ -188,10 +215,16 @@ impl Binder {
             if mask & (1 << group) == 0 {
                 continue;
             }
+            let tag = draw.shader.tag();
+            if self.bound[group as usize].holds(tag, generation, vid.0, &index) {
+                continue;
+            }
             let v = &layouts.variants[vid.0 as usize];
             let mut offsets = SmallVec::<[u32; 4]>::new();
+            let (mut deps, mut reusable) = (0u8, v.arrays.is_empty());
             for &s in &v.uniforms {
                 let slot = &slots[s.index()];
+                deps |= 1 << slot.frequency() as u8;
                 let i = instance(slot.frequency())?;
                 // The GPU copy is laid out as of the last flush: its stride and capacity.
                 if i >= slot.gpu_capacity() {
@@ -199,6 +232,7 @@ impl Binder {
                 }
                 match slot.addressing() {
                     Addressing::Batched { per } => {
+                        reusable = false;
                         first = i % per;
                         offsets.push((i - first) * slot.gpu_stride());
                     }
@@ -214,6 +248,7 @@ impl Binder {
             }
             let (owner, owned) = match v.owner {
                 Some(f) => {
+                    deps |= 1 << f as u8;
                     let i = instance(f)?;
                     (i, instances.resources(f, i))
                 }
@@ -234,11 +269,13 @@ impl Binder {
                 })?,
             };
             let bound = &mut self.bound[group as usize];
+            let inputs = (reusable, tag, generation, vid.0, deps, index);
+            (bound.reusable, bound.tag, bound.generation, bound.variant, bound.deps, bound.index) = inputs;
             if bound.serial == cached.serial && same(&bound.offsets, &offsets) {
                 continue;
             }
             pass.set_bind_group(group, &cached.group, &offsets);
-            *bound = Bound { serial: cached.serial, offsets };
+            (bound.serial, bound.offsets) = (cached.serial, offsets);
             self.calls += 1;
             if let GroupAccess::Build { stats, .. } = &mut groups {
                 stats.set_bind_group_calls += 1;

@@ -22,12 +22,13 @@ pub(crate) struct CachedGroup {
     pub(crate) serial: u64,
 }
 
+/// The serial of the next bind group built, by any manager (0 means nothing bound).
+static NEXT_SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
 /// Bind groups by variant and owner index (index 0 when the variant has no owner).
 #[derive(Debug, Default)]
 pub(crate) struct BindGroups {
     cache: Vec<Vec<Option<CachedGroup>>>,
-    /// Serial of the last group built: a binder compares serials, not groups.
-    serial: u64,
     placeholders: Placeholders,
     /// One-entry layouts to check resources against, by binding type.
     probes: HashMap<wgpu::BindingType, wgpu::BindGroupLayout>,
@@ -64,8 +65,7 @@ impl BindGroups {
 
     /// Forgets everything made on the old device.
     pub(crate) fn reset(&mut self) {
-        let serial = self.serial;
-        *self = Self { serial, ..Self::default() };
+        *self = Self::default();
     }
 
     /// Builds the bind group of a variant for one owner, inside error scopes.
@@ -83,7 +83,8 @@ impl BindGroups {
         // The outer scope also covers the placeholders made on first use.
         let group =
             scope::scoped(inputs.device, what, || self.create(variant, inputs)).unwrap_or_else(Err)?;
-        self.serial += 1;
+        // Unique across managers: one binder may serve several.
+        let serial = NEXT_SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let cache = {
             if self.cache.len() <= vid.0 as usize {
                 self.cache.resize_with(vid.0 as usize + 1, Vec::new);
@@ -93,7 +94,7 @@ impl BindGroups {
         if cache.len() <= owner as usize {
             cache.resize_with(owner as usize + 1, || None);
         }
-        Ok(cache[owner as usize].insert(CachedGroup { group, stamp, serial: self.serial }))
+        Ok(cache[owner as usize].insert(CachedGroup { group, stamp, serial }))
     }
 
     fn create(&mut self, v: &Variant, inputs: GroupInputs<'_>) -> Result<wgpu::BindGroup, Error> {

@@ -69,6 +69,7 @@ impl Binder {
             slots: &manager.slots,
             instances: &manager.instances,
             groups: GroupAccess::Shared(&manager.groups),
+            generation: manager.generation(),
         };
         self.bind_with(inputs, pass, draw, u32::MAX)
     }

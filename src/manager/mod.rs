@@ -316,6 +316,7 @@ impl Manager {
                 groups: &mut self.groups,
                 stats: &mut self.stats.shared,
             },
+            generation: self.replacements + self.instances.resource_epoch(),
         }
     }
 }
