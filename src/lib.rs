@@ -47,8 +47,8 @@
 //! fb.object(object).set(world, &[[0.0f32; 4]; 4])?;
 //! fb.flush(queue)?; // the dirty bytes, at most one upload call per slot
 //! let mut binder = Binder::new(); // one per pass
-//! binder.bind(&mut fb, pass, &Draw::new(lit).view(view).object(object))?;
-//! pass.draw(0..3, 0..1);
+//! let i = binder.bind(&mut fb, pass, &Draw::new(lit).view(view).object(object))?;
+//! pass.draw(0..3, i..i + 1); // i: the draw's element in array slots (0 without)
 //! # Ok(()) }
 //! ```
 //!
