@@ -52,31 +52,7 @@ impl<'h> Scene<'h> {
         let slot = fb.registry().slot_at(freqbuf::BindingPoint::new(3, 0)).unwrap();
         assert!(fb.registry()[slot].is_array());
         assert_eq!(fb.slot_stride(slot), Some(80), "elements at the struct's own stride");
-        let module = fb.create_shader_module(shader).unwrap();
-        let pipeline = h.device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: None,
-            layout: Some(fb.pipeline_layout(shader).unwrap()),
-            vertex: wgpu::VertexState {
-                module: &module,
-                entry_point: Some("vs"),
-                compilation_options: Default::default(),
-                buffers: &[],
-            },
-            fragment: Some(wgpu::FragmentState {
-                module: &module,
-                entry_point: Some("fs"),
-                compilation_options: Default::default(),
-                targets: &[Some(FORMAT.into())],
-            }),
-            primitive: wgpu::PrimitiveState {
-                topology: wgpu::PrimitiveTopology::PointList,
-                ..Default::default()
-            },
-            depth_stencil: None,
-            multisample: Default::default(),
-            multiview_mask: None,
-            cache: None,
-        });
+        let pipeline = gpu::render_pipeline_for(h, &fb, shader, FORMAT, wgpu::PrimitiveTopology::PointList);
         let size = wgpu::Extent3d { width: W, height: H, depth_or_array_layers: 1 };
         let usage = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC;
         let target = gpu::texture(h, FORMAT, size, usage);
@@ -115,28 +91,8 @@ impl<'h> Scene<'h> {
     }
 
     /// Copies the target out after what `enc` holds, submits and reads it back.
-    fn read(&self, mut enc: wgpu::CommandEncoder) -> Vec<[f32; 4]> {
-        let row = W * 16;
-        let buffer = self.h.device.create_buffer(&wgpu::BufferDescriptor {
-            label: None,
-            size: (row * H) as u64,
-            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        enc.copy_texture_to_buffer(
-            self.target.as_image_copy(),
-            wgpu::TexelCopyBufferInfo {
-                buffer: &buffer,
-                layout: wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(row),
-                    rows_per_image: None,
-                },
-            },
-            wgpu::Extent3d { width: W, height: H, depth_or_array_layers: 1 },
-        );
-        self.h.queue.submit([enc.finish()]);
-        let words = gpu::read_words(self.h, &buffer);
+    fn read(&self, enc: wgpu::CommandEncoder) -> Vec<[f32; 4]> {
+        let words = gpu::read_texture(self.h, enc, &self.target, 16);
         words.chunks(4).map(|c| [0, 1, 2, 3].map(|k| f32::from_bits(c[k]))).collect()
     }
 

@@ -48,26 +48,7 @@ fn a_replayed_bundle_sees_each_flush_and_growth_changes_the_generation() {
             let mut pass = gpu::color_pass(&mut enc, &view);
             pass.execute_bundles([bundle]);
         }
-        let buffer = h.device.create_buffer(&wgpu::BufferDescriptor {
-            label: None,
-            size: 256,
-            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        enc.copy_texture_to_buffer(
-            target.as_image_copy(),
-            wgpu::TexelCopyBufferInfo {
-                buffer: &buffer,
-                layout: wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(256),
-                    rows_per_image: None,
-                },
-            },
-            size,
-        );
-        h.queue.submit([enc.finish()]);
-        gpu::read_words(h, &buffer)[0].to_le_bytes()
+        gpu::read_texture(h, enc, &target, 4)[0].to_le_bytes()
     };
     // Values change every frame; the bundle recorded once sees each flush.
     for (rgba, bytes) in
@@ -118,12 +99,6 @@ fn one_binder_over_two_managers_binds_each_ones_groups() {
     let usage = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC;
     let target = gpu::texture(h, wgpu::TextureFormat::Rgba8Unorm, size, usage);
     let view = target.create_view(&Default::default());
-    let buffer = h.device.create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: 256,
-        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
     let mut enc = h.device.create_command_encoder(&Default::default());
     {
         let mut pass = gpu::color_pass(&mut enc, &view);
@@ -137,14 +112,5 @@ fn one_binder_over_two_managers_binds_each_ones_groups() {
         // Groups 0 to 2 are empty (the shader uses group 3), bound once per manager.
         assert_eq!(binder.calls(), 8);
     }
-    enc.copy_texture_to_buffer(
-        target.as_image_copy(),
-        wgpu::TexelCopyBufferInfo {
-            buffer: &buffer,
-            layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(256), rows_per_image: None },
-        },
-        size,
-    );
-    h.queue.submit([enc.finish()]);
-    assert_eq!(gpu::read_words(h, &buffer)[0].to_le_bytes(), [0, 255, 0, 255]);
+    assert_eq!(gpu::read_texture(h, enc, &target, 4)[0].to_le_bytes(), [0, 255, 0, 255]);
 }

@@ -154,23 +154,7 @@ fn render_two_objects(h: &freqbuf::Headless, with_prepass: bool) -> Vec<[u8; 4]>
             rpass.draw(0..6, 0..1);
         }
     }
-    let buffer = h.device.create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: 256 * 4,
-        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
-    enc.copy_texture_to_buffer(
-        target.as_image_copy(),
-        wgpu::TexelCopyBufferInfo {
-            buffer: &buffer,
-            layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(256), rows_per_image: None },
-        },
-        size,
-    );
-    h.queue.submit([enc.finish()]);
-    let words = gpu::read_words(h, &buffer);
-    (0..4).flat_map(|y| (0..4).map(move |x| y * 64 + x)).map(|i| words[i].to_le_bytes()).collect()
+    gpu::read_texture(h, enc, &target, 4).into_iter().map(u32::to_le_bytes).collect()
 }
 
 #[test]

@@ -727,6 +727,42 @@ fn object_group(gpu: &Headless, shared: &Shared, scene: &Scene, buffer: &wgpu::B
     }
 }
 
+/// Encodes the draws with groups 0 to 2 through freqbuf's binder and the
+/// method's own object group: a storage array bound once (the object's index as
+/// the instance), or a uniform buffer bound per draw. Returns its binds.
+fn encode_own_objects(
+    inner: &mut Freqbuf,
+    shared: &Shared,
+    scene: &Scene,
+    pass: &mut wgpu::RenderPass<'_>,
+    group: &wgpu::BindGroup,
+) -> u64 {
+    let storage = scene.params.object_storage;
+    let mut binds = 0;
+    if storage {
+        pass.set_bind_group(3, group, &[]);
+        binds += 1;
+    }
+    let mut binder = Binder::new();
+    let mut current = usize::MAX;
+    for ((s, d), &o) in inner.draws.iter().zip(&scene.draws) {
+        if *s != current {
+            pass.set_pipeline(&shared.pipelines[*s]);
+            current = *s;
+        }
+        binder.bind_groups(&mut inner.m, pass, d, 0..3).expect("bind");
+        let o = o as u32;
+        if storage {
+            pass.draw(0..4, o..o + 1);
+        } else {
+            pass.set_bind_group(3, group, &[o * ALIGN as u32]);
+            binds += 1;
+            pass.draw(0..4, 0..1);
+        }
+    }
+    binds
+}
+
 /// freqbuf for frame, view and material data; all object data re-uploaded every frame.
 pub struct FullRewrite {
     inner: Freqbuf,
@@ -772,33 +808,9 @@ impl Method for FullRewrite {
         self.inner.m.flush(&gpu.queue).expect("flush");
         pack_objects(scene, &mut self.objects_cpu);
         gpu.queue.write_buffer(&self.objects, 0, &self.objects_cpu);
-        let mut binds = 0;
         let mut enc = gpu.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = target.pass(&mut enc);
-            let storage = scene.params.object_storage;
-            if storage {
-                pass.set_bind_group(3, &self.group, &[]);
-                binds += 1;
-            }
-            let mut binder = Binder::new();
-            let mut current = usize::MAX;
-            for ((s, d), &o) in self.inner.draws.iter().zip(&scene.draws) {
-                if *s != current {
-                    pass.set_pipeline(&shared.pipelines[*s]);
-                    current = *s;
-                }
-                binder.bind_groups(&mut self.inner.m, &mut pass, d, 0..3).expect("bind");
-                let o = o as u32;
-                if storage {
-                    pass.draw(0..4, o..o + 1);
-                } else {
-                    pass.set_bind_group(3, &self.group, &[o * ALIGN as u32]);
-                    binds += 1;
-                    pass.draw(0..4, 0..1);
-                }
-            }
-        }
+        let binds =
+            encode_own_objects(&mut self.inner, shared, scene, &mut target.pass(&mut enc), &self.group);
         gpu.queue.submit([enc.finish()]);
         let s = self.inner.m.take_stats().total();
         Cost {
@@ -1105,27 +1117,14 @@ impl Method for StorageInstancing {
         self.inner.m.flush(&gpu.queue).expect("flush");
         let mut enc = gpu.device.create_command_encoder(&Default::default());
         let (bytes, calls) = self.upload(gpu, scene, changes, &mut enc);
-        {
-            let mut pass = target.pass(&mut enc);
-            pass.set_bind_group(3, &self.group, &[]);
-            let mut binder = Binder::new();
-            let mut current = usize::MAX;
-            for ((s, d), &o) in self.inner.draws.iter().zip(&scene.draws) {
-                if *s != current {
-                    pass.set_pipeline(&shared.pipelines[*s]);
-                    current = *s;
-                }
-                binder.bind_groups(&mut self.inner.m, &mut pass, d, 0..3).expect("bind");
-                let o = o as u32;
-                pass.draw(0..4, o..o + 1);
-            }
-        }
+        let binds =
+            encode_own_objects(&mut self.inner, shared, scene, &mut target.pass(&mut enc), &self.group);
         gpu.queue.submit([enc.finish()]);
         let s = self.inner.m.take_stats().total();
         Cost {
             bytes: s.bytes_uploaded + bytes,
             upload_calls: s.upload_calls + calls,
-            bind_calls: s.set_bind_group_calls + 1,
+            bind_calls: s.set_bind_group_calls + binds,
         }
     }
 }

@@ -50,14 +50,45 @@ pub fn read_words(h: &Headless, buffer: &wgpu::Buffer) -> Vec<u32> {
     words
 }
 
-/// A 1×1 RGBA8 texture holding `rgba`, as a view.
-pub fn texel(h: &Headless, rgba: [u8; 4]) -> wgpu::TextureView {
-    texture_view(h, wgpu::TextureFormat::Rgba8Unorm, 1, None, &rgba)
+/// Copies a 2D texture out after what `enc` holds, submits, and reads its
+/// texels back as words, rows packed (`texel_bytes` per texel, a multiple of 4).
+pub fn read_texture(
+    h: &Headless,
+    mut enc: wgpu::CommandEncoder,
+    texture: &wgpu::Texture,
+    texel_bytes: u32,
+) -> Vec<u32> {
+    let size = texture.size();
+    let row = (size.width * texel_bytes).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
+    let buffer = h.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("texture readback"),
+        size: (row * size.height) as u64,
+        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    enc.copy_texture_to_buffer(
+        texture.as_image_copy(),
+        wgpu::TexelCopyBufferInfo {
+            buffer: &buffer,
+            layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(row), rows_per_image: None },
+        },
+        wgpu::Extent3d { depth_or_array_layers: 1, ..size },
+    );
+    h.queue.submit([enc.finish()]);
+    let words = read_words(h, &buffer);
+    let (per_row, used) = ((row / 4) as usize, (size.width * texel_bytes / 4) as usize);
+    words.chunks(per_row).flat_map(|r| r[..used].to_vec()).collect()
 }
 
 /// A render pipeline of a registered shader with entry points `vs` and `fs`,
-/// drawing into one RGBA8 target.
-pub fn render_pipeline(h: &Headless, m: &freqbuf::Manager, id: freqbuf::ShaderId) -> wgpu::RenderPipeline {
+/// drawing `topology` into one target of `format`.
+pub fn render_pipeline_for(
+    h: &Headless,
+    m: &freqbuf::Manager,
+    id: freqbuf::ShaderId,
+    format: wgpu::TextureFormat,
+    topology: wgpu::PrimitiveTopology,
+) -> wgpu::RenderPipeline {
     let module = m.create_shader_module(id).expect("registered");
     h.device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: None,
@@ -72,14 +103,25 @@ pub fn render_pipeline(h: &Headless, m: &freqbuf::Manager, id: freqbuf::ShaderId
             module: &module,
             entry_point: Some("fs"),
             compilation_options: Default::default(),
-            targets: &[Some(wgpu::TextureFormat::Rgba8Unorm.into())],
+            targets: &[Some(format.into())],
         }),
-        primitive: Default::default(),
+        primitive: wgpu::PrimitiveState { topology, ..Default::default() },
         depth_stencil: None,
         multisample: Default::default(),
         multiview_mask: None,
         cache: None,
     })
+}
+
+/// A 1×1 RGBA8 texture holding `rgba`, as a view.
+pub fn texel(h: &Headless, rgba: [u8; 4]) -> wgpu::TextureView {
+    texture_view(h, wgpu::TextureFormat::Rgba8Unorm, 1, None, &rgba)
+}
+
+/// A render pipeline of a registered shader with entry points `vs` and `fs`,
+/// drawing into one RGBA8 target.
+pub fn render_pipeline(h: &Headless, m: &freqbuf::Manager, id: freqbuf::ShaderId) -> wgpu::RenderPipeline {
+    render_pipeline_for(h, m, id, wgpu::TextureFormat::Rgba8Unorm, wgpu::PrimitiveTopology::TriangleList)
 }
 
 /// A 1×1 texture of `format` with `layers` layers holding `texel` in layer 0
