@@ -31,8 +31,12 @@ fn binder(c: &mut Criterion) {
     let mut group = c.benchmark_group("binder");
     // Uniform objects (a dynamic offset per draw), and objects in an array slot
     // (bound once, the draw's element returned as its instance index).
-    for (name, storage) in [("reference_scene_10k_draws", false), ("object_storage_10k_draws", true)] {
-        let params = SceneParams { object_storage: storage, ..SceneParams::reference() };
+    for (name, storage, objects) in [
+        ("reference_scene_10k_draws", false, 10_000),
+        ("object_storage_10k_draws", true, 10_000),
+        ("object_storage_100k_draws", true, 100_000),
+    ] {
+        let params = SceneParams { object_storage: storage, objects, ..SceneParams::reference() };
         let (mut m, draws) = manager(&gpu, &Scene::new(&params));
         group.throughput(Throughput::Elements(draws.len() as u64));
         group.bench_function(name, |b| {
