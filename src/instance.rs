@@ -164,6 +164,8 @@ pub(crate) struct InstanceTable {
     resources: [Vec<InstanceResources>; 4],
     /// Resource change counter: each change takes the next value.
     epoch: u64,
+    /// Instances freed so far: a draw list's dense indices hold while it does.
+    frees: u64,
 }
 
 impl InstanceTable {
@@ -172,6 +174,7 @@ impl InstanceTable {
             sets: [Instances::new(), Instances::new(), Instances::new()],
             resources: Default::default(),
             epoch: 0,
+            frees: 0,
         }
     }
 
@@ -192,6 +195,7 @@ impl InstanceTable {
         let (f, key) = id.parts();
         let index =
             key.and_then(|k| self.sets[f as usize - 1].remove(k.into())).ok_or(Error::StaleHandle(f))?;
+        self.frees += 1;
         if let Some(r) = self.resources[f as usize].get_mut(index as usize) {
             if !r.items.is_empty() {
                 r.items.clear();
@@ -269,6 +273,12 @@ impl InstanceTable {
     #[inline]
     pub(crate) fn resource_epoch(&self) -> u64 {
         self.epoch
+    }
+
+    /// Instances freed so far (a freed index may go to another handle).
+    #[inline]
+    pub(crate) fn frees(&self) -> u64 {
+        self.frees
     }
 
     /// Drops every resource (they belonged to a lost device).

@@ -89,7 +89,7 @@ mod stack;
 mod stats;
 mod upload;
 
-pub use binding::{BindTarget, Binder, Draw};
+pub use binding::{BindTarget, Binder, Draw, DrawList};
 #[cfg(feature = "effects")]
 pub use effect::{
     Blend, CheckReport, Compare, Cull, DepthState, EXHAUSTIVE_FLAGS, Effect, EffectId, EffectStats, Effects,

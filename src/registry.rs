@@ -84,6 +84,12 @@ impl Registry {
         }
     }
 
+    /// The tag its ids carry.
+    #[inline]
+    pub(crate) fn tag(&self) -> u32 {
+        self.tag
+    }
+
     /// Whether `id` was made by this registry.
     #[inline]
     pub fn owns(&self, id: ShaderId) -> bool {

@@ -90,6 +90,24 @@ impl<'h> Scene<'h> {
         Ok((binds, self.read(enc)))
     }
 
+    /// Draws every object through a draw list made from their handles.
+    fn draw_listed(&mut self, list: &freqbuf::DrawList) -> Result<Vec<[f32; 4]>, Error> {
+        let view = self.target.create_view(&Default::default());
+        let mut enc = self.h.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = gpu::color_pass(&mut enc, &view);
+            pass.set_pipeline(&self.pipeline);
+            Binder::new().bind_list(&mut self.fb, &mut pass, list, |pass, _, first| {
+                pass.draw(0..1, first..first + 1)
+            })?;
+        }
+        Ok(self.read(enc))
+    }
+
+    fn draws(&self) -> Vec<Draw> {
+        self.objects.iter().map(|&o| Draw::new(self.shader).object(o)).collect()
+    }
+
     /// Copies the target out after what `enc` holds, submits and reads it back.
     fn read(&self, enc: wgpu::CommandEncoder) -> Vec<[f32; 4]> {
         let words = gpu::read_texture(self.h, enc, &self.target, 16);
@@ -281,4 +299,43 @@ fn threads_encode_one_frame_with_shared_access_after_prepare() {
     for i in 0..1200 {
         assert_eq!(px[i as usize], color(i, u32::from(i >= 900)), "object {i}");
     }
+}
+
+#[test]
+fn a_draw_list_binds_what_handles_bind_until_an_instance_is_freed() {
+    let Some(h) = gpu::device() else { return };
+    let mut s = Scene::new(h);
+    s.add(900, 0);
+    // Made before the flush, the new objects cannot be drawn yet.
+    assert!(matches!(s.fb.draw_list(&s.draws()), Err(Error::NotFlushed(Frequency::Object))));
+    s.fb.flush(&h.queue).unwrap();
+    let list = s.fb.draw_list(&s.draws()).unwrap();
+    assert_eq!(list.len(), 900);
+    let (_, by_handle) = s.draw().unwrap();
+    assert_eq!(s.draw_listed(&list).unwrap(), by_handle);
+
+    // New values and a grown buffer need no new list.
+    let col = s.fb.param("color").unwrap();
+    s.fb.object(s.objects[5]).set(col, &color(5, 9)).unwrap();
+    s.add(300, 1);
+    s.fb.flush(&h.queue).unwrap();
+    let px = s.draw_listed(&list).unwrap();
+    assert_eq!(px[5], color(5, 9));
+    assert_eq!(px[899], color(899, 0));
+    assert_eq!(px[900], [0.0, 0.0, 0.0, 1.0], "not in the list: the clear color");
+
+    // A free may hand the index to another handle: the list is stale until made again.
+    s.fb.free_object(s.objects.pop().unwrap()).unwrap();
+    assert!(matches!(s.draw_listed(&list), Err(Error::StaleList)));
+    let list = s.fb.draw_list(&s.draws()).unwrap();
+    let px = s.draw_listed(&list).unwrap();
+    assert_eq!(px[1100], color(1100, 1));
+    assert_eq!(px[1199], [0.0, 0.0, 0.0, 1.0], "freed: not drawn");
+
+    // Another manager's list is refused.
+    let mut other = Scene::new(h);
+    other.add(1, 0);
+    other.fb.flush(&h.queue).unwrap();
+    let foreign = other.fb.draw_list(&other.draws()).unwrap();
+    assert!(matches!(s.draw_listed(&foreign), Err(Error::StaleList)));
 }

@@ -65,7 +65,7 @@ impl Draw {
 
     /// The view, material and object keys, untyped, for the instance table.
     #[inline]
-    fn keys(&self) -> [Option<KeyData>; 3] {
+    pub(crate) fn keys(&self) -> [Option<KeyData>; 3] {
         [self.view.map(|k| k.data()), self.material.map(|k| k.data()), self.object.map(|k| k.data())]
     }
 }
@@ -191,19 +191,33 @@ impl Binder {
         draw: &Draw,
         mask: u32,
     ) -> Result<u32, Error> {
+        let index = inputs.instances.dense(draw.keys());
+        self.bind_resolved(inputs, pass, draw.shader, index, mask)
+    }
+
+    /// [`Binder::bind_with`] for a draw whose instances are already resolved
+    /// to dense indices (or the `instance` markers), as a [`DrawList`] holds them.
+    #[inline]
+    pub(crate) fn bind_resolved<P: BindTarget>(
+        &mut self,
+        inputs: DrawInputs<'_>,
+        pass: &mut P,
+        shader_id: ShaderId,
+        index: [u32; 4],
+        mask: u32,
+    ) -> Result<u32, Error> {
         let DrawInputs { registry, layouts, slots, instances, mut groups, generation } = inputs;
-        let si = draw.shader.index();
+        let si = shader_id.index();
         let shader = match layouts.shaders.get(si) {
-            Some(s) if registry.owns(draw.shader) => s,
+            Some(s) if registry.owns(shader_id) => s,
             _ => return Err(Error::UnknownShader(si)),
         };
         if !shader.ready.load(Ordering::Relaxed) {
             layouts.check_ready(si, mask, slots)?;
         }
-        let index = instances.dense(draw.keys());
         let instance = |f: Frequency| match index[f as usize] {
             NOT_GIVEN => {
-                Err(Error::MissingInstance { shader: registry[draw.shader].name().to_owned(), frequency: f })
+                Err(Error::MissingInstance { shader: registry[shader_id].name().to_owned(), frequency: f })
             }
             FREED => Err(Error::StaleHandle(f)),
             NOT_FLUSHED => Err(Error::NotFlushed(f)),
@@ -215,7 +229,7 @@ impl Binder {
             if mask & (1 << group) == 0 {
                 continue;
             }
-            let tag = draw.shader.tag();
+            let tag = shader_id.tag();
             if self.bound[group as usize].holds(tag, generation, vid.0, &index) {
                 continue;
             }
@@ -265,7 +279,7 @@ impl Binder {
                     }
                 },
                 GroupAccess::Shared(groups) => groups.get(vid, owner, stamp).ok_or_else(|| {
-                    Error::NotPrepared { shader: registry[draw.shader].name().to_owned(), group }
+                    Error::NotPrepared { shader: registry[shader_id].name().to_owned(), group }
                 })?,
             };
             let bound = &mut self.bound[group as usize];

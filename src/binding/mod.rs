@@ -1,14 +1,16 @@
 //! Binding: bind group layouts generated from reflection ([`layouts`]), the
 //! bind group cache with placeholders and instance resources ([`groups`]),
-//! and the draw [`binder`]. It reads slots, instances and the registry and
+//! the draw [`binder`], and draw lists resolved once ([`list`]). It reads slots, instances and the registry and
 //! calls nothing above it.
 
 mod binder;
 mod groups;
 mod layouts;
+mod list;
 mod placeholders;
 
 pub use binder::{BindTarget, Binder, Draw};
 pub(crate) use binder::{DrawInputs, GroupAccess};
 pub(crate) use groups::{BindGroups, describe};
 pub(crate) use layouts::{Layouts, ShaderBinding};
+pub use list::DrawList;

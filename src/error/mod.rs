@@ -174,6 +174,11 @@ pub enum Error {
     /// An instance or slot was created after the last flush and is not on the GPU yet.
     #[error("the {0} instance or slot is newer than the last flush; call flush before drawing with it")]
     NotFlushed(Frequency),
+    /// A draw list was made before an instance was freed (its index may now
+    /// belong to another handle), or by another manager: make it again with
+    /// [`crate::Manager::draw_list`].
+    #[error("the draw list is stale: an instance was freed since it was made, or another manager made it")]
+    StaleList,
     /// A binder with shared access to the manager found a bind group not built
     /// yet: call [`crate::Manager::prepare`] with the draw after the last
     /// flush (and again when [`crate::Manager::generation`] moves).

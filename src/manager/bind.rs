@@ -2,11 +2,19 @@
 //! for binders with shared access on several threads.
 
 use super::Manager;
-use crate::binding::{BindTarget, Binder, Draw, DrawInputs, GroupAccess};
+use crate::binding::{BindTarget, Binder, Draw, DrawInputs, DrawList, GroupAccess};
 use crate::error::Error;
 use crate::limits::MAX_GROUPS;
 
 impl Manager {
+    /// Resolves the handles of `draws` once, for [`Binder::bind_list`] to bind
+    /// frame after frame without a handle lookup per draw. Make it after the
+    /// flush that made its instances drawable, and again after any instance
+    /// is freed. Cost: one handle lookup per instance of each draw.
+    pub fn draw_list<'d>(&self, draws: impl IntoIterator<Item = &'d Draw>) -> Result<DrawList, Error> {
+        DrawList::new(self.registry.tag(), &self.instances, draws)
+    }
+
     /// Builds every bind group `draws` need, so that binders with shared
     /// access ([`Binder::bind_prepared`]) can encode them on several threads.
     /// Call it after the flush, and again for new draws or when
@@ -30,6 +38,28 @@ impl Manager {
 }
 
 impl Binder {
+    /// Binds every draw of `list` in order, calling `draw(pass, i, first)`
+    /// after binding draw `i` so that the application sets its pipeline and
+    /// vertex buffers and draws with instances `first..first + 1`. Bind groups
+    /// are built as [`Binder::bind`] builds them; a stale list is
+    /// [`Error::StaleList`] before anything is bound.
+    ///
+    /// Cost: [`Binder::bind`] without the handle lookups, and one check per list.
+    pub fn bind_list<P: BindTarget>(
+        &mut self,
+        manager: &mut Manager,
+        pass: &mut P,
+        list: &DrawList,
+        mut draw: impl FnMut(&mut P, usize, u32),
+    ) -> Result<(), Error> {
+        list.check(manager.registry.tag(), &manager.instances)?;
+        for (i, &(shader, index)) in list.draws().iter().enumerate() {
+            let first = self.bind_resolved(manager.draw_inputs(), pass, shader, index, u32::MAX)?;
+            draw(pass, i, first);
+        }
+        Ok(())
+    }
+
     /// Sets the bind groups and dynamic offsets `draw` needs that differ from
     /// what this pass has bound, and returns the instance index to draw with:
     /// `pass.draw(vertices, i..i + 1)`. It is the draw's element in the
