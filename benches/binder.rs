@@ -49,6 +49,18 @@ fn binder(c: &mut Criterion) {
                 target.0
             })
         });
+        // The same draws from a draw list: no handle lookups.
+        let list = m.draw_list(&draws).expect("flushed");
+        group.bench_function(format!("{name}_listed"), |b| {
+            b.iter(|| {
+                let mut target = Counter(0);
+                let mut firsts = 0u64;
+                Binder::new()
+                    .bind_list(&mut m, &mut target, &list, |_, _, first| firsts += u64::from(first))
+                    .expect("bind");
+                target.0 + firsts
+            })
+        });
         if !storage {
             // Shared access, as each thread of a parallel encode binds.
             m.prepare(&draws).expect("prepare");

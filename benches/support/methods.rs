@@ -21,7 +21,7 @@
 //! frame and `encode_floor` binds it once; `per_shader_cache` does not apply.
 
 use freqbuf::Headless;
-use freqbuf::{Binder, Draw, Manager, MaterialId, ObjectId, Param, ShaderId, SlotPlan, ViewId};
+use freqbuf::{Binder, Draw, DrawList, Manager, MaterialId, ObjectId, Param, ShaderId, SlotPlan, ViewId};
 
 use super::scene::{FrameChanges, Scene};
 
@@ -250,6 +250,10 @@ pub struct Freqbuf {
     /// With `--threads N`: N threads encode bundles each frame, and the
     /// generation the bind groups were last prepared at.
     threads: Option<(usize, Option<u64>)>,
+    /// The draws with their handles resolved once (`Manager::draw_list`).
+    list: Option<DrawList>,
+    /// The pipeline of each draw, in draw order.
+    pipelines: Vec<usize>,
 }
 
 struct Params {
@@ -331,7 +335,7 @@ impl Freqbuf {
         };
         m.flush(&gpu.queue).expect("flush");
         m.take_stats();
-        let draws = scene
+        let draws: Vec<(usize, Draw)> = scene
             .draws
             .iter()
             .map(|&o| {
@@ -351,11 +355,19 @@ impl Freqbuf {
             materials,
             objects: object_ids,
             p,
-            draws,
             name,
             bundle: None,
             threads: None,
+            list: None,
+            pipelines: draws.iter().map(|&(s, _)| s).collect(),
+            draws,
         }
+    }
+
+    /// The draw list, made once (the scene frees no instance).
+    fn list(&mut self) -> &DrawList {
+        let (m, draws) = (&self.m, &self.draws);
+        self.list.get_or_insert_with(|| m.draw_list(draws.iter().map(|(_, d)| d)).expect("flushed, live"))
     }
 
     /// Replays the draws from a render bundle, recorded again only when the
@@ -493,16 +505,19 @@ impl Method for Freqbuf {
         let mut enc = gpu.device.create_command_encoder(&Default::default());
         {
             let mut pass = target.pass(&mut enc);
-            let mut binder = Binder::new();
+            self.list();
+            let list = self.list.as_ref().expect("made above");
+            let pipelines = &self.pipelines;
             let mut current = usize::MAX;
-            for (s, d) in &self.draws {
-                if *s != current {
-                    pass.set_pipeline(&shared.pipelines[*s]);
-                    current = *s;
-                }
-                let first = binder.bind(&mut self.m, &mut pass, d).expect("bind");
-                pass.draw(0..4, first..first + 1);
-            }
+            Binder::new()
+                .bind_list(&mut self.m, &mut pass, list, |pass, i, first| {
+                    if pipelines[i] != current {
+                        current = pipelines[i];
+                        pass.set_pipeline(&shared.pipelines[current]);
+                    }
+                    pass.draw(0..4, first..first + 1);
+                })
+                .expect("bind");
         }
         gpu.queue.submit([enc.finish()]);
         let s = self.m.take_stats().total();
@@ -743,23 +758,26 @@ fn encode_own_objects(
         pass.set_bind_group(3, group, &[]);
         binds += 1;
     }
-    let mut binder = Binder::new();
+    inner.list();
+    let list = inner.list.as_ref().expect("made above");
+    let pipelines = &inner.pipelines;
     let mut current = usize::MAX;
-    for ((s, d), &o) in inner.draws.iter().zip(&scene.draws) {
-        if *s != current {
-            pass.set_pipeline(&shared.pipelines[*s]);
-            current = *s;
-        }
-        binder.bind_groups(&mut inner.m, pass, d, 0..3).expect("bind");
-        let o = o as u32;
-        if storage {
-            pass.draw(0..4, o..o + 1);
-        } else {
-            pass.set_bind_group(3, group, &[o * ALIGN as u32]);
-            binds += 1;
-            pass.draw(0..4, 0..1);
-        }
-    }
+    Binder::new()
+        .bind_list_groups(&mut inner.m, pass, list, 0..3, |pass, i, _| {
+            if pipelines[i] != current {
+                current = pipelines[i];
+                pass.set_pipeline(&shared.pipelines[current]);
+            }
+            let o = scene.draws[i] as u32;
+            if storage {
+                pass.draw(0..4, o..o + 1);
+            } else {
+                pass.set_bind_group(3, group, &[o * ALIGN as u32]);
+                binds += 1;
+                pass.draw(0..4, 0..1);
+            }
+        })
+        .expect("bind");
     binds
 }
 

@@ -50,11 +50,25 @@ impl Binder {
         manager: &mut Manager,
         pass: &mut P,
         list: &DrawList,
+        draw: impl FnMut(&mut P, usize, u32),
+    ) -> Result<(), Error> {
+        self.bind_list_groups(manager, pass, list, 0..MAX_GROUPS as u32, draw)
+    }
+
+    /// Like [`Binder::bind_list`], but only for the group indices in `groups`
+    /// (as [`Binder::bind_groups`]).
+    pub fn bind_list_groups<P: BindTarget>(
+        &mut self,
+        manager: &mut Manager,
+        pass: &mut P,
+        list: &DrawList,
+        groups: std::ops::Range<u32>,
         mut draw: impl FnMut(&mut P, usize, u32),
     ) -> Result<(), Error> {
         list.check(manager.registry.tag(), &manager.instances)?;
+        let mask = mask(groups);
         for (i, &(shader, index)) in list.draws().iter().enumerate() {
-            let first = self.bind_resolved(manager.draw_inputs(), pass, shader, index, u32::MAX)?;
+            let first = self.bind_resolved(manager.draw_inputs(), pass, shader, index, mask)?;
             draw(pass, i, first);
         }
         Ok(())
@@ -114,8 +128,7 @@ impl Binder {
         draw: &Draw,
         groups: std::ops::Range<u32>,
     ) -> Result<u32, Error> {
-        let mask = (groups.start..groups.end.min(MAX_GROUPS as u32)).fold(0u32, |m, g| m | 1 << g);
-        self.bind_with(manager.draw_inputs(), pass, draw, mask)
+        self.bind_with(manager.draw_inputs(), pass, draw, mask(groups))
     }
 }
 
@@ -125,4 +138,10 @@ struct NoPass;
 impl BindTarget for NoPass {
     #[inline]
     fn set_bind_group(&mut self, _: u32, _: &wgpu::BindGroup, _: &[u32]) {}
+}
+
+/// The bit mask of the group indices in `groups`.
+#[inline]
+fn mask(groups: std::ops::Range<u32>) -> u32 {
+    (groups.start..groups.end.min(MAX_GROUPS as u32)).fold(0u32, |m, g| m | 1 << g)
 }
