@@ -281,6 +281,10 @@ fn threads_encode_one_frame_with_shared_access_after_prepare() {
     // Nothing built yet: shared access cannot build, so it says what to do.
     let e = s.draw_threaded(2).unwrap_err();
     assert!(matches!(e, Error::NotPrepared { group: 0, .. }), "{e}");
+    assert_eq!(
+        e.to_string(),
+        "group 0 of arrays.wgsl has no bind group yet: call Manager::prepare with this draw before binding it with shared access"
+    );
     let draws = s.objects.iter().map(|&o| Draw::new(s.shader).object(o)).collect::<Vec<_>>();
     s.fb.prepare(&draws).unwrap();
     let (_, single) = s.draw().unwrap();
@@ -326,7 +330,12 @@ fn a_draw_list_binds_what_handles_bind_until_an_instance_is_freed() {
 
     // A free may hand the index to another handle: the list is stale until made again.
     s.fb.free_object(s.objects.pop().unwrap()).unwrap();
-    assert!(matches!(s.draw_listed(&list), Err(Error::StaleList)));
+    let e = s.draw_listed(&list).unwrap_err();
+    assert!(matches!(e, Error::StaleList));
+    assert_eq!(
+        e.to_string(),
+        "the draw list is stale: an instance was freed since it was made, or another manager made it"
+    );
     let list = s.fb.draw_list(&s.draws()).unwrap();
     let px = s.draw_listed(&list).unwrap();
     assert_eq!(px[1100], color(1100, 1));
