@@ -50,13 +50,13 @@ fn binder(c: &mut Criterion) {
             })
         });
         // The same draws from a draw list: no handle lookups.
-        let list = m.draw_list(&draws).expect("flushed");
+        let mut list = m.draw_list(&draws).expect("flushed");
         group.bench_function(format!("{name}_listed"), |b| {
             b.iter(|| {
                 let mut target = Counter(0);
                 let mut firsts = 0u64;
                 Binder::new()
-                    .bind_list(&mut m, &mut target, &list, |_, _, first| firsts += u64::from(first))
+                    .bind_list(&mut m, &mut target, &mut list, |_, _, first| firsts += u64::from(first))
                     .expect("bind");
                 target.0 + firsts
             })

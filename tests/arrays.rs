@@ -91,7 +91,7 @@ impl<'h> Scene<'h> {
     }
 
     /// Draws every object through a draw list made from their handles.
-    fn draw_listed(&mut self, list: &freqbuf::DrawList) -> Result<Vec<[f32; 4]>, Error> {
+    fn draw_listed(&mut self, list: &mut freqbuf::DrawList) -> Result<Vec<[f32; 4]>, Error> {
         let view = self.target.create_view(&Default::default());
         let mut enc = self.h.device.create_command_encoder(&Default::default());
         {
@@ -313,31 +313,43 @@ fn a_draw_list_binds_what_handles_bind_until_an_instance_is_freed() {
     // Made before the flush, the new objects cannot be drawn yet.
     assert!(matches!(s.fb.draw_list(&s.draws()), Err(Error::NotFlushed(Frequency::Object))));
     s.fb.flush(&h.queue).unwrap();
-    let list = s.fb.draw_list(&s.draws()).unwrap();
+    let mut list = s.fb.draw_list(&s.draws()).unwrap();
     assert_eq!(list.len(), 900);
     let (_, by_handle) = s.draw().unwrap();
-    assert_eq!(s.draw_listed(&list).unwrap(), by_handle);
+    assert_eq!(s.draw_listed(&mut list).unwrap(), by_handle);
 
-    // New values and a grown buffer need no new list.
+    // New values keep the generation: the recorded bind commands are
+    // replayed, and the draws read the values of the last flush.
     let col = s.fb.param("color").unwrap();
     s.fb.object(s.objects[5]).set(col, &color(5, 9)).unwrap();
+    let generation = s.fb.generation();
+    s.fb.flush(&h.queue).unwrap();
+    assert_eq!(s.fb.generation(), generation);
+    let px = s.draw_listed(&mut list).unwrap();
+    assert_eq!(px[5], color(5, 9));
+    assert_eq!(px[6], color(6, 0));
+
+    // A grown buffer moves the generation: the list binds it again (a replay
+    // would bind the replaced buffer, which never saw the new value).
+    s.fb.object(s.objects[6]).set(col, &color(6, 9)).unwrap();
     s.add(300, 1);
     s.fb.flush(&h.queue).unwrap();
-    let px = s.draw_listed(&list).unwrap();
-    assert_eq!(px[5], color(5, 9));
+    assert_ne!(s.fb.generation(), generation);
+    let px = s.draw_listed(&mut list).unwrap();
+    assert_eq!(px[6], color(6, 9));
     assert_eq!(px[899], color(899, 0));
     assert_eq!(px[900], [0.0, 0.0, 0.0, 1.0], "not in the list: the clear color");
 
     // A free may hand the index to another handle: the list is stale until made again.
     s.fb.free_object(s.objects.pop().unwrap()).unwrap();
-    let e = s.draw_listed(&list).unwrap_err();
+    let e = s.draw_listed(&mut list).unwrap_err();
     assert!(matches!(e, Error::StaleList));
     assert_eq!(
         e.to_string(),
         "the draw list is stale: an instance was freed since it was made, or another manager made it"
     );
-    let list = s.fb.draw_list(&s.draws()).unwrap();
-    let px = s.draw_listed(&list).unwrap();
+    let mut list = s.fb.draw_list(&s.draws()).unwrap();
+    let px = s.draw_listed(&mut list).unwrap();
     assert_eq!(px[1100], color(1100, 1));
     assert_eq!(px[1199], [0.0, 0.0, 0.0, 1.0], "freed: not drawn");
 
@@ -345,6 +357,6 @@ fn a_draw_list_binds_what_handles_bind_until_an_instance_is_freed() {
     let mut other = Scene::new(h);
     other.add(1, 0);
     other.fb.flush(&h.queue).unwrap();
-    let foreign = other.fb.draw_list(&other.draws()).unwrap();
-    assert!(matches!(s.draw_listed(&foreign), Err(Error::StaleList)));
+    let mut foreign = other.fb.draw_list(&other.draws()).unwrap();
+    assert!(matches!(s.draw_listed(&mut foreign), Err(Error::StaleList)));
 }

@@ -506,7 +506,7 @@ impl Method for Freqbuf {
         {
             let mut pass = target.pass(&mut enc);
             self.list();
-            let list = self.list.as_ref().expect("made above");
+            let list = self.list.as_mut().expect("made above");
             let pipelines = &self.pipelines;
             let mut current = usize::MAX;
             Binder::new()
@@ -759,7 +759,7 @@ fn encode_own_objects(
         binds += 1;
     }
     inner.list();
-    let list = inner.list.as_ref().expect("made above");
+    let list = inner.list.as_mut().expect("made above");
     let pipelines = &inner.pipelines;
     let mut current = usize::MAX;
     Binder::new()

@@ -138,7 +138,7 @@ impl Bound {
 pub struct Binder {
     bound: [Bound; MAX_GROUPS],
     /// `set_bind_group` calls made, for binders that bind with shared access.
-    calls: u64,
+    pub(crate) calls: u64,
 }
 
 /// Everything a draw reads, and how it gets bind groups.

@@ -8,8 +8,16 @@
 //! instance does (its index may go to another handle), and binding a stale
 //! list is [`Error::StaleList`]. For draws that change every frame, bind
 //! [`Draw`]s; for draws that never change, replay a render bundle.
+//!
+//! A list also keeps the bind commands its last encode made (bind group,
+//! dynamic offsets, first instance), and replays them while the manager's
+//! generation holds: bind groups and offsets change only when it moves.
 
-use crate::binding::Draw;
+use std::collections::HashMap;
+
+use smallvec::SmallVec;
+
+use crate::binding::{BindTarget, Draw};
 use crate::error::Error;
 use crate::id::ShaderId;
 use crate::instance::{FREED, InstanceTable, NOT_FLUSHED};
@@ -23,6 +31,73 @@ pub struct DrawList {
     tag: u32,
     frees: u64,
     draws: Vec<(ShaderId, [u32; 4])>,
+    /// The bind commands of the last encode, if it bound every draw.
+    recorded: Option<Recorded>,
+}
+
+/// The bind commands one encode of a list made, from a binder with nothing bound.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Recorded {
+    /// The manager's generation and the groups bound (a bit per group index).
+    pub(crate) generation: u64,
+    pub(crate) mask: u32,
+    groups: Vec<wgpu::BindGroup>,
+    /// (group index, bind group in `groups`, dynamic offsets), in order.
+    cmds: Vec<(u32, u32, SmallVec<[u32; 4]>)>,
+    /// Per draw: where its commands end in `cmds`, and its first instance.
+    pub(crate) draws: Vec<(u32, u32)>,
+}
+
+impl Recorded {
+    /// Sets draw `i`'s bind groups on `pass` and returns its first instance.
+    #[inline]
+    pub(crate) fn replay<P: BindTarget>(&self, pass: &mut P, i: usize) -> u32 {
+        let start = if i == 0 { 0 } else { self.draws[i - 1].0 as usize };
+        let (end, first) = self.draws[i];
+        for (group, k, offsets) in &self.cmds[start..end as usize] {
+            pass.set_bind_group(*group, &self.groups[*k as usize], offsets);
+        }
+        first
+    }
+
+    /// `set_bind_group` calls one replay makes.
+    #[inline]
+    pub(crate) fn calls(&self) -> u64 {
+        self.cmds.len() as u64
+    }
+}
+
+/// A bind target that forwards to `pass` and records what it is given.
+#[derive(Debug)]
+pub(crate) struct Recorder<'a, P> {
+    pub(crate) pass: &'a mut P,
+    pub(crate) recorded: Recorded,
+    index: HashMap<wgpu::BindGroup, u32>,
+}
+
+impl<'a, P: BindTarget> Recorder<'a, P> {
+    pub(crate) fn new(pass: &'a mut P, generation: u64, mask: u32) -> Self {
+        Self { pass, recorded: Recorded { generation, mask, ..Default::default() }, index: HashMap::new() }
+    }
+
+    /// Ends the current draw's commands.
+    #[inline]
+    pub(crate) fn end_draw(&mut self, first: u32) {
+        let end = self.recorded.cmds.len() as u32;
+        self.recorded.draws.push((end, first));
+    }
+}
+
+impl<P: BindTarget> BindTarget for Recorder<'_, P> {
+    fn set_bind_group(&mut self, index: u32, group: &wgpu::BindGroup, offsets: &[u32]) {
+        self.pass.set_bind_group(index, group, offsets);
+        let groups = &mut self.recorded.groups;
+        let k = *self.index.entry(group.clone()).or_insert_with(|| {
+            groups.push(group.clone());
+            groups.len() as u32 - 1
+        });
+        self.recorded.cmds.push((index, k, SmallVec::from_slice(offsets)));
+    }
 }
 
 impl DrawList {
@@ -47,7 +122,7 @@ impl DrawList {
                 Ok((d.shader, index))
             })
             .collect::<Result<_, _>>()?;
-        Ok(Self { tag, frees: instances.frees(), draws })
+        Ok(Self { tag, frees: instances.frees(), draws, recorded: None })
     }
 
     /// Whether the list still holds for a manager with this tag and instance table.
@@ -57,6 +132,17 @@ impl DrawList {
             true => Ok(()),
             false => Err(Error::StaleList),
         }
+    }
+
+    /// The bind commands of the last encode, if made at `generation` for `mask`.
+    #[inline]
+    pub(crate) fn recorded(&self, generation: u64, mask: u32) -> Option<&Recorded> {
+        self.recorded.as_ref().filter(|r| r.generation == generation && r.mask == mask)
+    }
+
+    /// Keeps the bind commands of an encode that bound every draw.
+    pub(crate) fn keep(&mut self, recorded: Recorded) {
+        self.recorded = Some(recorded);
     }
 
     /// The resolved draws, in order.

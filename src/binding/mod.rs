@@ -14,3 +14,4 @@ pub(crate) use binder::{DrawInputs, GroupAccess};
 pub(crate) use groups::{BindGroups, describe};
 pub(crate) use layouts::{Layouts, ShaderBinding};
 pub use list::DrawList;
+pub(crate) use list::Recorder;

@@ -2,7 +2,7 @@
 //! for binders with shared access on several threads.
 
 use super::Manager;
-use crate::binding::{BindTarget, Binder, Draw, DrawInputs, DrawList, GroupAccess};
+use crate::binding::{BindTarget, Binder, Draw, DrawInputs, DrawList, GroupAccess, Recorder};
 use crate::error::Error;
 use crate::limits::MAX_GROUPS;
 
@@ -42,14 +42,17 @@ impl Binder {
     /// after binding draw `i` so that the application sets its pipeline and
     /// vertex buffers and draws with instances `first..first + 1`. Bind groups
     /// are built as [`Binder::bind`] builds them; a stale list is
-    /// [`Error::StaleList`] before anything is bound.
+    /// [`Error::StaleList`] before anything is bound. The binder starts from
+    /// nothing bound, and the list keeps the bind commands it made: while
+    /// [`Manager::generation`] holds, the next call replays them.
     ///
-    /// Cost: [`Binder::bind`] without the handle lookups, and one check per list.
+    /// Cost: [`Binder::bind`] without the handle lookups, and one check per
+    /// list; a replay, one `set_bind_group` per recorded command and no lookups.
     pub fn bind_list<P: BindTarget>(
         &mut self,
         manager: &mut Manager,
         pass: &mut P,
-        list: &DrawList,
+        list: &mut DrawList,
         draw: impl FnMut(&mut P, usize, u32),
     ) -> Result<(), Error> {
         self.bind_list_groups(manager, pass, list, 0..MAX_GROUPS as u32, draw)
@@ -61,16 +64,31 @@ impl Binder {
         &mut self,
         manager: &mut Manager,
         pass: &mut P,
-        list: &DrawList,
+        list: &mut DrawList,
         groups: std::ops::Range<u32>,
         mut draw: impl FnMut(&mut P, usize, u32),
     ) -> Result<(), Error> {
         list.check(manager.registry.tag(), &manager.instances)?;
-        let mask = mask(groups);
-        for (i, &(shader, index)) in list.draws().iter().enumerate() {
-            let first = self.bind_resolved(manager.draw_inputs(), pass, shader, index, mask)?;
-            draw(pass, i, first);
+        let (mask, generation) = (mask(groups), manager.generation());
+        self.reset();
+        if let Some(recorded) = list.recorded(generation, mask) {
+            for i in 0..recorded.draws.len() {
+                let first = recorded.replay(pass, i);
+                draw(pass, i, first);
+            }
+            // What is bound now is the recording's last state, which this binder does not hold.
+            self.reset();
+            self.calls += recorded.calls();
+            manager.stats.shared.set_bind_group_calls += recorded.calls();
+            return Ok(());
         }
+        let mut recorder = Recorder::new(pass, generation, mask);
+        for (i, &(shader, index)) in list.draws().iter().enumerate() {
+            let first = self.bind_resolved(manager.draw_inputs(), &mut recorder, shader, index, mask)?;
+            recorder.end_draw(first);
+            draw(recorder.pass, i, first);
+        }
+        list.keep(recorder.recorded);
         Ok(())
     }
 
