@@ -134,8 +134,9 @@ fn main() {
     let minimal = minimal as f64 / params.frames as f64;
 
     // Every method has its own scene state and target. Frames run interleaved
-    // (frame 1 of each method, then frame 2, ...) so that machine noise falls
-    // on all methods alike.
+    // (frame 1 of each method, then frame 2, ...), and each frame starts with
+    // the next method in turn, so that machine noise and the cost of running
+    // right after another method's frame fall on all methods alike.
     struct Entry {
         method: Box<dyn Method>,
         scene: Scene,
@@ -189,7 +190,9 @@ fn main() {
     wait(&gpu);
     let started = Instant::now();
     for f in 1..=params.frames {
-        for e in &mut entries {
+        let n = entries.len();
+        for k in 0..n {
+            let e = &mut entries[(k + f as usize) % n];
             let changes = e.scene.changes(f);
             e.scene.apply(&changes);
             let start = Instant::now();
