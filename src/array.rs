@@ -20,7 +20,7 @@ use std::num::NonZeroU32;
 
 use naga::{AddressSpace, ArraySize, TypeInner};
 
-use crate::reflect::ShaderReflection;
+use crate::reflect::{Resource, ShaderReflection};
 
 /// How draws address a slot's instances.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,15 +57,15 @@ fn gcd(a: u32, b: u32) -> u32 {
 }
 
 /// The shader's module with every array slot declared as a uniform array of
-/// its batch length, for devices without vertex storage. Errs with why a
-/// declaration cannot be a uniform array (the caller validates the result).
-pub(crate) fn batched_module(
-    shader: &ShaderReflection,
+/// its batch length, for devices without vertex storage. Errs with the array
+/// slot that cannot be a uniform array and why (the caller validates the result).
+pub(crate) fn batched_module<'s>(
+    shader: &'s ShaderReflection,
     limits: &wgpu::Limits,
-) -> Result<naga::Module, (String, String)> {
+) -> Result<naga::Module, (&'s Resource, String)> {
     let mut module = shader.module().clone();
     for r in shader.used_resources().filter(|r| r.is_array_slot()) {
-        let fail = |why: String| (r.name.clone(), why);
+        let fail = |why: String| (r, why);
         let Some((_, var)) =
             module.global_variables.iter_mut().find(|(_, v)| v.binding.map(Into::into) == Some(r.binding))
         else {

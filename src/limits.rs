@@ -110,12 +110,12 @@ pub(crate) fn check(shader: &ShaderReflection, caps: &DeviceCaps) -> Result<Chec
         }
     }
     // Array slots on a device without vertex storage: uniform batches.
-    let batched = match shader.used_resources().any(|r| r.is_array_slot()) && !caps.storage_arrays() {
-        true => Some(array::batched_module(shader, &caps.limits).map_err(|(name, why)| {
-            let r = shader.used_resources().find(|r| r.name == name);
-            fail(r, LimitErrorKind::ArrayFallback { why })
-        })?),
-        false => None,
+    let batched = if shader.used_resources().any(|r| r.is_array_slot()) && !caps.storage_arrays() {
+        let module = array::batched_module(shader, &caps.limits)
+            .map_err(|(r, why)| fail(Some(r), LimitErrorKind::ArrayFallback { why }))?;
+        Some(module)
+    } else {
+        None
     };
     let module = batched.as_ref().unwrap_or(shader.module());
     // Capabilities: the same validation wgpu runs in `create_shader_module`.

@@ -225,11 +225,11 @@ impl Binder {
         };
         // The draw's instance index: its element in the shader's array slots.
         let mut first = 0;
+        let tag = shader_id.tag();
         for &(group, vid) in &layouts.shaders[si].groups {
             if mask & (1 << group) == 0 {
                 continue;
             }
-            let tag = shader_id.tag();
             if self.bound[group as usize].holds(tag, generation, vid.0, &index) {
                 continue;
             }

@@ -91,11 +91,15 @@ impl<'a, P: BindTarget> Recorder<'a, P> {
 impl<P: BindTarget> BindTarget for Recorder<'_, P> {
     fn set_bind_group(&mut self, index: u32, group: &wgpu::BindGroup, offsets: &[u32]) {
         self.pass.set_bind_group(index, group, offsets);
-        let groups = &mut self.recorded.groups;
-        let k = *self.index.entry(group.clone()).or_insert_with(|| {
-            groups.push(group.clone());
-            groups.len() as u32 - 1
-        });
+        let k = match self.index.get(group) {
+            Some(&k) => k,
+            None => {
+                let k = self.recorded.groups.len() as u32;
+                self.recorded.groups.push(group.clone());
+                self.index.insert(group.clone(), k);
+                k
+            }
+        };
         self.recorded.cmds.push((index, k, SmallVec::from_slice(offsets)));
     }
 }

@@ -25,13 +25,9 @@ impl Manager {
         let mut binder = Binder::new();
         // Nothing is bound: the binder's calls into `NoPass` are not counted.
         let calls = self.stats.shared.set_bind_group_calls;
-        let mut result = Ok(());
-        for draw in draws {
-            if let Err(e) = binder.bind_with(self.draw_inputs(), &mut NoPass, draw, u32::MAX) {
-                result = Err(e);
-                break;
-            }
-        }
+        let result = draws
+            .into_iter()
+            .try_for_each(|draw| binder.bind_with(self.draw_inputs(), &mut NoPass, draw, u32::MAX).map(drop));
         self.stats.shared.set_bind_group_calls = calls;
         result
     }
@@ -70,7 +66,6 @@ impl Binder {
     ) -> Result<(), Error> {
         list.check(manager.registry.tag(), &manager.instances)?;
         let (mask, generation) = (mask(groups), manager.generation());
-        self.reset();
         if let Some(recorded) = list.recorded(generation, mask) {
             for i in 0..recorded.draws.len() {
                 let first = recorded.replay(pass, i);
@@ -82,6 +77,8 @@ impl Binder {
             manager.stats.shared.set_bind_group_calls += recorded.calls();
             return Ok(());
         }
+        // A recording replays from nothing bound, so it starts there.
+        self.reset();
         let mut recorder = Recorder::new(pass, generation, mask);
         for (i, &(shader, index)) in list.draws().iter().enumerate() {
             let first = self.bind_resolved(manager.draw_inputs(), &mut recorder, shader, index, mask)?;

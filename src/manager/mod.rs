@@ -306,6 +306,7 @@ impl Manager {
     /// The parts a draw reads, for the binder; bind groups are built on a miss.
     #[inline]
     fn draw_inputs(&mut self) -> DrawInputs<'_> {
+        let generation = self.generation();
         DrawInputs {
             registry: &self.registry,
             layouts: &self.layouts,
@@ -316,7 +317,7 @@ impl Manager {
                 groups: &mut self.groups,
                 stats: &mut self.stats.shared,
             },
-            generation: self.replacements + self.instances.resource_epoch(),
+            generation,
         }
     }
 }
