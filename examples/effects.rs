@@ -138,7 +138,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     println!("image: as expected (depth pre-pass, less_equal color pass, alpha test, normal map)");
     if let Some(path) = png {
-        gpu::save_png(&path, &pixels, SIZE)?;
+        gpu::save_png(&path, &pixels, (SIZE, SIZE))?;
         println!("saved {path}");
     }
     Ok(())

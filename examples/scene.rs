@@ -82,7 +82,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     if let Some(path) = &args.png {
-        gpu::save_png(path, &image, SIZE)?;
+        gpu::save_png(path, &image, (SIZE, SIZE))?;
     }
     if image != image_unsorted {
         return Err("the queue's image differs from the submission-order image".into());

@@ -6,6 +6,10 @@
 #[path = "../benches/support/mod.rs"]
 mod support;
 
+#[path = "support/gpu.rs"]
+#[allow(dead_code, reason = "the stress example opens its device with Headless and only writes PNGs")]
+mod gpu;
+
 use std::io::Write as _;
 use std::time::{Duration, Instant};
 
@@ -238,7 +242,7 @@ fn main() {
         .collect::<Vec<_>>();
 
     if let Some(path) = &args.png {
-        if let Err(e) = save_png(path, &runs[0].pixels) {
+        if let Err(e) = gpu::save_png(path, &runs[0].pixels, methods::SIZE) {
             eprintln!("error: cannot write {}: {e}", path.display());
             std::process::exit(1);
         }
@@ -332,16 +336,6 @@ fn chart(path: &std::path::Path, p: &SceneParams, runs: &[Run]) -> Result<(), Bo
 
 fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
-}
-
-fn save_png(path: &std::path::Path, pixels: &[u8]) -> Result<(), Box<dyn std::error::Error>> {
-    let (w, h) = methods::SIZE;
-    let file = std::io::BufWriter::new(std::fs::File::create(path)?);
-    let mut enc = png::Encoder::new(file, w, h);
-    enc.set_color(png::ColorType::Rgba);
-    enc.set_depth(png::BitDepth::Eight);
-    enc.write_header()?.write_image_data(pixels)?;
-    Ok(())
 }
 
 fn print_table(p: &SceneParams, runs: &[Run], minimal: f64, real: bool) {

@@ -364,10 +364,31 @@ impl Freqbuf {
         }
     }
 
-    /// The draw list, made once (the scene frees no instance).
-    fn list(&mut self) -> &DrawList {
+    /// Binds the groups in `groups` of every draw from the draw list (made
+    /// once: the scene frees no instance), setting each draw's pipeline when it
+    /// changes, then calls `draw(pass, i, first)`.
+    fn encode_listed(
+        &mut self,
+        shared: &Shared,
+        pass: &mut wgpu::RenderPass<'_>,
+        groups: std::ops::Range<u32>,
+        mut draw: impl FnMut(&mut wgpu::RenderPass<'_>, usize, u32),
+    ) {
         let (m, draws) = (&self.m, &self.draws);
-        self.list.get_or_insert_with(|| m.draw_list(draws.iter().map(|(_, d)| d)).expect("flushed, live"))
+        let list = self
+            .list
+            .get_or_insert_with(|| m.draw_list(draws.iter().map(|(_, d)| d)).expect("flushed, live"));
+        let pipelines = &self.pipelines;
+        let mut current = usize::MAX;
+        Binder::new()
+            .bind_list_groups(&mut self.m, pass, list, groups, |pass, i, first| {
+                if pipelines[i] != current {
+                    current = pipelines[i];
+                    pass.set_pipeline(&shared.pipelines[current]);
+                }
+                draw(pass, i, first);
+            })
+            .expect("bind");
     }
 
     /// Replays the draws from a render bundle, recorded again only when the
@@ -505,19 +526,7 @@ impl Method for Freqbuf {
         let mut enc = gpu.device.create_command_encoder(&Default::default());
         {
             let mut pass = target.pass(&mut enc);
-            self.list();
-            let list = self.list.as_mut().expect("made above");
-            let pipelines = &self.pipelines;
-            let mut current = usize::MAX;
-            Binder::new()
-                .bind_list(&mut self.m, &mut pass, list, |pass, i, first| {
-                    if pipelines[i] != current {
-                        current = pipelines[i];
-                        pass.set_pipeline(&shared.pipelines[current]);
-                    }
-                    pass.draw(0..4, first..first + 1);
-                })
-                .expect("bind");
+            self.encode_listed(shared, &mut pass, 0..4, |pass, _, first| pass.draw(0..4, first..first + 1));
         }
         gpu.queue.submit([enc.finish()]);
         let s = self.m.take_stats().total();
@@ -758,26 +767,16 @@ fn encode_own_objects(
         pass.set_bind_group(3, group, &[]);
         binds += 1;
     }
-    inner.list();
-    let list = inner.list.as_mut().expect("made above");
-    let pipelines = &inner.pipelines;
-    let mut current = usize::MAX;
-    Binder::new()
-        .bind_list_groups(&mut inner.m, pass, list, 0..3, |pass, i, _| {
-            if pipelines[i] != current {
-                current = pipelines[i];
-                pass.set_pipeline(&shared.pipelines[current]);
-            }
-            let o = scene.draws[i] as u32;
-            if storage {
-                pass.draw(0..4, o..o + 1);
-            } else {
-                pass.set_bind_group(3, group, &[o * ALIGN as u32]);
-                binds += 1;
-                pass.draw(0..4, 0..1);
-            }
-        })
-        .expect("bind");
+    inner.encode_listed(shared, pass, 0..3, |pass, i, _| {
+        let o = scene.draws[i] as u32;
+        if storage {
+            pass.draw(0..4, o..o + 1);
+        } else {
+            pass.set_bind_group(3, group, &[o * ALIGN as u32]);
+            binds += 1;
+            pass.draw(0..4, 0..1);
+        }
+    });
     binds
 }
 

@@ -60,10 +60,14 @@ pub(crate) fn read_back(
     pixels
 }
 
-/// Writes RGBA8 `pixels` (`size` a side) as a PNG.
-pub(crate) fn save_png(path: &str, pixels: &[u8], size: u32) -> Result<(), Box<dyn std::error::Error>> {
+/// Writes RGBA8 `pixels` of `(width, height)` as a PNG.
+pub(crate) fn save_png(
+    path: impl AsRef<std::path::Path>,
+    pixels: &[u8],
+    (width, height): (u32, u32),
+) -> Result<(), Box<dyn std::error::Error>> {
     let file = std::io::BufWriter::new(std::fs::File::create(path)?);
-    let mut enc = png::Encoder::new(file, size, size);
+    let mut enc = png::Encoder::new(file, width, height);
     enc.set_color(png::ColorType::Rgba);
     enc.set_depth(png::BitDepth::Eight);
     enc.write_header()?.write_image_data(pixels)?;
