@@ -64,6 +64,8 @@ mod binding;
 #[cfg(feature = "effects")]
 mod effect;
 mod error;
+#[cfg(feature = "fault-injection")]
+mod fault;
 #[cfg(feature = "headless")]
 mod headless;
 mod id;
@@ -101,6 +103,8 @@ pub use error::{
     Error, LayoutErrorKind, LimitErrorKind, Location, MemberSite, ParamError, ParamErrorKind, ReflectError,
     ReflectErrorKind,
 };
+#[cfg(feature = "fault-injection")]
+pub use fault::{FaultSite, disarm, fail_nth};
 #[cfg(feature = "headless")]
 pub use headless::Headless;
 pub use id::{ShaderId, SlotId};

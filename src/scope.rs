@@ -19,6 +19,10 @@ pub(crate) fn scoped<T>(
     what: impl FnOnce() -> String,
     f: impl FnOnce() -> T,
 ) -> Result<T, Error> {
+    #[cfg(feature = "fault-injection")]
+    if crate::fault::hit(crate::fault::FaultSite::Create) {
+        return Err(injected(what()));
+    }
     let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
     let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
     let out = f();
@@ -44,4 +48,10 @@ fn ready<T>(future: impl Future<Output = Option<T>>) -> Option<T> {
 fn innermost(e: &wgpu::Error) -> String {
     let text = e.to_string();
     text.lines().map(str::trim).rfind(|l| !l.is_empty()).unwrap_or("").to_owned()
+}
+
+/// The error an injected fault (feature `fault-injection`) reports.
+#[cfg(feature = "fault-injection")]
+pub(crate) fn injected(what: String) -> Error {
+    Error::Wgpu { what, message: "injected fault".into() }
 }

@@ -285,6 +285,22 @@ impl Slot {
         self.dirty.drain(..keep);
     }
 
+    /// Marks the absolute byte range `lo..hi` of the shadow dirty again (a
+    /// flush took it but could not move it); bytes past a block's end are not.
+    pub(crate) fn remark(&mut self, lo: u64, hi: u64) {
+        let (stride, end) = (self.stride as u64, self.size.next_multiple_of(4) as u64);
+        if hi <= lo {
+            return;
+        }
+        for i in lo / stride..=(hi - 1) / stride {
+            let base = i * stride;
+            let (a, b) = (lo.saturating_sub(base).min(end), (hi - base).min(end));
+            if a < b {
+                self.mark(i as u32, a as u32 & !3, round_up(b as u32, 4));
+            }
+        }
+    }
+
     /// Forgets the GPU buffer (the device was lost) and re-lays the shadow for
     /// `align`; every instance becomes dirty, so the next flush uploads it all.
     pub(crate) fn reset_gpu(&mut self, align: u32) {

@@ -114,3 +114,44 @@ fn one_binder_over_two_managers_binds_each_ones_groups() {
     }
     assert_eq!(gpu::read_texture(h, enc, &target, 4)[0].to_le_bytes(), [0, 255, 0, 255]);
 }
+
+/// The contract for recorded draws: a bundle keeps the offsets of its
+/// recording, so a freed object whose index a new object takes would make a
+/// replay draw the new object's values. Any free moves the generation, so a
+/// renderer that checks it records again, and a draw list made before the
+/// free is `StaleList`.
+#[test]
+fn a_free_moves_the_generation_so_a_bundle_never_draws_a_reused_index() {
+    let Some(h) = gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let shader = fb.register_wgsl("bundle.wgsl", SHADER).unwrap();
+    let color = fb.param("color").unwrap();
+    let old = fb.create_object();
+    fb.object(old).set(color, &[1.0f32, 0.0, 0.0, 1.0]).unwrap();
+    fb.flush(&h.queue).unwrap();
+    let mut list = fb.draw_list(&[Draw::new(shader).object(old)]).unwrap();
+    let generation = fb.generation();
+
+    fb.free_object(old).unwrap();
+    let new = fb.create_object();
+    fb.object(new).set(color, &[0.0f32, 1.0, 0.0, 1.0]).unwrap();
+    fb.flush(&h.queue).unwrap();
+    assert_ne!(fb.generation(), generation, "the freed index went to another object");
+    let mut binder = Binder::new();
+    let mut enc = h.device.create_render_bundle_encoder(&wgpu::RenderBundleEncoderDescriptor {
+        label: None,
+        color_formats: &[Some(wgpu::TextureFormat::Rgba8Unorm)],
+        depth_stencil: None,
+        sample_count: 1,
+        multiview: None,
+    });
+    let stale = binder.bind_list(&mut fb, &mut enc, &mut list, |_, _, _| {});
+    assert!(matches!(stale, Err(freqbuf::Error::StaleList)), "{stale:?}");
+
+    // Without a free, flushes and creations that fit keep it.
+    let generation = fb.generation();
+    fb.create_object();
+    fb.object(new).set(color, &[0.0f32, 0.0, 1.0, 1.0]).unwrap();
+    fb.flush(&h.queue).unwrap();
+    assert_eq!(fb.generation(), generation);
+}

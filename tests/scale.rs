@@ -168,3 +168,34 @@ fn a_slot_past_max_buffer_size_is_an_error_that_loses_nothing() {
     objs.truncate(4000);
     check(&h, &mut m, &objs, 397, 0);
 }
+
+#[test]
+fn a_4_kib_storage_binding_flushes_by_scatter_within_it() {
+    // The chunk floor once was 4 KiB of data alone: the scatter's bind group
+    // then exceeded a 4 KiB binding and every flush failed.
+    let Some(h) = gpu::device_with_limits(|l| l.max_storage_buffer_binding_size = 4 << 10) else { return };
+    for strategy in [FlushStrategy::Scatter, FlushStrategy::Auto] {
+        let mut m = Manager::with_strategy(&h.device, SlotPlan::default(), strategy);
+        m.set_dense_fraction(2.0);
+        let (objs, s) = rewrite_all(&h, &mut m);
+        assert!(s.shared.upload_calls >= 896_000 / 1024, "{strategy:?}: {s:?}");
+        check(&h, &mut m, &objs, 199, 5);
+    }
+}
+
+#[test]
+fn instances_below_max_buffer_size_flush_when_later_ones_do_not_fit() {
+    // 1 MiB buffers hold 4,096 objects at stride 256; the first flush sees 5,000.
+    let Some(h) = gpu::device_with_limits(|l| l.max_buffer_size = 1 << 20) else { return };
+    let mut m = Manager::new(&h.device, SlotPlan::default());
+    let mut rig = Rig::new(&h.device, 3);
+    let shader = rig.register(&h.device, &mut m, &TWO_BLOCKS);
+    let objs = fill(&mut m, 5000, 0);
+    let err = m.flush(&h.queue).unwrap_err();
+    assert!(matches!(err, Error::SlotTooLarge { instances: 5000, .. }), "{err}");
+    let draws = [10, 4095, 4096].map(|i| Draw::new(shader).object(objs[i]));
+    let seen = rig.try_run(&h, &mut m, &draws);
+    assert_eq!(seen[0].as_ref().unwrap(), &expect(10, 0));
+    assert_eq!(seen[1].as_ref().unwrap(), &expect(4095, 0), "the last instance that fits");
+    assert!(matches!(seen[2], Err(Error::NotFlushed(Frequency::Object))), "{:?}", seen[2]);
+}

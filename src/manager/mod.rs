@@ -257,17 +257,20 @@ impl Manager {
         report.error.map_or(Ok(()), Err)
     }
 
-    /// Changes whenever a bind group a draw uses may have been replaced: a
-    /// flush that replaced a slot buffer (growth, a new stride), `recreate`,
-    /// or a texture, sampler or buffer set on (or dropped with) an instance.
+    /// Changes whenever something a recorded draw depends on may have
+    /// changed: a flush that replaced a slot buffer (growth, a new stride),
+    /// `recreate`, a texture, sampler or buffer set on (or dropped with) an
+    /// instance, or any free (the freed index may go to another handle, whose
+    /// values a recorded offset would then read).
     ///
     /// A `wgpu::RenderBundle` recorded through a [`Binder`](crate::Binder) keeps the bind
-    /// groups of its recording: replay it while this is unchanged (flushes
-    /// update values in place, so it sees them), and record it again when it
-    /// changes. Cost: an addition.
+    /// groups and offsets of its recording: replay it while this is unchanged
+    /// (flushes update values in place, so it sees them), and record it again
+    /// when it changes. This is the same rule that makes a
+    /// [`DrawList`](crate::DrawList) [`Error::StaleList`]. Cost: two additions.
     #[inline]
     pub fn generation(&self) -> u64 {
-        self.replacements + self.instances.resource_epoch()
+        self.replacements + self.instances.resource_epoch() + self.instances.frees()
     }
 
     /// Statistics since the last call of `take_stats`.

@@ -124,11 +124,14 @@ impl Uploader {
         }
         let mut cursor = plan::Cursor::new(&self.packed);
         while !cursor.done(&self.packed) {
+            let start = cursor;
             let data = self.plan_chunk(&mut cursor);
             if let Err(e) = self
                 .stage(device, queue, stats, slots, data)
                 .and_then(|staging| self.move_chunk(device, queue, slots, stats, &staging, &mut encoder))
             {
+                // Nothing from this chunk on reached the GPU: keep it dirty for the next flush.
+                self.restore(start, slots);
                 report.error.get_or_insert(e);
                 break;
             }

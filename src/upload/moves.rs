@@ -30,6 +30,10 @@ impl Uploader {
             stats.slot_mut(slots[job.slot].id()).copy_commands += job.ranges.len() as u64;
         }
         if self.jobs.iter().any(|j| j.scatter) {
+            #[cfg(feature = "fault-injection")]
+            if crate::fault::hit(crate::fault::FaultSite::Scatter) {
+                return Err(crate::scope::injected("scatter dispatch".into()));
+            }
             if self.scatter.is_none() {
                 let scatter =
                     scope::scoped(device, || "flush scatter pipeline".into(), || Scatter::new(device))?;

@@ -24,7 +24,7 @@ pub(super) struct Job {
 }
 
 /// Where chunk planning stands: a packed slot, a range of it, bytes of that range already taken.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub(super) struct Cursor {
     packed: usize,
     range: usize,
@@ -38,6 +38,21 @@ impl Cursor {
 
     pub(super) fn done(&self, packed: &[(usize, std::ops::Range<usize>, bool)]) -> bool {
         self.packed >= packed.len()
+    }
+}
+
+impl Uploader {
+    /// Marks dirty again every packed range from `from` on: a chunk failed
+    /// to stage or move, so neither it nor any later chunk reached the GPU.
+    pub(super) fn restore(&self, from: Cursor, slots: &mut [Slot]) {
+        for (p, (slot, ranges, _)) in self.packed.iter().enumerate().skip(from.packed) {
+            let first = if p == from.packed { from.range } else { ranges.start };
+            for r in first..ranges.end {
+                let (lo, hi) = self.ranges[r];
+                let lo = if p == from.packed && r == from.range { lo + from.done } else { lo };
+                slots[*slot].remark(lo, hi);
+            }
+        }
     }
 }
 
@@ -76,7 +91,13 @@ impl Uploader {
             s.dirty_instances += slot.dirty_count() as u64;
             let high = highs[slot.frequency() as usize];
             let growth = match grow(device, self.sizes(), slot, high, encoder, s) {
-                Ok(g) => g,
+                Ok((g, over)) => {
+                    // Instances past the limit stay dirty; the rest flush below.
+                    if let Some(e) = over {
+                        report.error.get_or_insert(e);
+                    }
+                    g
+                }
                 // Still upload what fits the buffer as it is laid out; the rest stays dirty.
                 Err(e) => {
                     report.error.get_or_insert(e);
@@ -130,7 +151,8 @@ impl Uploader {
                 FlushStrategy::Auto => n > AUTO_COPY_LIMIT,
             } && buffer_size <= self.limits.max_storage_buffer_binding_size
                 // The scatter pass reads two storage buffers and writes a third.
-                && self.limits.max_storage_buffers_per_shader_stage >= 3;
+                && self.limits.max_storage_buffers_per_shader_stage >= 3
+                && self.limits.max_storage_buffer_binding_size >= 4 * MIN_CHUNK;
             self.packed.push((i, start..self.ranges.len(), scatter));
         }
     }
@@ -195,7 +217,9 @@ impl Uploader {
 }
 
 /// Grows or re-lays a slot's GPU buffer where the shadow outgrew it: to the
-/// next power of two of instances, capped by `max_buffer_size`.
+/// next power of two of instances, capped by `max_buffer_size`. Past the cap
+/// the buffer still grows to it, so the instances that fit flush; the
+/// returned [`Error::SlotTooLarge`] names the ones that do not.
 fn grow(
     device: &wgpu::Device,
     (max_buffer_size, max_storage_binding): (u64, u64),
@@ -203,10 +227,10 @@ fn grow(
     high: u32,
     encoder: &mut Option<wgpu::CommandEncoder>,
     s: &mut Stats,
-) -> Result<Growth, Error> {
+) -> Result<(Growth, Option<Error>), Error> {
     let need = high.min(slot.instances());
     if slot.gpu_matches_stride() && slot.gpu_capacity() >= need {
-        return Ok(if slot.expose_size() { Growth::Exposed } else { Growth::None });
+        return Ok((if slot.expose_size() { Growth::Exposed } else { Growth::None }, None));
     }
     let stride = slot.stride() as u64;
     // An array slot in a storage buffer is bound whole: one binding holds it all.
@@ -221,16 +245,21 @@ fn grow(
         Addressing::Batched { per } => most / per * per,
         _ => most,
     };
-    if need > most {
-        return Err(Error::SlotTooLarge {
-            binding: slot.binding(),
-            instances: need,
-            stride: slot.stride(),
-            limit,
-            limit_name,
-        });
-    }
+    let over = (need > most).then(|| Error::SlotTooLarge {
+        binding: slot.binding(),
+        instances: need,
+        stride: slot.stride(),
+        limit,
+        limit_name,
+    });
     let capacity = grown_capacity(need, slot.addressing()).min(most);
+    if capacity == 0 {
+        return over.map_or(Ok((Growth::None, None)), Err);
+    }
+    if slot.gpu_matches_stride() && slot.gpu_capacity() >= capacity {
+        let exposed = slot.expose_size();
+        return Ok((if exposed { Growth::Exposed } else { Growth::None }, over));
+    }
     let desc = wgpu::BufferDescriptor {
         label: Some("freqbuf slot"),
         size: capacity as u64 * stride,
@@ -254,7 +283,7 @@ fn grow(
         None => Growth::Created,
     };
     slot.install(buffer, capacity);
-    Ok(growth)
+    Ok((growth, over))
 }
 
 impl Uploader {
@@ -269,9 +298,19 @@ impl Uploader {
 /// window together always fit one binding.
 /// Devices without storage buffers (WebGL2) only copy, bounded by `max_buffer_size`.
 fn chunk_budget(limits: &wgpu::Limits) -> u64 {
-    let mut most = limits.max_buffer_size;
-    if limits.max_storage_buffer_binding_size > 0 {
-        most = most.min(limits.max_storage_buffer_binding_size);
+    ((staging_limit(limits) & !255) / 4).max(MIN_CHUNK)
+}
+
+/// The smallest chunk: one scatter job's tables (at the largest storage
+/// offset alignment) and a word. The scatter pass needs a storage binding of
+/// four of these; below that, slots flush by copies.
+pub(super) const MIN_CHUNK: u64 = 512;
+
+/// The largest staging buffer: one storage binding where the device has
+/// storage buffers (the scatter binds it whole), else one buffer.
+pub(super) fn staging_limit(limits: &wgpu::Limits) -> u64 {
+    match limits.max_storage_buffer_binding_size {
+        0 => limits.max_buffer_size,
+        b => limits.max_buffer_size.min(b),
     }
-    ((most & !255) / 4).max(4096)
 }

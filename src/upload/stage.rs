@@ -43,7 +43,7 @@ impl Uploader {
         if self.staging.as_ref().is_none_or(|b| b.size() < size) {
             let desc = wgpu::BufferDescriptor {
                 label: Some("freqbuf staging"),
-                size: size.next_power_of_two().min(self.limits.max_buffer_size).max(size),
+                size: size.next_power_of_two().min(super::plan::staging_limit(&self.limits)).max(size),
                 usage: wgpu::BufferUsages::COPY_SRC
                     | wgpu::BufferUsages::COPY_DST
                     | wgpu::BufferUsages::STORAGE,
@@ -55,6 +55,10 @@ impl Uploader {
             if let Some(s) = self.scatter.as_mut() {
                 s.groups.clear();
             }
+        }
+        #[cfg(feature = "fault-injection")]
+        if crate::fault::hit(crate::fault::FaultSite::Upload) {
+            return Err(crate::scope::injected("staging upload".into()));
         }
         let staging = self.staging.clone().expect("created above");
         let len = wgpu::BufferSize::new(write_len).expect("jobs have bytes");
