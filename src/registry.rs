@@ -84,6 +84,36 @@ impl Registry {
         }
     }
 
+    /// Checks every registered uniform block against a uniform binding limit
+    /// of `limit` bytes (`Manager::recreate`, before it moves).
+    pub(crate) fn check_uniform_limit(&self, limit: u32) -> Result<(), Error> {
+        for shader in &self.shaders {
+            let over = shader
+                .used_resources()
+                .filter(|r| !r.is_array_slot())
+                .find_map(|r| r.block.as_ref().filter(|b| b.size > limit).map(|b| (r, b.size)));
+            if let Some((res, size)) = over {
+                let kind = LayoutErrorKind::TooLarge {
+                    shader: shader.name().to_owned(),
+                    block: res.name.clone(),
+                    size,
+                    limit,
+                };
+                return Err(Error::Layout {
+                    shader: shader.name().to_owned(),
+                    binding: res.binding,
+                    kind: Box::new(kind),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Later registrations meet a uniform binding limit of `limit` bytes.
+    pub(crate) fn set_uniform_limit(&mut self, limit: u32) {
+        self.max_uniform_binding_size = limit;
+    }
+
     /// The tag its ids carry.
     #[inline]
     pub(crate) fn tag(&self) -> u32 {

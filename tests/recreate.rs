@@ -62,3 +62,29 @@ fn a_manager_moved_to_a_new_device_draws_the_same_values() {
         }
     }
 }
+
+/// A device with a smaller uniform binding cannot hold a registered 32 KiB
+/// block: `recreate` refuses and changes nothing, and a manager that moved
+/// to a device checks later registrations against that device's limit.
+#[test]
+fn recreate_checks_blocks_against_the_new_devices_uniform_limit() {
+    let Some(h) = gpu::device() else { return };
+    const BIG: &str = "struct Big { v: array<vec4<f32>, 2048> }\n@group(1) @binding(0) var<uniform> big: Big;\n@fragment fn fs() -> @location(0) vec4<f32> { return big.v[7]; }\n";
+    let mut m = Manager::new(&h.device, SlotPlan::default());
+    m.register_wgsl("big.wgsl", BIG).unwrap();
+    let small = gpu::device_with_limits(|l| l.max_uniform_buffer_binding_size = 16 << 10).unwrap();
+    let e = m.recreate(&small.device).unwrap_err();
+    assert!(e.to_string().contains("big.wgsl"), "{e}");
+    assert!(e.to_string().contains("16384"), "{e}");
+    // Nothing changed: the manager still draws on its own device.
+    let v = m.create_view();
+    m.flush(&h.queue).unwrap();
+    assert!(m.pipeline_layout(m.registry().shaders().next().unwrap().0).is_ok());
+    m.free_view(v).unwrap();
+
+    // A manager with no large block moves, then meets the new device's limit.
+    let mut m = Manager::new(&h.device, SlotPlan::default());
+    m.recreate(&small.device).unwrap();
+    let e = m.register_wgsl("big.wgsl", BIG).unwrap_err();
+    assert!(e.to_string().contains("16384"), "{e}");
+}

@@ -78,6 +78,9 @@ impl Manager {
         for (_, shader) in self.registry.shaders() {
             limits::check(shader, &caps).map_err(|e| e.into_error(shader.name()))?;
         }
+        // The registry follows the device: later registrations meet its limit.
+        let max_uniform = caps.limits.max_uniform_buffer_binding_size.min(u32::MAX as u64) as u32;
+        self.registry.check_uniform_limit(max_uniform)?;
         let layouts = self.layouts.recreate(device, &self.registry)?;
         // Everything new exists: switch over.
         self.layouts.install(layouts);
@@ -90,6 +93,7 @@ impl Manager {
         self.instances.clear_resources();
         self.device = device.clone();
         self.uploader = Uploader::new(self.uploader.strategy, caps.limits.clone());
+        self.registry.set_uniform_limit(max_uniform);
         self.caps = caps;
         Ok(())
     }
