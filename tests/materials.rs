@@ -326,3 +326,107 @@ fn derived_materials_inherit_textures_until_they_set_their_own() {
     assert_eq!(run(&mut fx, &mut fb, &mats, child), [0.0, 0.0, 1.0, 1.0], "its own");
     assert_eq!(run(&mut fx, &mut fb, &mats, parent), [1.0, 0.0, 0.0, 1.0]);
 }
+
+/// A value for a member only another permutation has is checked against
+/// that permutation's type when it is set, before the permutation is
+/// registered; once refused, switching flags finds nothing wrong and the
+/// draw sees the member's own value, not zero from a half-done switch.
+#[test]
+fn values_are_checked_against_permutations_not_yet_registered() {
+    let Some(h) = gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let mut fx = Effects::new();
+    let probe = fx.load(path("probe.effect.toml")).unwrap();
+    let mut mats = Materials::new();
+    let m = mats.create(&mut fx, &mut fb, probe, &[]).unwrap();
+    let e = mats.set(&mut fb, m, "normal_strength", &7u32).unwrap_err();
+    assert_eq!(e.to_string(), "`normal_strength`: the member is f32, the value is u32");
+    mats.set(&mut fb, m, "normal_strength", &7.0f32).unwrap();
+    mats.set_flags(&mut fx, &mut fb, m, &["NORMAL_MAP"]).unwrap();
+    assert_eq!(mats.flags(m), Some(fx.flags(probe, &["NORMAL_MAP"]).unwrap()));
+    let pass = fx.technique(probe, "probe").unwrap().next().unwrap();
+    let out = storage(h, 8);
+    let instance = mats.instance(m).unwrap();
+    fb.material(instance).set_buffer("seen", &out).unwrap();
+    let (shader, pipeline) = fx.compute_pipeline(&mut fb, pass, mats.flags(m).unwrap()).unwrap();
+    let pipeline = pipeline.clone();
+    let seen = dispatch(h, &mut fb, &pipeline, Draw::new(shader).material(instance), &out);
+    assert_eq!(seen[4], 7.0);
+}
+
+/// `[params]` defaults that do not fit their member's scalar are refused,
+/// naming the member, instead of saturating.
+#[test]
+fn params_defaults_out_of_range_are_refused() {
+    let wgsl = "struct Mat { count: u32, offset: i32, scale: f32 }\n@group(2) @binding(0) var<uniform> mat: Mat;\n@compute @workgroup_size(1) fn cs_main() { _ = mat.count; _ = mat.offset; _ = mat.scale; }\n";
+    let head = "source = \"range.wgsl\"\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"cs_main\"\n[params]\n";
+    let mut fx = Effects::new();
+    let check = |fx: &mut Effects, line: &str| {
+        let id = fx.add("range.effect.toml", &format!("{head}{line}\n"), wgsl).unwrap();
+        let mut merged = Registry::new(SlotPlan::default());
+        fx.merge(&mut merged, id, None).unwrap();
+        freqbuf::validate_tables(fx, id, &merged).map_err(|e| e.to_string())
+    };
+    for ok in
+        ["count = 4294967295", "count = 0", "offset = -2147483648", "offset = 2147483647", "scale = 1e30"]
+    {
+        assert_eq!(check(&mut fx, ok), Ok(()), "{ok}");
+    }
+    let refused = [
+        (
+            "count = 4294967296",
+            "[params] `count`: the member is u32, the value has 4294967296, which u32 cannot hold (4294967296)",
+        ),
+        ("count = -1", "[params] `count`: the member is u32, the value has -1, which u32 cannot hold (-1)"),
+        (
+            "count = 1.5",
+            "[params] `count`: the member is u32, the value has 1.5, which u32 cannot hold (1.5)",
+        ),
+        (
+            "offset = 3e9",
+            "[params] `offset`: the member is i32, the value has 3000000000, which i32 cannot hold (3000000000.0)",
+        ),
+        (
+            "offset = -2147483649",
+            "[params] `offset`: the member is i32, the value has -2147483649, which i32 cannot hold (-2147483649)",
+        ),
+        (
+            "scale = 1e39",
+            "[params] `scale`: the member is f32, the value has 1e39, which f32 cannot hold (1000000000000000000000000000000000000000.0)",
+        ),
+    ];
+    for (line, message) in refused {
+        assert_eq!(check(&mut fx, line), Err(message.to_owned()), "{line}");
+    }
+}
+
+/// An update that fails for one input (a view freed without `forget`)
+/// writes every other input and keeps the failed one pending.
+#[test]
+fn a_failed_auto_update_keeps_pending_work() {
+    let Some(h) = gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let mut fx = Effects::new();
+    let id = fx.load(path("auto.effect.toml")).unwrap();
+    fx.shader(&mut fb, fx.flags(id, &[]).unwrap()).unwrap();
+    let mut auto = AutoConstants::new();
+    auto.bind_effect(fb.registry(), fx.effect(id)).unwrap();
+    let (freed, kept) = (fb.create_view(), fb.create_view());
+    let camera = Camera { view: IDENTITY, proj: IDENTITY, viewport: [8.0, 8.0] };
+    auto.set_camera(freed, camera);
+    auto.set_camera(kept, camera);
+    fb.free_view(freed).unwrap();
+    let e = auto.update(&mut fb).unwrap_err();
+    assert!(matches!(e, freqbuf::Error::StaleHandle(freqbuf::Frequency::View)), "{e}");
+    // The three frame values and the kept view's eight: nothing else was dropped.
+    assert_eq!(auto.derived(), 3 + 8);
+    // The freed view is still pending: the next update fails again until it is forgotten.
+    assert!(auto.update(&mut fb).is_err());
+    assert_eq!(auto.derived(), 11);
+    auto.forget(Some(freed), None);
+    auto.update(&mut fb).unwrap();
+    assert_eq!(auto.derived(), 11);
+}
+
+const IDENTITY: [[f32; 4]; 4] =
+    [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]];

@@ -271,48 +271,79 @@ impl AutoConstants {
 
     /// Derives the bound semantics whose inputs changed and writes them into
     /// the slot shadows (the next flush uploads them).
+    ///
+    /// An input whose write fails (a view or object freed without
+    /// [`AutoConstants::forget`]) stays pending, and so does nothing else:
+    /// every other input is still written, and the first error is returned.
     pub fn update(&mut self, fb: &mut Manager) -> Result<(), Error> {
-        if std::mem::take(&mut self.time_dirty) {
-            let (time, delta, index) = self.time;
-            for &(s, p) in self.bound.iter().filter(|(s, _)| s.frequency() == Frequency::Frame) {
-                match s {
-                    Semantic::Time => fb.frame().set(p, &time)?,
-                    Semantic::DeltaTime => fb.frame().set(p, &delta)?,
-                    _ => fb.frame().set(p, &index)?,
-                }
-                self.derived += 1;
+        let mut first = None;
+        if self.time_dirty {
+            match self.write_time(fb) {
+                Ok(()) => self.time_dirty = false,
+                Err(e) => first = first.or(Some(e)),
             }
         }
-        for v in std::mem::take(&mut self.dirty_views) {
-            let c = self.cameras[&v];
-            let (view, proj) = (Mat4::from_cols_array_2d(&c.view), Mat4::from_cols_array_2d(&c.proj));
-            for &(s, p) in self.bound.iter().filter(|(s, _)| s.frequency() == Frequency::View) {
-                let mut out = fb.view(v);
-                let m = |m: Mat4| m.to_cols_array_2d();
-                match s {
-                    Semantic::ViewportSize => out.set(p, &c.viewport)?,
-                    Semantic::CameraPosition => out.set(p, &view.inverse().w_axis.truncate().to_array())?,
-                    Semantic::View => out.set(p, &c.view)?,
-                    Semantic::Proj => out.set(p, &c.proj)?,
-                    Semantic::ViewProj => out.set(p, &m(proj * view))?,
-                    Semantic::InvView => out.set(p, &m(view.inverse()))?,
-                    Semantic::InvProj => out.set(p, &m(proj.inverse()))?,
-                    _ => out.set(p, &m((proj * view).inverse()))?,
-                }
-                self.derived += 1;
+        let views = self.dirty_views.iter().copied().collect::<Vec<_>>();
+        for v in views {
+            match self.write_view(fb, v) {
+                Ok(()) => _ = self.dirty_views.remove(&v),
+                Err(e) => first = first.or(Some(e)),
             }
         }
-        for o in std::mem::take(&mut self.dirty_objects) {
-            let world = Mat4::from_cols_array_2d(&self.worlds[&o]);
-            for &(s, p) in self.bound.iter().filter(|(s, _)| s.frequency() == Frequency::Object) {
-                let mut out = fb.object(o);
-                match s {
-                    Semantic::World => out.set(p, &world.to_cols_array_2d())?,
-                    Semantic::InvWorld => out.set(p, &world.inverse().to_cols_array_2d())?,
-                    _ => out.set(p, &Mat3::from_mat4(world).inverse().transpose().to_cols_array_2d())?,
-                }
-                self.derived += 1;
+        let objects = self.dirty_objects.iter().copied().collect::<Vec<_>>();
+        for o in objects {
+            match self.write_object(fb, o) {
+                Ok(()) => _ = self.dirty_objects.remove(&o),
+                Err(e) => first = first.or(Some(e)),
             }
+        }
+        first.map_or(Ok(()), Err)
+    }
+
+    fn write_time(&mut self, fb: &mut Manager) -> Result<(), Error> {
+        let (time, delta, index) = self.time;
+        for &(s, p) in self.bound.iter().filter(|(s, _)| s.frequency() == Frequency::Frame) {
+            match s {
+                Semantic::Time => fb.frame().set(p, &time)?,
+                Semantic::DeltaTime => fb.frame().set(p, &delta)?,
+                _ => fb.frame().set(p, &index)?,
+            }
+            self.derived += 1;
+        }
+        Ok(())
+    }
+
+    fn write_view(&mut self, fb: &mut Manager, v: ViewId) -> Result<(), Error> {
+        let c = self.cameras[&v];
+        let (view, proj) = (Mat4::from_cols_array_2d(&c.view), Mat4::from_cols_array_2d(&c.proj));
+        for &(s, p) in self.bound.iter().filter(|(s, _)| s.frequency() == Frequency::View) {
+            let mut out = fb.view(v);
+            let m = |m: Mat4| m.to_cols_array_2d();
+            match s {
+                Semantic::ViewportSize => out.set(p, &c.viewport)?,
+                Semantic::CameraPosition => out.set(p, &view.inverse().w_axis.truncate().to_array())?,
+                Semantic::View => out.set(p, &c.view)?,
+                Semantic::Proj => out.set(p, &c.proj)?,
+                Semantic::ViewProj => out.set(p, &m(proj * view))?,
+                Semantic::InvView => out.set(p, &m(view.inverse()))?,
+                Semantic::InvProj => out.set(p, &m(proj.inverse()))?,
+                _ => out.set(p, &m((proj * view).inverse()))?,
+            }
+            self.derived += 1;
+        }
+        Ok(())
+    }
+
+    fn write_object(&mut self, fb: &mut Manager, o: ObjectId) -> Result<(), Error> {
+        let world = Mat4::from_cols_array_2d(&self.worlds[&o]);
+        for &(s, p) in self.bound.iter().filter(|(s, _)| s.frequency() == Frequency::Object) {
+            let mut out = fb.object(o);
+            match s {
+                Semantic::World => out.set(p, &world.to_cols_array_2d())?,
+                Semantic::InvWorld => out.set(p, &world.inverse().to_cols_array_2d())?,
+                _ => out.set(p, &Mat3::from_mat4(world).inverse().transpose().to_cols_array_2d())?,
+            }
+            self.derived += 1;
         }
         Ok(())
     }

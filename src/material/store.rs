@@ -154,8 +154,10 @@ impl Materials {
     ) -> Result<(), MaterialError> {
         self.check_name(m, name)?;
         let stored = Stored { ty: Some(T::TYPE), bytes: bytemuck::bytes_of(&value.to_gpu()).to_vec() };
-        // Check against the member now when it is registered, before anything changes.
-        if let Ok(param) = fb.registry().resolve(name, Some(Frequency::Material)) {
+        // Checked against the merge of every permutation, before anything
+        // changes, whichever permutations the manager has registered yet.
+        let merged = &self.effects[&self.materials[m].effect].merged;
+        if let Ok(param) = merged.resolve(name, Some(Frequency::Material)) {
             check_type(name, param.value_type(), &stored)?;
         }
         self.materials[m].own.insert(name.to_owned(), stored);
@@ -217,6 +219,10 @@ impl Materials {
         let effect = self.get(m)?.effect;
         let flags = fx.flags(effect, flags)?;
         fx.shader(fb, flags)?;
+        // Every value must fit the permutation before the material switches.
+        for name in self.visible(m).0 {
+            self.check_write(fb, m, &name)?;
+        }
         self.materials[m].flags = flags;
         self.apply(fb, m)
     }
@@ -314,17 +320,30 @@ impl Materials {
         None
     }
 
+    /// What `m` sees for `name` and the member it goes to, if its
+    /// permutation has it, checked for type.
+    fn check_write(
+        &self,
+        fb: &Manager,
+        m: MaterialHandle,
+        name: &str,
+    ) -> Result<Option<(crate::Param, Stored)>, MaterialError> {
+        let Some(stored) = self.effective(m, name).cloned() else { return Ok(None) };
+        let Ok(param) = fb.registry().resolve(name, Some(Frequency::Material)) else { return Ok(None) };
+        check_type(name, param.value_type(), &stored)?;
+        Ok(Some((param, stored)))
+    }
+
     /// Writes what `m` sees for `name` into its instance, if its permutation has it.
     fn write(&self, fb: &mut Manager, m: MaterialHandle, name: &str) -> Result<(), MaterialError> {
-        let Some(stored) = self.effective(m, name).cloned() else { return Ok(()) };
-        let Ok(param) = fb.registry().resolve(name, Some(Frequency::Material)) else { return Ok(()) };
-        check_type(name, param.value_type(), &stored)?;
-        fb.material(self.materials[m].instance).set_bytes(param, &stored.bytes)?;
+        if let Some((param, stored)) = self.check_write(fb, m, name)? {
+            fb.material(self.materials[m].instance).set_bytes(param, &stored.bytes)?;
+        }
         Ok(())
     }
 
-    /// Writes every value and texture `m` sees (after creation or a flag change).
-    fn apply(&self, fb: &mut Manager, m: MaterialHandle) -> Result<(), MaterialError> {
+    /// The value names and the textures `m` sees, its own or inherited.
+    fn visible(&self, m: MaterialHandle) -> (BTreeSet<String>, BTreeMap<&str, &Resource>) {
         let mut names = BTreeSet::new();
         let mut textures: BTreeMap<&str, &Resource> = BTreeMap::new();
         let mut at = Some(m);
@@ -335,6 +354,12 @@ impl Materials {
             }
             at = self.materials[x].parent;
         }
+        (names, textures)
+    }
+
+    /// Writes every value and texture `m` sees (after creation or a flag change).
+    fn apply(&self, fb: &mut Manager, m: MaterialHandle) -> Result<(), MaterialError> {
+        let (names, textures) = self.visible(m);
         for name in names {
             self.write(fb, m, &name)?;
         }

@@ -31,16 +31,29 @@ pub(crate) fn params_bytes(
                 bytes.extend_from_slice(&[0; 4]);
                 continue;
             };
+            // Refused rather than clamped: `as` saturates out-of-range numbers.
             let word = match ty.kind {
-                naga::ScalarKind::Float => (x as f32).to_bits(),
-                naga::ScalarKind::Sint if x.fract() == 0.0 => (x as i32) as u32,
-                naga::ScalarKind::Uint | naga::ScalarKind::Bool if x.fract() == 0.0 && x >= 0.0 => x as u32,
-                _ => return Err(format!("has {x}, which is not a {}", ty)),
+                naga::ScalarKind::Float if (x as f32).is_finite() => (x as f32).to_bits(),
+                naga::ScalarKind::Sint
+                    if x.fract() == 0.0 && (i32::MIN as f64..=i32::MAX as f64).contains(&x) =>
+                {
+                    (x as i32) as u32
+                }
+                naga::ScalarKind::Uint if x.fract() == 0.0 && (0.0..=u32::MAX as f64).contains(&x) => {
+                    x as u32
+                }
+                naga::ScalarKind::Bool if x == 0.0 || x == 1.0 => x as u32,
+                _ => return Err(format!("has {}, which {ty} cannot hold", number(x))),
             };
             bytes.extend_from_slice(&word.to_le_bytes());
         }
     }
     Ok(bytes)
+}
+
+/// A number as a message shows it: exponent form where digits would run long.
+fn number(x: f64) -> String {
+    if x != 0.0 && !(1e-6..1e16).contains(&x.abs()) { format!("{x:e}") } else { format!("{x}") }
 }
 
 fn flatten(value: &toml::Value, out: &mut Vec<f64>) -> Result<(), String> {
