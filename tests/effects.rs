@@ -357,3 +357,72 @@ fn shaders_import_the_generated_declarations() {
     let slot = &merged[merged.slot_at(freqbuf::BindingPoint::new(0, 0)).unwrap()];
     assert_eq!(slot.users().len(), 2, "frame.wgsl and the importing shader share the slot");
 }
+
+/// A pipeline's cache key holds everything it is built from: a pass of one
+/// effect with the flags of another is refused, and cannot leave a pipeline
+/// that the right call would then get.
+#[test]
+fn a_pass_and_flags_of_different_effects_are_refused() {
+    let Some(h) = gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let mut fx = Effects::new();
+    let probe = fx.load(path("probe.effect.toml")).unwrap();
+    let wgsl = "@compute @workgroup_size(1) fn other_main() {}\n";
+    let toml = "name = \"other\"\nsource = \"other.wgsl\"\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"other_main\"\n";
+    let other = fx.add("other.effect.toml", toml, wgsl).unwrap();
+    let probe_pass = fx.technique(probe, "probe").unwrap().next().unwrap();
+    let other_flags = fx.flags(other, &[]).unwrap();
+    let e = fx.compute_pipeline(&mut fb, probe_pass, other_flags).unwrap_err();
+    assert!(matches!(*e.kind, EffectErrorKind::OtherEffect { .. }));
+    assert_eq!(
+        e.to_string(),
+        "probe: pass `probe.copy` is of effect `probe`, but the flags are of effect `other`"
+    );
+    let probe_flags = fx.flags(probe, &[]).unwrap();
+    let (shader, _) = fx.compute_pipeline(&mut fb, probe_pass, probe_flags).unwrap();
+    assert_eq!(shader, fx.shader(&mut fb, probe_flags).unwrap());
+    assert_eq!(fx.stats().pipelines, 1);
+}
+
+/// A module added after the effect that imports it brings the flags it
+/// tests: the check sees both permutations, and the flag's permutation
+/// has the module's code.
+#[test]
+fn a_module_added_after_its_effect_brings_its_flags() {
+    let Some(h) = gpu::device() else { return };
+    let module = "#define_import_path lib::pick\nfn pick() -> f32 {\n#ifdef BRIGHT\n    return 2.0;\n#else\n    return 1.0;\n#endif\n}\n";
+    let wgsl = "#import lib::pick::pick\n@group(2) @binding(0) var<storage, read_write> seen: array<f32, 1>;\n@compute @workgroup_size(1) fn cs_main() { seen[0] = pick(); }\n";
+    let toml = "name = \"late\"\nsource = \"late.wgsl\"\nflags = [\"BRIGHT\"]\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"cs_main\"\n";
+    let mut fx = Effects::new();
+    let late = fx.add("late.effect.toml", toml, wgsl).unwrap();
+    fx.add_module("pick.wgsl", module).unwrap();
+    let report = fx.check(&Registry::new(SlotPlan::default()), late, None).unwrap();
+    assert_eq!((report.permutations, report.exhaustive), (2, true));
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let pass = fx.technique(late, "t").unwrap().next().unwrap();
+    let mut seen = Vec::new();
+    for flags in [&[][..], &["BRIGHT"][..]] {
+        let flags = fx.flags(late, flags).unwrap();
+        let (shader, pipeline) = fx.compute_pipeline(&mut fb, pass, flags).unwrap();
+        let pipeline = pipeline.clone();
+        let out = h.device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: 4,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let m = fb.create_material();
+        fb.material(m).set_buffer("seen", &out).unwrap();
+        fb.flush(&h.queue).unwrap();
+        let mut enc = h.device.create_command_encoder(&Default::default());
+        {
+            let mut cpass = enc.begin_compute_pass(&Default::default());
+            cpass.set_pipeline(&pipeline);
+            Binder::new().bind(&mut fb, &mut cpass, &Draw::new(shader).material(m)).unwrap();
+            cpass.dispatch_workgroups(1, 1, 1);
+        }
+        h.queue.submit([enc.finish()]);
+        seen.push(f32::from_bits(gpu::read_words(h, &out)[0]));
+    }
+    assert_eq!(seen, [1.0, 2.0]);
+}

@@ -430,3 +430,38 @@ fn a_failed_auto_update_keeps_pending_work() {
 
 const IDENTITY: [[f32; 4]; 4] =
     [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]];
+
+/// After `Manager::recreate`, the effect library builds its modules and
+/// pipelines again on the new device (it held the lost device's), and the
+/// materials' and auto constants' values, kept in the manager's shadows,
+/// reach the new device's draws.
+#[test]
+fn effects_materials_and_auto_constants_follow_the_manager_to_a_new_device() {
+    let Some(h) = gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let mut fx = Effects::new();
+    let probe = fx.load(path("probe.effect.toml")).unwrap();
+    let mut mats = Materials::new();
+    let m = mats.create(&mut fx, &mut fb, probe, &["NORMAL_MAP"]).unwrap();
+    mats.set(&mut fb, m, "base_color", &[1.0f32, 2.0, 3.0, 4.0]).unwrap();
+    mats.set(&mut fb, m, "normal_strength", &5.0f32).unwrap();
+    let pass = fx.technique(probe, "probe").unwrap().next().unwrap();
+    let (instance, flags) = (mats.instance(m).unwrap(), mats.flags(m).unwrap());
+    let run = |h: &Headless, fx: &mut Effects, fb: &mut Manager| {
+        let out = storage(h, 8);
+        fb.material(instance).set_buffer("seen", &out).unwrap();
+        let (shader, pipeline) = fx.compute_pipeline(fb, pass, flags).unwrap();
+        let pipeline = pipeline.clone();
+        dispatch(h, fb, &pipeline, Draw::new(shader).material(instance), &out)[..5].to_vec()
+    };
+    assert_eq!(run(h, &mut fx, &mut fb), [1.0, 2.0, 3.0, 4.0, 5.0]);
+    let built = fx.stats().pipelines;
+
+    let fresh = gpu::device_with_limits(|_| {}).unwrap();
+    fb.recreate(&fresh.device).unwrap();
+    assert_eq!(run(&fresh, &mut fx, &mut fb), [1.0, 2.0, 3.0, 4.0, 5.0]);
+    assert_eq!(fx.stats().pipelines, built + 1, "built again on the new device");
+    // Values set after the move reach it too.
+    mats.set(&mut fb, m, "normal_strength", &6.0f32).unwrap();
+    assert_eq!(run(&fresh, &mut fx, &mut fb)[4], 6.0);
+}

@@ -35,9 +35,15 @@ pub struct Effects {
     /// (effect, tested flag bits) → the registered permutation.
     pub(super) shaders: HashMap<(u32, u32), ShaderId>,
     pub(super) modules: HashMap<ShaderId, wgpu::ShaderModule>,
-    /// By (pass, tested flags), one pipeline per targets it was built for (usually one).
-    pub(super) render: HashMap<(PassId, u32), Vec<(Targets, wgpu::RenderPipeline)>>,
-    pub(super) compute: HashMap<(PassId, u32), wgpu::ComputePipeline>,
+    /// By (pass, permutation), one pipeline per targets it was built for
+    /// (usually one). The shader id names the manager and the flags, the
+    /// pass its state and entry points: everything a pipeline is built from
+    /// but the device, which `device` holds for all of them.
+    pub(super) render: HashMap<(PassId, ShaderId), Vec<(Targets, wgpu::RenderPipeline)>>,
+    pub(super) compute: HashMap<(PassId, ShaderId), wgpu::ComputePipeline>,
+    /// The manager's device serial the modules and pipelines were made for;
+    /// a manager moved to another device (`Manager::recreate`) drops them all.
+    pub(super) device: u64,
     pub(super) stats: EffectStats,
 }
 
@@ -60,14 +66,37 @@ impl Effects {
             modules: HashMap::new(),
             render: HashMap::new(),
             compute: HashMap::new(),
+            device: 0,
             stats: EffectStats::default(),
         }
     }
 
     /// Adds a WGSL module that effect sources `#import` (it names itself
     /// with `#define_import_path`), for example the output of [`declarations_module`](crate::declarations_module).
+    ///
+    /// Effects loaded before it that import it (directly or not) learn the
+    /// flags it tests: their permutations are keyed again, and any composed
+    /// without it are dropped.
     pub fn add_module(&mut self, file: &str, source: &str) -> Result<(), EffectError> {
-        self.compose.add_module(file, source)
+        self.compose.add_module(file, source)?;
+        for index in 0..self.effects.len() {
+            let tested = self.tested_bits(&self.effects[index].source, &self.effects[index].flags);
+            if tested != self.effects[index].tested {
+                self.effects[index].tested = tested;
+                let library = self.tag;
+                let effect = EffectId { library, index: index as u32 };
+                self.shaders.retain(|k, _| k.0 != index as u32);
+                self.render.retain(|k, _| k.0.effect != effect);
+                self.compute.retain(|k, _| k.0.effect != effect);
+            }
+        }
+        Ok(())
+    }
+
+    /// The bits of `flags` that `source` or what it imports tests.
+    fn tested_bits(&self, source: &str, flags: &[String]) -> u32 {
+        let names = self.compose.tested(source);
+        flags.iter().enumerate().filter(|(_, f)| names.contains(*f)).fold(0, |m, (i, _)| m | 1 << i)
     }
 
     /// Reads an effect file and the WGSL source it names (relative to it).
@@ -163,12 +192,7 @@ impl Effects {
             }
             techniques.push((t.name.into_inner(), start..passes.len() as u32));
         }
-        let tested_names = self.compose.tested(&source);
-        let tested = flags
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| tested_names.contains(*f))
-            .fold(0, |m, (i, _)| m | 1 << i);
+        let tested = self.tested_bits(&source, &flags);
         let effect = Effect {
             name: parsed.name.unwrap_or_else(|| stem.to_owned()),
             source_file,

@@ -8,6 +8,30 @@ use crate::id::ShaderId;
 use crate::manager::Manager;
 
 impl Effects {
+    /// Checks that `pass` and `flags` are of one effect of this library, and
+    /// drops modules and pipelines made on a device the manager left.
+    fn prepare(&mut self, manager: &Manager, pass: PassId, flags: FlagSet) -> Result<(), EffectError> {
+        if pass.effect != flags.effect {
+            let (p, f) = (self.effect(pass.effect), self.effect(flags.effect));
+            return Err(EffectError {
+                file: p.name.clone(),
+                location: None,
+                kind: Box::new(EffectErrorKind::OtherEffect {
+                    pass: self.pass(pass).name.clone(),
+                    effect: p.name.clone(),
+                    flags_effect: f.name.clone(),
+                }),
+            });
+        }
+        if self.device != manager.device_serial() {
+            self.modules.clear();
+            self.render.clear();
+            self.compute.clear();
+            self.device = manager.device_serial();
+        }
+        Ok(())
+    }
+
     fn module(&mut self, manager: &Manager, shader: ShaderId) -> Result<&wgpu::ShaderModule, Error> {
         Ok(match self.modules.entry(shader) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
@@ -25,12 +49,13 @@ impl Effects {
         flags: FlagSet,
         targets: &Targets,
     ) -> Result<(ShaderId, &wgpu::RenderPipeline), EffectError> {
+        self.prepare(manager, pass, flags)?;
         let shader = self.shader(manager, flags)?;
         if self.pass(pass).vertex.is_none() {
             return Err(self.wrong_kind(pass, "render"));
         }
         // The hit is the per-draw path: no clone of the pass or the targets there.
-        let key = (pass, flags.bits & self.effect(flags.effect).tested);
+        let key = (pass, shader);
         let cached = self.render.get(&key).and_then(|list| list.iter().position(|(t, _)| t == targets));
         let at = match cached {
             Some(at) => at,
@@ -103,12 +128,13 @@ impl Effects {
         pass: PassId,
         flags: FlagSet,
     ) -> Result<(ShaderId, &wgpu::ComputePipeline), EffectError> {
+        self.prepare(manager, pass, flags)?;
         let shader = self.shader(manager, flags)?;
         let p = self.pass(pass).clone();
         let Some(entry) = p.compute.clone() else {
             return Err(self.wrong_kind(pass, "compute"));
         };
-        let key = (pass, flags.bits & self.effect(flags.effect).tested);
+        let key = (pass, shader);
         if !self.compute.contains_key(&key) {
             let fail = |this: &Self, e: Error| this.register_error(flags, e);
             let module = match self.module(manager, shader) {

@@ -105,6 +105,16 @@ pub enum EffectErrorKind {
         #[source]
         source: Box<Error>,
     },
+    /// A pipeline was asked for with a pass of one effect and flags of another.
+    #[error("pass `{pass}` is of effect `{effect}`, but the flags are of effect `{flags_effect}`")]
+    OtherEffect {
+        /// `technique.pass`.
+        pass: String,
+        /// The pass's effect.
+        effect: String,
+        /// The effect the flags were made for.
+        flags_effect: String,
+    },
     /// The pass is a render pass where a compute pass was asked for, or the reverse.
     #[error("pass `{pass}` is not a {wanted} pass")]
     WrongKind {

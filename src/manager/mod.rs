@@ -67,6 +67,16 @@ pub struct Manager {
     stats: FrameStats,
     /// Flushes that replaced a slot buffer, and recreations.
     replacements: u64,
+    /// Unique to this manager's current device: a new one on `recreate`.
+    device_serial: u64,
+}
+
+/// Serials of (manager, device) pairs, unique in the process: wgpu's own
+/// ids repeat across instances, so two devices can compare equal.
+static NEXT_DEVICE_SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+pub(crate) fn next_device_serial() -> u64 {
+    NEXT_DEVICE_SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl Manager {
@@ -110,6 +120,7 @@ impl Manager {
             uploader: Uploader::new(strategy, caps.limits.clone()),
             stats: FrameStats::default(),
             replacements: 0,
+            device_serial: next_device_serial(),
             caps,
         }
     }
@@ -129,6 +140,13 @@ impl Manager {
     #[cfg(feature = "effects")]
     pub(crate) fn device(&self) -> &wgpu::Device {
         &self.device
+    }
+
+    /// A number that changes whenever the manager moves to another device,
+    /// and differs between managers: what was made for it is of that device.
+    #[cfg(feature = "effects")]
+    pub(crate) fn device_serial(&self) -> u64 {
+        self.device_serial
     }
 
     /// The flush strategy in use.

@@ -92,6 +92,7 @@ impl Manager {
         }
         self.instances.clear_resources();
         self.device = device.clone();
+        self.device_serial = super::next_device_serial();
         self.uploader = Uploader::new(self.uploader.strategy, caps.limits.clone());
         self.registry.set_uniform_limit(max_uniform);
         self.caps = caps;

@@ -227,6 +227,14 @@ impl Materials {
         self.apply(fb, m)
     }
 
+    /// After [`Manager::recreate`]: forgets every texture and sampler set
+    /// on a material (they were the lost device's, and the manager dropped
+    /// them too). Values, flags and derivations stay; set the resources
+    /// again on the new device.
+    pub fn recreate(&mut self) {
+        self.materials.values_mut().for_each(|d| d.textures.clear());
+    }
+
     /// The shader (permutation) `m` draws with.
     pub fn shader(
         &self,
