@@ -426,3 +426,52 @@ fn a_module_added_after_its_effect_brings_its_flags() {
     }
     assert_eq!(seen, [1.0, 2.0]);
 }
+
+/// naga_oil's parser recurses as naga's does: composition runs on the same
+/// input-sized stack as reflection, so 20,000 chained unary minuses are a
+/// result, not an abort, on cargo's 2 MiB test thread.
+#[test]
+fn deeply_nested_effect_source_does_not_overflow_the_stack() {
+    let wgsl = format!(
+        "@group(2) @binding(0) var<storage, read_write> seen: array<f32, 1>;\n@compute @workgroup_size(1) fn cs_main() {{ let u = seen[0]; seen[0] = {}u; }}\n",
+        "- ".repeat(20000)
+    );
+    let toml = "name = \"deep\"\nsource = \"deep.wgsl\"\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"cs_main\"\n";
+    let mut fx = Effects::new();
+    let deep = fx.add("deep.effect.toml", toml, &wgsl).unwrap();
+    match fx.check(&Registry::new(SlotPlan::default()), deep, None) {
+        Ok(report) => assert_eq!(report.permutations, 1),
+        Err(e) => eprintln!("refused: {e}"),
+    }
+    let module =
+        format!("#define_import_path deep::lib\nfn f(u: f32) -> f32 {{ return {}u; }}\n", "- ".repeat(20000));
+    if let Err(e) = fx.add_module("deep_lib.wgsl", &module) {
+        eprintln!("refused: {e}");
+    }
+}
+
+/// Effect files and the sources they name are read as shaders are: a FIFO
+/// (which would block) and `/dev/zero` (which never ends) are refused at once.
+#[cfg(unix)]
+#[test]
+fn effect_files_and_sources_must_be_regular_files() {
+    let dir = std::env::temp_dir().join(format!("freqbuf-effect-files-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("fifo.effect.toml");
+    let _ = std::fs::remove_file(&fifo);
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let mut fx = Effects::new();
+    let e = fx.load(&fifo).unwrap_err();
+    assert_eq!(e.to_string(), format!("{}: cannot read the file: not a regular file", fifo.display()));
+    let zero = dir.join("zero.wgsl");
+    let _ = std::fs::remove_file(&zero);
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    let toml = dir.join("zero.effect.toml");
+    std::fs::write(&toml, "source = \"zero.wgsl\"\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"main\"\n").unwrap();
+    let e = fx.load(&toml).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!("{}:1:10: cannot read the file: {}: not a regular file", toml.display(), zero.display())
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -32,15 +32,18 @@ impl Compose {
 
     /// Adds a module that sources `#import` (it names itself with `#define_import_path`).
     pub(crate) fn add_module(&mut self, file: &str, source: &str) -> Result<(), EffectError> {
-        self.composer
-            .add_composable_module(ComposableModuleDescriptor {
-                source,
-                file_path: file,
-                language: ShaderLanguage::Wgsl,
-                ..Default::default()
-            })
-            .map(drop)
-            .map_err(|e| self.error(e, ""))
+        let composer = &mut self.composer;
+        let added = deep(file, "", source.len(), move || {
+            composer
+                .add_composable_module(ComposableModuleDescriptor {
+                    source,
+                    file_path: file,
+                    language: ShaderLanguage::Wgsl,
+                    ..Default::default()
+                })
+                .map(drop)
+        })?;
+        added.map_err(|e| self.error(e, ""))
     }
 
     /// Composes `source` with the shader defs `defs` switched on.
@@ -53,15 +56,18 @@ impl Compose {
     ) -> Result<naga::Module, EffectError> {
         let shader_defs: HashMap<String, ShaderDefValue> =
             defs.iter().map(|d| ((*d).to_owned(), ShaderDefValue::Bool(true))).collect();
-        self.composer
-            .make_naga_module(NagaModuleDescriptor {
+        let composer = &mut self.composer;
+        // The imported modules were parsed when added; the source's own size bounds the depth.
+        let composed = deep(file, flags, source.len(), move || {
+            composer.make_naga_module(NagaModuleDescriptor {
                 source,
                 file_path: file,
                 shader_type: ShaderType::Wgsl,
                 shader_defs,
                 additional_imports: &[],
             })
-            .map_err(|e| self.error(e, flags))
+        })?;
+        composed.map_err(|e| self.error(e, flags))
     }
 
     /// The identifiers `source` (and the modules it imports) test in
@@ -127,6 +133,29 @@ impl Compose {
         let kind = EffectErrorKind::Compose { flags: flags.to_owned(), message, source: Box::new(e) };
         EffectError { file, location, kind: Box::new(kind) }
     }
+}
+
+/// Runs naga_oil on a stack sized for the input ([`crate::stack::deep`]):
+/// its WGSL parser recurses over nesting as naga's does. A panic inside it
+/// becomes an error naming the file.
+fn deep<T: Send>(
+    file: &str,
+    flags: &str,
+    len: usize,
+    f: impl FnOnce() -> T + Send,
+) -> Result<T, EffectError> {
+    crate::stack::deep(len, f).map_err(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        EffectError {
+            file: file.to_owned(),
+            location: None,
+            kind: Box::new(EffectErrorKind::Panic { flags: flags.to_owned(), message: what }),
+        }
+    })
 }
 
 /// The 1-based line and column of byte `at` in `text`.

@@ -103,16 +103,15 @@ impl Effects {
     pub fn load(&mut self, path: impl AsRef<Path>) -> Result<EffectId, EffectError> {
         let path = path.as_ref();
         let file = path.display().to_string();
-        let io = |file: &str, e: std::io::Error| EffectError {
-            file: file.to_owned(),
+        let toml_text = read_text(path).map_err(|e| EffectError {
+            file: file.clone(),
             location: None,
-            kind: Box::new(EffectErrorKind::Io(e.to_string())),
-        };
-        let toml_text = std::fs::read_to_string(path).map_err(|e| io(&file, e))?;
+            kind: Box::new(EffectErrorKind::Io(e)),
+        })?;
         let parsed = parse(&file, &toml_text)?;
         let source_path = path.parent().unwrap_or(Path::new("")).join(parsed.source.get_ref());
         let source_file = source_path.display().to_string();
-        let source = std::fs::read_to_string(&source_path).map_err(|e| EffectError {
+        let source = read_text(&source_path).map_err(|e| EffectError {
             file: file.clone(),
             location: Some(locate(&toml_text, parsed.source.span().start)),
             kind: Box::new(EffectErrorKind::Io(format!("{source_file}: {e}"))),
@@ -341,6 +340,13 @@ impl Effects {
             kind: Box::new(EffectErrorKind::Register { flags, source: Box::new(e.into()) }),
         })
     }
+}
+
+/// Reads an effect file or a WGSL source as `ShaderReflection::from_path`
+/// reads shaders: a regular UTF-8 file within the same size limit.
+fn read_text(path: &Path) -> Result<String, String> {
+    let bytes = crate::reflect::read_file(path, ShaderReflection::MAX_FILE_SIZE)?;
+    String::from_utf8(bytes).map_err(|e| format!("not UTF-8: {e}"))
 }
 
 fn parse(file: &str, text: &str) -> Result<EffectFile, EffectError> {

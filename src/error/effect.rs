@@ -72,6 +72,14 @@ pub enum EffectErrorKind {
         #[source]
         source: Box<naga_oil::compose::ComposerError>,
     },
+    /// naga_oil panicked on this input (a bug of its, caught).
+    #[error("[{flags}]: naga_oil panicked: {message}")]
+    Panic {
+        /// The flag combination (empty for a module).
+        flags: String,
+        /// The panic's message.
+        message: String,
+    },
     /// A permutation lacks an entry point its pass names.
     #[error("pass `{pass}` [{flags}]: the permutation has no {stage} entry point `{entry}`")]
     MissingEntryPoint {

@@ -148,41 +148,12 @@ impl ShaderReflection {
     pub fn from_path(path: impl AsRef<Path>, stage: Option<ShaderStage>) -> Result<Self, ReflectError> {
         let path = path.as_ref();
         let name = path.display().to_string();
-        let io = |e: std::io::Error| ReflectError {
-            shader: name.clone(),
-            location: None,
-            kind: ReflectErrorKind::Io(e.to_string()),
-        };
         let refuse = |what: String| ReflectError {
             shader: name.clone(),
             location: None,
             kind: ReflectErrorKind::Io(what),
         };
-        let read = || -> Result<Vec<u8>, ReflectError> {
-            use std::io::Read;
-            // Regular files only: a FIFO would block and a device would never end.
-            let meta = std::fs::metadata(path).map_err(io)?;
-            if !meta.is_file() {
-                return Err(refuse("not a regular file".into()));
-            }
-            if meta.len() > Self::MAX_FILE_SIZE {
-                return Err(refuse(format!(
-                    "{} bytes, over the limit of {}",
-                    meta.len(),
-                    Self::MAX_FILE_SIZE
-                )));
-            }
-            let mut bytes = Vec::new();
-            std::fs::File::open(path)
-                .map_err(io)?
-                .take(Self::MAX_FILE_SIZE + 1)
-                .read_to_end(&mut bytes)
-                .map_err(io)?;
-            if bytes.len() as u64 > Self::MAX_FILE_SIZE {
-                return Err(refuse(format!("over the limit of {} bytes", Self::MAX_FILE_SIZE)));
-            }
-            Ok(bytes)
-        };
+        let read = || read_file(path, Self::MAX_FILE_SIZE).map_err(refuse);
         let text = || String::from_utf8(read()?).map_err(|e| refuse(format!("not UTF-8: {e}")));
         let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
         let glsl_stage = stage.or(match ext {
@@ -402,4 +373,26 @@ impl ShaderReflection {
 #[cfg(not(all(feature = "glsl", feature = "spirv")))]
 fn feature_off(shader: String, feature: &'static str) -> ReflectError {
     ReflectError { shader, location: None, kind: ReflectErrorKind::FeatureOff { feature } }
+}
+
+/// Reads a regular file of at most `limit` bytes. A FIFO would block and a
+/// device (`/dev/zero`) would never end, so anything else is refused before
+/// a byte is read; the limit is checked again while reading, in case the
+/// file grew. The error says why, for the caller's error type.
+pub(crate) fn read_file(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("not a regular file".into());
+    }
+    if meta.len() > limit {
+        return Err(format!("{} bytes, over the limit of {limit}", meta.len()));
+    }
+    let mut bytes = Vec::new();
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    file.take(limit + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > limit {
+        return Err(format!("over the limit of {limit} bytes"));
+    }
+    Ok(bytes)
 }
