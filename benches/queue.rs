@@ -1,5 +1,7 @@
 //! The render queue: sorting and encoding 10,000 items with 1% changed per
-//! frame, with bins kept between frames against sorting every bin again.
+//! frame, with bins kept between frames against sorting every bin again;
+//! and settling a 1,000,000-item blending bin whose items change depth (2%
+//! a frame), merged in against sorted from scratch.
 //!
 //! `cargo bench --all-features --bench queue`
 
@@ -10,7 +12,7 @@ use freqbuf::{
 
 const ITEMS: usize = 10_000;
 const CHANGED: usize = ITEMS / 100;
-const TOML: &str = "source = \"q.wgsl\"\nflags = [\"A\"]\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"opaque\"\n  vertex = \"vs\"\n  fragment = \"fs\"\n";
+const TOML: &str = "source = \"q.wgsl\"\nflags = [\"A\"]\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"opaque\"\n  vertex = \"vs\"\n  fragment = \"fs\"\n  [[technique.pass]]\n  name = \"glass\"\n  vertex = \"vs\"\n  fragment = \"fs\"\n  blend = \"alpha\"\n";
 const WGSL: &str = "struct M { color: vec4<f32> }\nstruct O { pos: vec4<f32> }\n@group(2) @binding(0) var<uniform> m: M;\n@group(3) @binding(0) var<uniform> o: O;\n@vertex fn vs() -> @builtin(position) vec4<f32> { return o.pos; }\n@fragment fn fs() -> @location(0) vec4<f32> {\n#ifdef A\n    return m.color * 2.0;\n#else\n    return m.color;\n#endif\n}\n";
 
 fn queue(c: &mut Criterion) {
@@ -120,5 +122,50 @@ fn change(
     }
 }
 
-criterion_group!(benches, queue);
+/// A blending bin of a million items, 2% of them changing depth per frame:
+/// the merge must never cost more than the sort (it once cost 180 times as much).
+fn settle(c: &mut Criterion) {
+    const BIG: usize = 1_000_000;
+    const MOVED: usize = BIG / 50;
+    let Ok(gpu) = Headless::new() else { return };
+    let mut fb = Manager::new(&gpu.device, SlotPlan::default());
+    let mut fx = Effects::new();
+    let effect = fx.add("q.effect.toml", TOML, WGSL).expect("effect");
+    let mut mats = Materials::new();
+    let material = mats.create(&mut fx, &mut fb, effect, &[]).expect("material");
+    let glass = fx.technique(effect, "t").expect("technique").nth(1).expect("glass pass");
+    let item = |i: usize| QueueItem {
+        pass: glass,
+        material,
+        view: None,
+        object: None,
+        geometry: Geometry::vertices(0..3),
+        depth: (i.wrapping_mul(2_654_435_761) % BIG) as f32,
+    };
+    let mut rq = RenderQueue::new();
+    let ids = (0..BIG).map(|i| rq.insert(&fx, &mats, item(i)).expect("insert")).collect::<Vec<_>>();
+    rq.settle();
+    let mut frame = 0usize;
+    let mut group = c.benchmark_group("queue_settle_1m_blend");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(BIG as u64));
+    for (name, resort) in [("merge_2pct_moved", false), ("resort_all_2pct_moved", true)] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                for k in 0..MOVED {
+                    let i = (frame * MOVED + k * 49) % BIG;
+                    rq.update(&fx, &mats, ids[i], item(i + frame + 1)).expect("update");
+                }
+                frame += 1;
+                if resort {
+                    rq.resort_all();
+                }
+                rq.settle()
+            });
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, queue, settle);
 criterion_main!(benches);

@@ -247,8 +247,10 @@ fn flags_of(mats: &Materials, m: MaterialHandle) -> Result<crate::effect::FlagSe
     mats.flags(m).ok_or_else(|| MaterialError::from(crate::Error::StaleHandle(crate::Frequency::Material)))
 }
 
-/// Applies a bin's pending changes: by binary search when they are few,
-/// by sorting again when they are many.
+/// Applies a bin's pending changes: by one merge pass when they are few
+/// (removals filtered out in one sweep, additions sorted and merged in as
+/// one run: O(n + c log c) for c changes in a bin of n, never more than a
+/// sort), by sorting again when they are many.
 fn settle(bin: &mut Bin, items: &SlotMap<ItemId, Entry>, stats: &mut QueueStats) {
     // An item changed twice since the last settle is added once, with its current key.
     bin.added.sort_unstable();
@@ -265,17 +267,39 @@ fn settle(bin: &mut Bin, items: &SlotMap<ItemId, Entry>, stats: &mut QueueStats)
         stats.full_sorts += 1;
         return;
     }
-    for r in bin.removed.drain(..) {
-        if let Ok(i) = bin.sorted.binary_search(&r) {
-            bin.sorted.remove(i);
-            stats.moved += 1;
+    let mut removed = std::mem::take(&mut bin.removed);
+    removed.sort_unstable();
+    let (before, mut r) = (bin.sorted.len(), 0);
+    bin.sorted.retain(|e| {
+        while r < removed.len() && removed[r] < *e {
+            r += 1;
         }
-    }
-    for id in bin.added.drain(..) {
-        if let Some(e) = items.get(id) {
-            let at = bin.sorted.binary_search(&(e.key, id)).unwrap_or_else(|i| i);
-            bin.sorted.insert(at, (e.key, id));
-            stats.moved += 1;
+        let keep = removed.get(r) != Some(e);
+        r += usize::from(!keep);
+        keep
+    });
+    stats.moved += (before - bin.sorted.len()) as u64;
+    removed.clear();
+    bin.removed = removed;
+    let mut added = bin.added.drain(..).filter_map(|id| Some((items.get(id)?.key, id))).collect::<Vec<_>>();
+    added.sort_unstable();
+    stats.moved += added.len() as u64;
+    merge_from_back(&mut bin.sorted, &added);
+}
+
+/// Merges the sorted `run` into the sorted `sorted`, from the back, in place.
+fn merge_from_back(sorted: &mut Vec<(SortKey, ItemId)>, run: &[(SortKey, ItemId)]) {
+    let (mut i, mut j) = (sorted.len(), run.len());
+    sorted.resize(i + j, Default::default());
+    let mut k = sorted.len();
+    while j > 0 {
+        k -= 1;
+        if i > 0 && sorted[i - 1] > run[j - 1] {
+            sorted[k] = sorted[i - 1];
+            i -= 1;
+        } else {
+            sorted[k] = run[j - 1];
+            j -= 1;
         }
     }
 }

@@ -132,3 +132,91 @@ fn bins_move_only_what_changed_and_an_item_changed_twice_is_drawn_once() {
     rq.remove(items[8].0);
     assert_eq!(rq.order("t.glass").0.len(), 199);
 }
+
+mod model {
+    //! A bin settled by merging its changes in keeps exactly the order of a
+    //! bin sorted from scratch, whatever mix of inserts, moves (several per
+    //! item between settles) and removals comes before it.
+    use super::*;
+    use proptest::prelude::*;
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Insert(u8),
+        Move(usize, u8),
+        Remove(usize),
+        Settle,
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            3 => any::<u8>().prop_map(Op::Insert),
+            4 => (any::<usize>(), any::<u8>()).prop_map(|(i, d)| Op::Move(i, d)),
+            1 => any::<usize>().prop_map(Op::Remove),
+            1 => Just(Op::Settle),
+        ]
+    }
+
+    /// Runs `ops` on a settled bin of 100 items; returns how many settles merged.
+    fn run(ops: Vec<Op>) -> Result<u64, TestCaseError> {
+        let Some(h) = gpu::device() else { return Ok(0) };
+        let mut fb = Manager::new(&h.device, SlotPlan::default());
+        let mut fx = Effects::new();
+        let e = fx.add("q.effect.toml", TOML, WGSL).unwrap();
+        let mut mats = Materials::new();
+        let m = mats.create(&mut fx, &mut fb, e, &[]).unwrap();
+        let glass = fx.technique(e, "t").unwrap().nth(1).unwrap();
+        let mut rq = RenderQueue::new();
+        // Few depths, so that ties fall back on the rest of the key.
+        let item = |d: u8| QueueItem {
+            pass: glass,
+            material: m,
+            view: None,
+            object: None,
+            geometry: Geometry::vertices(0..3),
+            depth: f32::from(d % 16),
+        };
+        // Large enough that a few changes merge rather than sort.
+        let mut live =
+            (0..100u8).map(|d| rq.insert(&fx, &mats, item(d.wrapping_mul(37))).unwrap()).collect::<Vec<_>>();
+        rq.order("t.glass");
+        let mut merged = 0;
+        for op in ops {
+            match op {
+                Op::Insert(d) => live.push(rq.insert(&fx, &mats, item(d)).unwrap()),
+                Op::Move(i, d) if !live.is_empty() => {
+                    rq.update(&fx, &mats, live[i % live.len()], item(d)).unwrap()
+                }
+                Op::Remove(i) if !live.is_empty() => rq.remove(live.swap_remove(i % live.len())),
+                Op::Settle => {
+                    let (settled, stats) = rq.order("t.glass");
+                    merged += u64::from(stats.full_sorts == 0 && stats.moved > 0);
+                    rq.resort_all();
+                    let (sorted, _) = rq.order("t.glass");
+                    prop_assert_eq!(settled.len(), live.len());
+                    prop_assert_eq!(settled, sorted);
+                }
+                _ => {}
+            }
+        }
+        Ok(merged)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+        #[test]
+        fn settled_order_equals_a_full_sort(ops in prop::collection::vec(op(), 1..200)) {
+            run(ops)?;
+        }
+    }
+
+    #[test]
+    fn a_few_changes_are_merged_not_sorted() {
+        if gpu::device().is_none() {
+            return;
+        }
+        let ops = (0..40)
+            .flat_map(|i| [Op::Move(i * 7, (i * 5) as u8), Op::Insert(i as u8), Op::Remove(i), Op::Settle]);
+        assert_eq!(run(ops.collect()).unwrap(), 40);
+    }
+}
