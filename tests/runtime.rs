@@ -350,6 +350,14 @@ mod random {
     //! the object slot to a larger stride, sets), so every order is tried. For
     //! each draw the reference model says the exact values it sees, or that it
     //! must be refused with `NotFlushed`.
+    //!
+    //! Each frame binds its draws one of three ways: handle by handle, with
+    //! shared access after `Manager::prepare`, or through a draw list bound
+    //! twice (recorded, then replayed). A frame's flush may have a fault
+    //! injected (a creation, the staging upload or the scatter fails); the
+    //! flush must then fail, and its retry must lose nothing. The manager
+    //! also moves between two devices (`recreate`), one with another offset
+    //! alignment.
     use std::collections::{HashMap, HashSet};
 
     use super::*;
@@ -361,7 +369,8 @@ mod random {
         Free(Frequency, usize),
         Set { which: usize, report: usize, seed: u32 },
         Register,
-        Frame { draws: Vec<(usize, usize, usize, usize)>, late: Vec<Op> },
+        Frame { draws: Vec<(usize, usize, usize, usize)>, late: Vec<Op>, mode: u8, fault: Option<(u8, u8)> },
+        Recreate,
     }
 
     fn freq() -> impl Strategy<Value = Frequency> {
@@ -385,12 +394,21 @@ mod random {
             3 => (
                 prop::collection::vec((any::<usize>(), any::<usize>(), any::<usize>(), any::<usize>()), 1..12),
                 prop::collection::vec(plain(), 0..5),
+                0..3u8,
+                prop::option::weighted(0.3, (0..4u8, 0..3u8)),
             )
-                .prop_map(|(draws, late)| Op::Frame { draws, late }),
+                .prop_map(|(draws, late, mode, fault)| Op::Frame { draws, late, mode, fault }),
+            1 => Just(Op::Recreate),
         ]
     }
 
+    fn site(s: u8) -> freqbuf::FaultSite {
+        [freqbuf::FaultSite::Create, freqbuf::FaultSite::Upload, freqbuf::FaultSite::Scatter][s as usize % 3]
+    }
+
     struct World {
+        /// The device the manager is on now.
+        h: &'static freqbuf::Headless,
         m: Manager,
         rig: Rig,
         model: Model,
@@ -419,15 +437,15 @@ mod random {
             self.model.values.insert((id, rep.name), words);
         }
 
-        fn register(&mut self, h: &freqbuf::Headless) {
+        fn register(&mut self) {
             if let Some(s) = scene::SHADERS.get(self.shaders.len()) {
-                let id = self.rig.register(&h.device, &mut self.m, s);
+                let id = self.rig.register(&self.h.device, &mut self.m, s);
                 self.shaders.push(id);
                 self.reports.extend(s.reports.iter().copied());
             }
         }
 
-        fn apply(&mut self, h: &freqbuf::Headless, op: Op) {
+        fn apply(&mut self, op: Op) {
             match op {
                 Op::Create(f) => {
                     let id = match f {
@@ -447,8 +465,8 @@ mod random {
                     self.model.forget(id);
                 }
                 Op::Set { which, report, seed } => self.set(which, report, seed),
-                Op::Register => self.register(h),
-                Op::Frame { .. } => unreachable!("frames are not nested"),
+                Op::Register => self.register(),
+                Op::Frame { .. } | Op::Recreate => unreachable!("frames and moves are not nested"),
             }
         }
 
@@ -480,10 +498,11 @@ mod random {
     }
 
     fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
-        let Some(h) = gpu::device() else {
+        let (Some(h), Some(other)) = (gpu::device(), gpu::adapter_limits_device()) else {
             return Ok(());
         };
         let mut w = World {
+            h,
             m: Manager::new(&h.device, SlotPlan::default()),
             rig: Rig::new(&h.device, 16),
             model: Model::default(),
@@ -491,13 +510,35 @@ mod random {
             live: Default::default(),
             reports: Vec::new(),
         };
-        w.register(h);
+        w.register();
         for op in ops {
-            let Op::Frame { draws, late } = op else {
-                w.apply(h, op);
-                continue;
+            let (draws, late, mode, fault) = match op {
+                Op::Frame { draws, late, mode, fault } => (draws, late, mode, fault),
+                Op::Recreate => {
+                    w.h = if std::ptr::eq(w.h, h) { other } else { h };
+                    w.m.recreate(&w.h.device).unwrap();
+                    w.rig = w.rig.moved(&w.h.device, &mut w.m, 16);
+                    continue;
+                }
+                op => {
+                    w.apply(op);
+                    continue;
+                }
             };
-            w.m.flush(&h.queue).unwrap();
+            if let Some((s, n)) = fault {
+                freqbuf::fail_nth(site(s), n.into());
+            }
+            let flushed = w.m.flush(&w.h.queue);
+            let fired = fault.is_some() && !freqbuf::disarm();
+            match flushed {
+                Ok(()) => prop_assert!(!fired, "a fault fired and the flush returned Ok"),
+                Err(e) => {
+                    prop_assert!(fired, "flush failed without a fault: {}", e);
+                    w.m.take_stats();
+                    // The retry moves everything the failed flush did not.
+                    w.m.flush(&w.h.queue).unwrap();
+                }
+            }
             let stats = w.m.take_stats();
             prop_assert!(stats.total().upload_calls <= w.m.registry().slots().len() as u64, "{:?}", stats);
             let snapshot = w.model.clone();
@@ -505,7 +546,7 @@ mod random {
             let sizes = w.slot_sizes();
             // Whatever happens after the flush must not reach these draws.
             for op in late {
-                w.apply(h, op);
+                w.apply(op);
             }
             let mut batch = Vec::new();
             for (s, v, mat, o) in draws {
@@ -522,22 +563,60 @@ mod random {
             if batch.is_empty() {
                 continue;
             }
-            let seen = w.rig.try_run(h, &mut w.m, &batch);
-            for (d, rec) in batch.iter().zip(seen) {
-                let s = w.rig.pipelines[&d.shader].1;
-                match rec {
-                    Ok(rec) => {
-                        prop_assert!(
-                            w.drawable(d, &flushed, &sizes),
-                            "draw {:?} should have been refused",
-                            d
-                        );
-                        prop_assert_eq!(rec, snapshot.expect(&w.m, s, d), "draw {:?}", d);
+            let expect = |w: &World, d: &Draw| snapshot.expect(&w.m, w.rig.pipelines[&d.shader].1, d);
+            if mode > 0 {
+                // Prepared binding and draw lists take drawable draws only; a
+                // list also refuses a handle created since the flush that
+                // the shader does not read (it resolves every handle once).
+                let given = |d: &Draw| {
+                    [
+                        d.view.map(InstanceId::View),
+                        d.material.map(InstanceId::Material),
+                        d.object.map(InstanceId::Object),
+                    ]
+                    .into_iter()
+                    .flatten()
+                    .all(|id| flushed.contains(&id))
+                };
+                batch.retain(|d| w.drawable(d, &flushed, &sizes) && (mode == 1 || given(d)));
+                if batch.is_empty() {
+                    continue;
+                }
+            }
+            match mode {
+                1 => {
+                    w.m.prepare(&batch).unwrap();
+                    for (d, rec) in batch.iter().zip(w.rig.try_run_prepared(w.h, &w.m, &batch)) {
+                        prop_assert_eq!(rec.unwrap(), expect(&w, d), "prepared draw {:?}", d);
                     }
-                    Err(Error::NotFlushed(_)) => {
-                        prop_assert!(!w.drawable(d, &flushed, &sizes), "draw {:?} was refused", d)
+                }
+                2 => {
+                    let mut list = w.m.draw_list(&batch).unwrap();
+                    for round in ["recorded", "replayed"] {
+                        let seen = w.rig.try_run_list(w.h, &mut w.m, &mut list, &batch).unwrap();
+                        for (d, rec) in batch.iter().zip(seen) {
+                            prop_assert_eq!(rec, expect(&w, d), "{} list draw {:?}", round, d);
+                        }
                     }
-                    Err(e) => prop_assert!(false, "draw {:?}: {}", d, e),
+                }
+                _ => {
+                    let seen = w.rig.try_run(w.h, &mut w.m, &batch);
+                    for (d, rec) in batch.iter().zip(seen) {
+                        match rec {
+                            Ok(rec) => {
+                                prop_assert!(
+                                    w.drawable(d, &flushed, &sizes),
+                                    "draw {:?} should have been refused",
+                                    d
+                                );
+                                prop_assert_eq!(rec, expect(&w, d), "draw {:?}", d);
+                            }
+                            Err(Error::NotFlushed(_)) => {
+                                prop_assert!(!w.drawable(d, &flushed, &sizes), "draw {:?} was refused", d)
+                            }
+                            Err(e) => prop_assert!(false, "draw {:?}: {}", d, e),
+                        }
+                    }
                 }
             }
         }

@@ -262,8 +262,6 @@ impl Rig {
         self.pipelines.insert(id, (pipeline, s));
     }
 
-    /// Encodes one dispatch per draw in one compute pass, submits, and returns
-    /// the records the shaders wrote, in dispatch order.
     /// Runs the draws and returns each one's record; a draw the binder refuses
     /// is not dispatched and gets the binder's error instead.
     pub fn try_run(
@@ -272,23 +270,81 @@ impl Rig {
         m: &mut Manager,
         draws: &[freqbuf::Draw],
     ) -> Vec<Result<Vec<u32>, freqbuf::Error>> {
-        let mut enc = h.device.create_command_encoder(&Default::default());
-        enc.clear_buffer(&self.out, 0, None);
-        let mut outcomes = Vec::with_capacity(draws.len());
-        {
-            let mut pass = enc.begin_compute_pass(&Default::default());
+        self.dispatch(h, draws, |pass| {
             let mut binder = freqbuf::Binder::new();
-            for d in draws {
-                pass.set_pipeline(&self.pipelines[&d.shader].0);
-                match binder.bind(m, &mut pass, d) {
-                    Ok(_) => {
-                        pass.dispatch_workgroups(1, 1, 1);
-                        outcomes.push(Ok(()));
-                    }
-                    Err(e) => outcomes.push(Err(e)),
+            draws
+                .iter()
+                .map(|d| {
+                    pass.set_pipeline(&self.pipelines[&d.shader].0);
+                    binder.bind(m, pass, d).map(|_| pass.dispatch_workgroups(1, 1, 1))
+                })
+                .collect()
+        })
+    }
+
+    /// Like `try_run`, binding with shared access after `Manager::prepare`.
+    pub fn try_run_prepared(
+        &self,
+        h: &freqbuf::Headless,
+        m: &Manager,
+        draws: &[freqbuf::Draw],
+    ) -> Vec<Result<Vec<u32>, freqbuf::Error>> {
+        self.dispatch(h, draws, |pass| {
+            let mut binder = freqbuf::Binder::new();
+            draws
+                .iter()
+                .map(|d| {
+                    pass.set_pipeline(&self.pipelines[&d.shader].0);
+                    binder.bind_prepared(m, pass, d).map(|_| pass.dispatch_workgroups(1, 1, 1))
+                })
+                .collect()
+        })
+    }
+
+    /// Like `try_run`, binding the draw list `list` made of `draws`: every
+    /// draw's record, or the list's one error.
+    pub fn try_run_list(
+        &self,
+        h: &freqbuf::Headless,
+        m: &mut Manager,
+        list: &mut freqbuf::DrawList,
+        draws: &[freqbuf::Draw],
+    ) -> Result<Vec<Vec<u32>>, freqbuf::Error> {
+        let mut failed = None;
+        let seen = self.dispatch(h, draws, |pass| {
+            let result = freqbuf::Binder::new().bind_list(m, pass, list, |pass, i, _| {
+                pass.set_pipeline(&self.pipelines[&draws[i].shader].0);
+                pass.dispatch_workgroups(1, 1, 1);
+            });
+            match result {
+                Ok(()) => draws.iter().map(|_| Ok(())).collect(),
+                Err(e) => {
+                    failed = Some(e);
+                    Vec::new()
                 }
             }
+        });
+        match failed {
+            Some(e) => Err(e),
+            None => seen.into_iter().collect(),
         }
+    }
+
+    /// Clears the record buffer, encodes one compute pass with `encode`
+    /// (one outcome per draw, or none when nothing ran), submits, and
+    /// returns the records the shaders wrote, in dispatch order.
+    fn dispatch(
+        &self,
+        h: &freqbuf::Headless,
+        draws: &[freqbuf::Draw],
+        encode: impl FnOnce(&mut wgpu::ComputePass<'_>) -> Vec<Result<(), freqbuf::Error>>,
+    ) -> Vec<Result<Vec<u32>, freqbuf::Error>> {
+        let mut enc = h.device.create_command_encoder(&Default::default());
+        enc.clear_buffer(&self.out, 0, None);
+        let outcomes = {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            encode(&mut pass)
+        };
         h.queue.submit([enc.finish()]);
         let words = read_words(h, &self.out);
         let ran = outcomes.iter().filter(|o| o.is_ok()).count();
@@ -310,28 +366,16 @@ impl Rig {
     }
 
     pub fn run(&self, h: &freqbuf::Headless, m: &mut Manager, draws: &[freqbuf::Draw]) -> Vec<Vec<u32>> {
-        let mut enc = h.device.create_command_encoder(&Default::default());
-        enc.clear_buffer(&self.out, 0, None);
-        {
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            let mut binder = freqbuf::Binder::new();
-            for d in draws {
-                pass.set_pipeline(&self.pipelines[&d.shader].0);
-                binder.bind(m, &mut pass, d).unwrap_or_else(|e| panic!("{e}"));
-                pass.dispatch_workgroups(1, 1, 1);
-            }
+        self.try_run(h, m, draws).into_iter().map(|r| r.unwrap_or_else(|e| panic!("{e}"))).collect()
+    }
+
+    /// A rig on `device` with the pipelines of every shader this one has
+    /// (after `Manager::recreate`).
+    pub fn moved(&self, device: &wgpu::Device, m: &mut Manager, max_draws: u32) -> Self {
+        let mut rig = Rig::new(device, max_draws);
+        for (&id, &(_, s)) in &self.pipelines {
+            rig.adopt(device, m, id, s);
         }
-        h.queue.submit([enc.finish()]);
-        let words = read_words(h, &self.out);
-        assert_eq!(words[0] as usize, draws.len(), "every dispatch ran once");
-        draws
-            .iter()
-            .enumerate()
-            .map(|(i, d)| {
-                let n = 1 + self.pipelines[&d.shader].1.reports.iter().map(|r| r.kind.words()).sum::<usize>();
-                let start = 1 + i * RECORD_WORDS as usize;
-                words[start..start + n].to_vec()
-            })
-            .collect()
+        rig
     }
 }
