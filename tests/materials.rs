@@ -465,3 +465,145 @@ fn effects_materials_and_auto_constants_follow_the_manager_to_a_new_device() {
     mats.set(&mut fb, m, "normal_strength", &6.0f32).unwrap();
     assert_eq!(run(&fresh, &mut fx, &mut fb)[4], 6.0);
 }
+
+mod random {
+    //! Random sequences of material creations, derivations, sets and flag
+    //! changes, with flushes that may have a fault injected (and are then
+    //! retried), checked after every frame against a reference model of
+    //! what each material's permutation must read: its own value, else its
+    //! nearest ancestor's, else the `[params]` default or zero.
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeMap;
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Create(bool),
+        Derive(usize),
+        SetColor(usize, u8),
+        SetStrength(usize, u8),
+        SetFlags(usize, bool),
+        Frame(Option<u8>),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            2 => any::<bool>().prop_map(Op::Create),
+            2 => any::<usize>().prop_map(Op::Derive),
+            3 => (any::<usize>(), any::<u8>()).prop_map(|(m, v)| Op::SetColor(m, v)),
+            3 => (any::<usize>(), any::<u8>()).prop_map(|(m, v)| Op::SetStrength(m, v)),
+            3 => (any::<usize>(), any::<bool>()).prop_map(|(m, f)| Op::SetFlags(m, f)),
+            2 => prop::option::weighted(0.3, 0..3u8).prop_map(Op::Frame),
+        ]
+    }
+
+    struct Mat {
+        handle: freqbuf::MaterialHandle,
+        parent: Option<usize>,
+        normal_map: bool,
+        own: BTreeMap<&'static str, Vec<f32>>,
+        out: wgpu::Buffer,
+    }
+
+    fn effective(mats: &[Mat], mut at: usize, name: &str) -> Option<Vec<f32>> {
+        loop {
+            if let Some(v) = mats[at].own.get(name) {
+                return Some(v.clone());
+            }
+            at = mats[at].parent?;
+        }
+    }
+
+    fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
+        let Some(h) = gpu::device() else { return Ok(()) };
+        let mut fb = Manager::new(&h.device, SlotPlan::default());
+        let mut fx = Effects::new();
+        let probe = fx.load(path("probe.effect.toml")).unwrap();
+        let pass = fx.technique(probe, "probe").unwrap().next().unwrap();
+        let mut store = Materials::new();
+        let mut mats: Vec<Mat> = Vec::new();
+        let flags_of = |n: bool| if n { &["NORMAL_MAP"][..] } else { &[][..] };
+        for op in ops {
+            let pick = |i: usize| (!mats.is_empty()).then(|| i % mats.len());
+            match op {
+                Op::Create(n) if mats.len() < 8 => {
+                    let handle = store.create(&mut fx, &mut fb, probe, flags_of(n)).unwrap();
+                    let mut own = BTreeMap::new();
+                    own.insert("base_color", vec![0.25, 0.5, 0.75, 1.0]);
+                    let out = storage(h, 8);
+                    fb.material(store.instance(handle).unwrap()).set_buffer("seen", &out).unwrap();
+                    mats.push(Mat { handle, parent: None, normal_map: n, own, out });
+                }
+                Op::Derive(p) if mats.len() < 8 => {
+                    let Some(p) = pick(p) else { continue };
+                    let handle = store.derive(&mut fb, mats[p].handle).unwrap();
+                    let out = storage(h, 8);
+                    fb.material(store.instance(handle).unwrap()).set_buffer("seen", &out).unwrap();
+                    let normal_map = mats[p].normal_map;
+                    mats.push(Mat { handle, parent: Some(p), normal_map, own: BTreeMap::new(), out });
+                }
+                Op::SetColor(m, v) => {
+                    let Some(m) = pick(m) else { continue };
+                    let c = [f32::from(v), 1.0, 2.0, f32::from(v) + 0.5];
+                    store.set(&mut fb, mats[m].handle, "base_color", &c).unwrap();
+                    mats[m].own.insert("base_color", c.to_vec());
+                }
+                Op::SetStrength(m, v) => {
+                    let Some(m) = pick(m) else { continue };
+                    store.set(&mut fb, mats[m].handle, "normal_strength", &f32::from(v)).unwrap();
+                    mats[m].own.insert("normal_strength", vec![f32::from(v)]);
+                }
+                Op::SetFlags(m, n) => {
+                    let Some(m) = pick(m) else { continue };
+                    store.set_flags(&mut fx, &mut fb, mats[m].handle, flags_of(n)).unwrap();
+                    mats[m].normal_map = n;
+                }
+                Op::Frame(fault) => {
+                    if let Some(n) = fault {
+                        freqbuf::fail_nth(freqbuf::FaultSite::Any, n.into());
+                    }
+                    let failed = fb.flush(&h.queue).is_err();
+                    let fired = fault.is_some() && !freqbuf::disarm();
+                    prop_assert_eq!(failed, fired, "a flush fails exactly when a fault fires");
+                    if failed {
+                        fb.flush(&h.queue).unwrap();
+                    }
+                    let mut enc = h.device.create_command_encoder(&Default::default());
+                    {
+                        let mut cpass = enc.begin_compute_pass(&Default::default());
+                        let mut binder = Binder::new();
+                        for mat in &mats {
+                            let flags = store.flags(mat.handle).unwrap();
+                            let (shader, pipeline) = fx.compute_pipeline(&mut fb, pass, flags).unwrap();
+                            cpass.set_pipeline(pipeline);
+                            let draw = Draw::new(shader).material(store.instance(mat.handle).unwrap());
+                            binder.bind(&mut fb, &mut cpass, &draw).unwrap();
+                            cpass.dispatch_workgroups(1, 1, 1);
+                        }
+                    }
+                    h.queue.submit([enc.finish()]);
+                    for (i, mat) in mats.iter().enumerate() {
+                        let seen: Vec<f32> =
+                            gpu::read_words(h, &mat.out).into_iter().map(f32::from_bits).collect();
+                        let mut want = effective(&mats, i, "base_color").unwrap();
+                        want.push(match mat.normal_map {
+                            true => effective(&mats, i, "normal_strength").map_or(0.0, |v| v[0]),
+                            false => -1.0,
+                        });
+                        prop_assert_eq!(&seen[..5], &want[..], "material {}", i);
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, max_shrink_iters: 256, ..ProptestConfig::default() })]
+        #[test]
+        fn materials_read_what_the_model_says(ops in prop::collection::vec(op(), 1..40)) {
+            run(ops)?;
+        }
+    }
+}
