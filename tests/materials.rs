@@ -607,3 +607,160 @@ mod random {
         }
     }
 }
+
+mod auto_random {
+    //! Random sequences of view and object creations and frees (with or
+    //! without `forget`), camera, world and time inputs, and frames. A frame
+    //! updates the auto constants; an update that fails (a view or object
+    //! freed without `forget`) is answered by forgetting it and updating
+    //! again, which must then write every pending input. The values read back
+    //! must be each input's last value, or zero for an instance never given one.
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::HashMap;
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        View,
+        Object,
+        FreeView(usize, bool),
+        FreeObject(usize, bool),
+        Camera(usize, u8),
+        World(usize, u8),
+        Time(u8),
+        Frame(Option<u8>),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            2 => Just(Op::View),
+            2 => Just(Op::Object),
+            1 => (any::<usize>(), any::<bool>()).prop_map(|(i, f)| Op::FreeView(i, f)),
+            1 => (any::<usize>(), any::<bool>()).prop_map(|(i, f)| Op::FreeObject(i, f)),
+            3 => (any::<usize>(), any::<u8>()).prop_map(|(i, s)| Op::Camera(i, s)),
+            3 => (any::<usize>(), any::<u8>()).prop_map(|(i, s)| Op::World(i, s)),
+            1 => any::<u8>().prop_map(Op::Time),
+            2 => prop::option::weighted(0.3, 0..3u8).prop_map(Op::Frame),
+        ]
+    }
+
+    fn translate(x: f32) -> [[f32; 4]; 4] {
+        [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [x, 1.0, 2.0, 1.0]]
+    }
+
+    fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
+        let Some(h) = gpu::device() else { return Ok(()) };
+        let mut fb = Manager::new(&h.device, SlotPlan::default());
+        let mut fx = Effects::new();
+        let id = fx.load(path("auto.effect.toml")).unwrap();
+        let pass = fx.technique(id, "copy").unwrap().next().unwrap();
+        let (shader, pipeline) = fx.compute_pipeline(&mut fb, pass, fx.flags(id, &[]).unwrap()).unwrap();
+        let pipeline = pipeline.clone();
+        let mut auto = AutoConstants::new();
+        auto.bind_effect(fb.registry(), fx.effect(id)).unwrap();
+        let (mut views, mut objects) = (Vec::new(), Vec::new());
+        let (mut cameras, mut worlds) = (HashMap::new(), HashMap::new());
+        let (mut unforgotten_views, mut unforgotten_objects) = (Vec::new(), Vec::new());
+        let mut time = 0.0f32;
+        // One material per draw, each holding the buffer its draw writes.
+        let mut outs: Vec<(freqbuf::MaterialId, wgpu::Buffer)> = Vec::new();
+        for op in ops {
+            match op {
+                Op::View if views.len() < 6 => views.push(fb.create_view()),
+                Op::Object if objects.len() < 6 => objects.push(fb.create_object()),
+                Op::FreeView(i, forget) if !views.is_empty() => {
+                    let v = views.swap_remove(i % views.len());
+                    fb.free_view(v).unwrap();
+                    cameras.remove(&v);
+                    if forget { auto.forget(Some(v), None) } else { unforgotten_views.push(v) }
+                }
+                Op::FreeObject(i, forget) if !objects.is_empty() => {
+                    let o = objects.swap_remove(i % objects.len());
+                    fb.free_object(o).unwrap();
+                    worlds.remove(&o);
+                    if forget { auto.forget(None, Some(o)) } else { unforgotten_objects.push(o) }
+                }
+                Op::Camera(i, s) if !views.is_empty() => {
+                    let v = views[i % views.len()];
+                    let camera = Camera {
+                        view: translate(f32::from(s)),
+                        proj: translate(0.0),
+                        viewport: [f32::from(s), 2.0],
+                    };
+                    auto.set_camera(v, camera);
+                    cameras.insert(v, f32::from(s));
+                }
+                Op::World(i, s) if !objects.is_empty() => {
+                    let o = objects[i % objects.len()];
+                    auto.set_world(o, translate(f32::from(s)));
+                    worlds.insert(o, f32::from(s));
+                }
+                Op::Time(t) => {
+                    time = f32::from(t);
+                    auto.set_time(time, 0.5, 1);
+                }
+                Op::Frame(fault) => {
+                    if let Err(e) = auto.update(&mut fb) {
+                        prop_assert!(
+                            !unforgotten_views.is_empty() || !unforgotten_objects.is_empty(),
+                            "{}",
+                            e
+                        );
+                        unforgotten_views.drain(..).for_each(|v| auto.forget(Some(v), None));
+                        unforgotten_objects.drain(..).for_each(|o| auto.forget(None, Some(o)));
+                        auto.update(&mut fb).unwrap();
+                    }
+                    let pairs = views.len().min(objects.len());
+                    while outs.len() < pairs {
+                        let (m, out) = (fb.create_material(), storage(h, 160));
+                        fb.material(m).set_buffer("out", &out).unwrap();
+                        outs.push((m, out));
+                    }
+                    if let Some(n) = fault {
+                        freqbuf::fail_nth(freqbuf::FaultSite::Any, n.into());
+                    }
+                    let failed = fb.flush(&h.queue).is_err();
+                    let fired = fault.is_some() && !freqbuf::disarm();
+                    prop_assert_eq!(failed, fired);
+                    if failed {
+                        fb.flush(&h.queue).unwrap();
+                    }
+                    let mut enc = h.device.create_command_encoder(&Default::default());
+                    {
+                        let mut cpass = enc.begin_compute_pass(&Default::default());
+                        cpass.set_pipeline(&pipeline);
+                        let mut binder = Binder::new();
+                        for k in 0..pairs {
+                            let draw =
+                                Draw::new(shader).view(views[k]).object(objects[k]).material(outs[k].0);
+                            binder.bind(&mut fb, &mut cpass, &draw).unwrap();
+                            cpass.dispatch_workgroups(1, 1, 1);
+                        }
+                    }
+                    h.queue.submit([enc.finish()]);
+                    for k in 0..pairs {
+                        let got: Vec<f32> =
+                            gpu::read_words(h, &outs[k].1).into_iter().map(f32::from_bits).collect();
+                        prop_assert_eq!(got[0], time, "time");
+                        let x = cameras.get(&views[k]).copied();
+                        let view = x.map_or([[0.0; 4]; 4], translate);
+                        prop_assert_eq!(&got[4..20], view.as_flattened(), "view {}", k);
+                        prop_assert_eq!(got[103], x.unwrap_or(0.0), "viewport {}", k);
+                        let world = worlds.get(&objects[k]).map_or([[0.0; 4]; 4], |&x| translate(x));
+                        prop_assert_eq!(&got[108..124], world.as_flattened(), "world {}", k);
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, max_shrink_iters: 256, ..ProptestConfig::default() })]
+        #[test]
+        fn auto_constants_read_the_last_inputs(ops in prop::collection::vec(op(), 1..50)) {
+            run(ops)?;
+        }
+    }
+}
