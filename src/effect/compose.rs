@@ -42,8 +42,9 @@ impl Compose {
                     ..Default::default()
                 })
                 .map(drop)
+                .map_err(Box::new)
         })?;
-        added.map_err(|e| self.error(e, ""))
+        added.map_err(|e| self.error(*e, ""))
     }
 
     /// Composes `source` with the shader defs `defs` switched on.
@@ -66,8 +67,9 @@ impl Compose {
                 shader_defs,
                 additional_imports: &[],
             })
+            .map_err(Box::new)
         })?;
-        composed.map_err(|e| self.error(e, flags))
+        composed.map_err(|e| self.error(*e, flags))
     }
 
     /// The identifiers `source` (and the modules it imports) test in
