@@ -60,14 +60,15 @@ impl Compose {
         let composer = &mut self.composer;
         // The imported modules were parsed when added; the source's own size bounds the depth.
         let composed = deep(file, flags, source.len(), move || {
-            composer.make_naga_module(NagaModuleDescriptor {
-                source,
-                file_path: file,
-                shader_type: ShaderType::Wgsl,
-                shader_defs,
-                additional_imports: &[],
-            })
-            .map_err(Box::new)
+            composer
+                .make_naga_module(NagaModuleDescriptor {
+                    source,
+                    file_path: file,
+                    shader_type: ShaderType::Wgsl,
+                    shader_defs,
+                    additional_imports: &[],
+                })
+                .map_err(Box::new)
         })?;
         composed.map_err(|e| self.error(*e, flags))
     }
