@@ -352,7 +352,8 @@ mod random {
     //! must be refused with `NotFlushed`.
     //!
     //! Each frame binds its draws one of three ways: handle by handle, with
-    //! shared access after `Manager::prepare`, or through a draw list bound
+    //! shared access after `Manager::prepare` on two encoding threads (one
+    //! command buffer each, submitted in order), or through a draw list bound
     //! twice (recorded, then replayed). A frame's flush may have a fault
     //! injected (a creation, the staging upload or the scatter fails); the
     //! flush must then fail, and its retry must lose nothing. The manager
@@ -585,8 +586,10 @@ mod random {
             }
             match mode {
                 1 => {
+                    // Two threads, each with its own binder, pass and command buffer.
                     w.m.prepare(&batch).unwrap();
-                    for (d, rec) in batch.iter().zip(w.rig.try_run_prepared(w.h, &w.m, &batch)) {
+                    let seen = w.rig.try_run_prepared(w.h, &w.m, &batch, 2);
+                    for (d, rec) in batch.iter().zip(seen) {
                         prop_assert_eq!(rec.unwrap(), expect(&w, d), "prepared draw {:?}", d);
                     }
                 }

@@ -282,23 +282,45 @@ impl Rig {
         })
     }
 
-    /// Like `try_run`, binding with shared access after `Manager::prepare`.
+    /// Like `try_run`, binding with shared access after `Manager::prepare`,
+    /// the draws split into `threads` runs, each encoded on its own thread
+    /// into its own command buffer; the buffers are submitted in order.
     pub fn try_run_prepared(
         &self,
         h: &freqbuf::Headless,
         m: &Manager,
         draws: &[freqbuf::Draw],
+        threads: usize,
     ) -> Vec<Result<Vec<u32>, freqbuf::Error>> {
-        self.dispatch(h, draws, |pass| {
-            let mut binder = freqbuf::Binder::new();
-            draws
-                .iter()
-                .map(|d| {
-                    pass.set_pipeline(&self.pipelines[&d.shader].0);
-                    binder.bind_prepared(m, pass, d).map(|_| pass.dispatch_workgroups(1, 1, 1))
+        let mut clear = h.device.create_command_encoder(&Default::default());
+        clear.clear_buffer(&self.out, 0, None);
+        let per = draws.len().div_ceil(threads.max(1)).max(1);
+        let (buffers, outcomes): (Vec<_>, Vec<_>) = std::thread::scope(|s| {
+            let runs = draws
+                .chunks(per)
+                .map(|run| {
+                    s.spawn(move || {
+                        let mut enc = h.device.create_command_encoder(&Default::default());
+                        let mut binder = freqbuf::Binder::new();
+                        let outcomes = {
+                            let mut pass = enc.begin_compute_pass(&Default::default());
+                            run.iter()
+                                .map(|d| {
+                                    pass.set_pipeline(&self.pipelines[&d.shader].0);
+                                    binder
+                                        .bind_prepared(m, &mut pass, d)
+                                        .map(|_| pass.dispatch_workgroups(1, 1, 1))
+                                })
+                                .collect::<Vec<_>>()
+                        };
+                        (enc.finish(), outcomes)
+                    })
                 })
-                .collect()
-        })
+                .collect::<Vec<_>>();
+            runs.into_iter().map(|t| t.join().expect("an encoding thread")).unzip()
+        });
+        h.queue.submit(std::iter::once(clear.finish()).chain(buffers));
+        self.records(h, draws, outcomes.into_iter().flatten().collect())
     }
 
     /// Like `try_run`, binding the draw list `list` made of `draws`: every
@@ -346,6 +368,16 @@ impl Rig {
             encode(&mut pass)
         };
         h.queue.submit([enc.finish()]);
+        self.records(h, draws, outcomes)
+    }
+
+    /// Reads the record buffer back: each dispatched draw's record, in order.
+    fn records(
+        &self,
+        h: &freqbuf::Headless,
+        draws: &[freqbuf::Draw],
+        outcomes: Vec<Result<(), freqbuf::Error>>,
+    ) -> Vec<Result<Vec<u32>, freqbuf::Error>> {
         let words = read_words(h, &self.out);
         let ran = outcomes.iter().filter(|o| o.is_ok()).count();
         assert_eq!(words[0] as usize, ran, "every bound dispatch ran once");
