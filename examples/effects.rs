@@ -8,7 +8,8 @@
 #[path = "support/gpu.rs"]
 mod gpu;
 
-use freqbuf::{Binder, Draw, Effects, Manager, SlotPlan, Targets};
+use freqbuf::{Binder, Draw, Manager, SlotPlan};
+use freqbuf_effects::{Effects, Targets};
 
 const SIZE: u32 = 64;
 const COLOR: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
@@ -41,7 +42,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("adapter: {adapter}");
     let mut fb = Manager::new(&device, SlotPlan::default());
     let mut fx = Effects::new();
-    let lit = fx.load(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/effects/lit.effect.toml"))?;
+    let lit = fx.load(concat!(env!("CARGO_MANIFEST_DIR"), "/effects/lit.effect.toml"))?;
     let report = fx.check(fb.registry(), lit, None)?;
     println!("whole-effect check: {} permutations agree on every slot", report.permutations);
 

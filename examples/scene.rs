@@ -11,9 +11,9 @@
 #[path = "support/gpu.rs"]
 mod gpu;
 
-use freqbuf::{
-    AutoConstants, Binder, Camera, Effects, Geometry, Manager, MaterialHandle, Materials, QueueItem,
-    RenderQueue, SlotPlan, Targets,
+use freqbuf::{Binder, Manager, SlotPlan};
+use freqbuf_effects::{
+    AutoConstants, Camera, Effects, Geometry, MaterialHandle, Materials, QueueItem, RenderQueue, Targets,
 };
 use glam::{Mat4, Quat, Vec3};
 
@@ -97,7 +97,7 @@ fn run(
     args: &Args,
     use_queue: bool,
 ) -> Result<(Vec<Counts>, Vec<u8>), Box<dyn std::error::Error>> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/scene");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/scene");
     let mut fb = Manager::new(device, SlotPlan::default());
     let mut fx = Effects::new();
     fx.add_module("common.wgsl", &std::fs::read_to_string(format!("{dir}/common.wgsl"))?)?;
@@ -194,7 +194,7 @@ fn run(
             }
             // Blending passes draw back to front by distance.
             for (id, item) in items.iter_mut() {
-                if fx.pass(item.pass).blend != freqbuf::Blend::Opaque {
+                if fx.pass(item.pass).blend != freqbuf_effects::Blend::Opaque {
                     item.depth = (eye - *position).length();
                     rq.update(&fx, &mats, *id, item.clone())?;
                 }

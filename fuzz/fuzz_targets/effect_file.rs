@@ -9,7 +9,8 @@
 
 use std::sync::OnceLock;
 
-use freqbuf::{AutoConstants, Effects, Headless, Manager, Materials, Registry, SlotPlan, Targets};
+use freqbuf::{Headless, Manager, Registry, SlotPlan};
+use freqbuf_effects::{AutoConstants, Effects, Materials, Targets};
 use libfuzzer_sys::fuzz_target;
 
 fn device() -> &'static Headless {
@@ -29,7 +30,7 @@ fuzz_target!(|data: &[u8]| {
     let mut merged = Registry::new(SlotPlan::default());
     // Up to 2^6 compositions per input: enough to meet every check, few enough to keep the fuzzer fast.
     if fx.effect(effect).flags().len() <= 6 && fx.merge(&mut merged, effect, None).is_ok() {
-        let _ = freqbuf::validate_tables(&fx, effect, &merged);
+        let _ = freqbuf_effects::validate_tables(&fx, effect, &merged);
     }
     let h = device();
     let mut fb = Manager::new(&h.device, SlotPlan::default());

@@ -10,10 +10,8 @@
 use std::sync::OnceLock;
 
 use arbitrary::Arbitrary;
-use freqbuf::{
-    AutoConstants, Binder, Camera, Effects, Geometry, Headless, Manager, Materials, QueueItem, RenderQueue,
-    SlotPlan, Targets,
-};
+use freqbuf::{Binder, Headless, Manager, SlotPlan};
+use freqbuf_effects::{AutoConstants, Camera, Effects, Geometry, Materials, QueueItem, RenderQueue, Targets};
 use libfuzzer_sys::fuzz_target;
 
 const TOML: &str = r#"

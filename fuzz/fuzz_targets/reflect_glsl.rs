@@ -11,8 +11,8 @@ fuzz_target!(|input: (u8, &str)| {
         1 => ShaderStage::Fragment,
         _ => ShaderStage::Compute,
     };
-    let source = freqbuf::ShaderSource::Glsl { source: input.1, stage };
-    if let Ok(s) = freqbuf::ShaderReflection::new("fuzz.glsl", source) {
+    let source = freqbuf::reflect::ShaderSource::Glsl { source: input.1, stage };
+    if let Ok(s) = freqbuf::reflect::ShaderReflection::new("fuzz.glsl", source) {
         let mut r = freqbuf::Registry::new(freqbuf::SlotPlan::default());
         let _ = r.add(s);
     }

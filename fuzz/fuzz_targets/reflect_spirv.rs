@@ -5,7 +5,7 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|bytes: &[u8]| {
     quiet();
-    if let Ok(s) = freqbuf::ShaderReflection::new("fuzz.spv", freqbuf::ShaderSource::SpirV(bytes)) {
+    if let Ok(s) = freqbuf::reflect::ShaderReflection::new("fuzz.spv", freqbuf::reflect::ShaderSource::SpirV(bytes)) {
         let mut r = freqbuf::Registry::new(freqbuf::SlotPlan::default());
         let _ = r.add(s);
     }

@@ -6,7 +6,7 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|text: &str| {
     quiet();
-    if let Ok(s) = freqbuf::ShaderReflection::new("fuzz.wgsl", freqbuf::ShaderSource::Wgsl(text)) {
+    if let Ok(s) = freqbuf::reflect::ShaderReflection::new("fuzz.wgsl", freqbuf::reflect::ShaderSource::Wgsl(text)) {
         let mut r = freqbuf::Registry::new(freqbuf::SlotPlan::default());
         let _ = r.add(s);
     }

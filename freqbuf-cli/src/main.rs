@@ -1,0 +1,323 @@
+//! `freqbuf reflect`: print the slot plan that a set of shaders produces;
+//! `freqbuf effect`: an effect's techniques, passes and merged slots, every
+//! permutation checked; `freqbuf declare`: WGSL declarations of merged slots.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use freqbuf::reflect::ShaderReflection;
+use freqbuf::{Registry, SlotPlan};
+use serde_json::{Value, json};
+
+#[derive(Parser)]
+#[command(name = "freqbuf", version, about = "Reflect shaders into shared, frequency-sorted uniform slots")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Reflect all FILES together and print their merged slots.
+    Reflect {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// Stage of GLSL files whose extension does not say (.glsl).
+        #[arg(long, value_enum)]
+        stage: Option<Stage>,
+        /// max_uniform_buffer_binding_size to check blocks against; every other
+        /// limit is WebGPU's default, as a `Manager` on such a device checks.
+        #[arg(long, default_value_t = Registry::DEFAULT_MAX_UNIFORM_BINDING_SIZE)]
+        max_uniform_size: u32,
+        /// Shader files: .wgsl, .spv, .vert, .frag, .comp.
+        #[arg(required = true)]
+        files: Vec<std::path::PathBuf>,
+    },
+    /// Load an effect file, check its permutations and print its techniques,
+    /// passes and merged slots.
+    Effect {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Flags to switch on, comma-separated (checks that one permutation).
+        #[arg(long, value_delimiter = ',')]
+        flags: Vec<String>,
+        /// Check every combination of the flags the source tests.
+        #[arg(long, conflicts_with = "flags")]
+        all_permutations: bool,
+        /// The effect file (TOML).
+        file: std::path::PathBuf,
+    },
+    /// Print the WGSL declarations of the merged slots of FILES.
+    Declare {
+        /// Shader files: .wgsl, .spv, .vert, .frag, .comp.
+        #[arg(required = true)]
+        files: Vec<std::path::PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Stage {
+    Vertex,
+    Fragment,
+    Compute,
+}
+
+fn main() -> ExitCode {
+    // naga panics on some corrupt inputs; freqbuf reports those as errors of their
+    // file, so the default hook's message and backtrace would only be noise.
+    std::panic::set_hook(Box::new(|_| {}));
+    match Cli::parse().command {
+        Command::Reflect { json, stage, max_uniform_size, files } => {
+            reflect(json, stage, max_uniform_size, &files)
+        }
+        Command::Effect { json, flags, all_permutations, file } => {
+            effect(json, &flags, all_permutations, &file)
+        }
+        Command::Declare { files } => declare(&files),
+    }
+}
+
+/// Reflects and merges `files`, printing every error; `None` when one failed.
+fn merged(files: &[std::path::PathBuf], stage: Option<Stage>, max_uniform_size: u32) -> Option<Registry> {
+    let stage = stage.map(|s| match s {
+        Stage::Vertex => freqbuf::naga::ShaderStage::Vertex,
+        Stage::Fragment => freqbuf::naga::ShaderStage::Fragment,
+        Stage::Compute => freqbuf::naga::ShaderStage::Compute,
+    });
+    let mut registry = Registry::with_limit(SlotPlan::default(), max_uniform_size);
+    let limits = freqbuf_limits(max_uniform_size);
+    let mut errors = Vec::new();
+    for file in files {
+        let shader = ShaderReflection::from_path(file, stage)
+            .map_err(freqbuf::Error::from)
+            .and_then(|s| Registry::check_device(&s, &limits, wgpu::Features::all()).map(|()| s))
+            .and_then(|s| registry.add(s));
+        if let Err(e) = shader {
+            errors.push(e);
+        }
+    }
+    for e in &errors {
+        eprintln!("error: {e}");
+    }
+    errors.is_empty().then_some(registry)
+}
+
+fn reflect(
+    json: bool,
+    stage: Option<Stage>,
+    max_uniform_size: u32,
+    files: &[std::path::PathBuf],
+) -> ExitCode {
+    let Some(registry) = merged(files, stage, max_uniform_size) else {
+        return ExitCode::FAILURE;
+    };
+    for (frequency, name, slots) in registry.ambiguous_names() {
+        let spellings = slots
+            .iter()
+            .flat_map(|&s| registry[s].aliases().iter().map(|a| format!("`{a}.{name}`")))
+            .collect::<Vec<_>>();
+        eprintln!(
+            "warning: `{name}` is declared by {} {frequency} blocks; set it as {}",
+            slots.len(),
+            spellings.join(", ")
+        );
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&to_json(&registry)).expect("JSON of plain values"));
+    } else {
+        print_table(&registry);
+    }
+    ExitCode::SUCCESS
+}
+
+/// The device the CLI checks against: WebGPU's default limits with the given
+/// uniform binding size, and binding arrays as long as any device allows.
+fn freqbuf_limits(max_uniform_size: u32) -> wgpu::Limits {
+    wgpu::Limits {
+        max_uniform_buffer_binding_size: max_uniform_size.into(),
+        max_binding_array_elements_per_shader_stage: u32::MAX,
+        max_binding_array_sampler_elements_per_shader_stage: u32::MAX,
+        ..wgpu::Limits::default()
+    }
+}
+
+fn effect(json: bool, flags: &[String], all: bool, file: &std::path::Path) -> ExitCode {
+    let mut fx = freqbuf_effects::Effects::new();
+    let mut registry = Registry::new(SlotPlan::default());
+    let result = fx.load(file).and_then(|id| {
+        let names = flags.iter().map(String::as_str).collect::<Vec<_>>();
+        let only = if all { None } else { Some(fx.flags(id, &names)?) };
+        fx.merge(&mut registry, id, only).map(|report| (id, report))
+    });
+    let (id, report) = match result {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    // [params] and [auto] are checked against every permutation, whatever was printed.
+    let mut every = Registry::new(SlotPlan::default());
+    let tables = fx
+        .merge(&mut every, id, None)
+        .map_err(freqbuf_effects::MaterialError::from)
+        .and_then(|_| freqbuf_effects::validate_tables(&fx, id, &every));
+    if let Err(e) = tables {
+        eprintln!("error: {}: {e}", fx.effect(id).name());
+        return ExitCode::FAILURE;
+    }
+    let effect = fx.effect(id);
+    let passes = |technique: &str| {
+        effect
+            .passes()
+            .iter()
+            .filter(|p| p.name.split_once('.').is_some_and(|(t, _)| t == technique))
+            .collect::<Vec<_>>()
+    };
+    if json {
+        let techniques = effect
+            .techniques()
+            .map(|t| {
+                let passes = passes(t).into_iter().map(|p| {
+                    json!({
+                        "name": p.name.split_once('.').map_or(p.name.as_str(), |(_, n)| n),
+                        "vertex": p.vertex, "fragment": p.fragment, "compute": p.compute,
+                        "blend": p.blend.as_str(), "cull": p.cull.as_str(),
+                        "depth": p.depth.map(|d| json!({"compare": d.compare.as_str(), "write": d.write})),
+                        "color_write": p.color_write,
+                    })
+                });
+                json!({"name": t, "passes": passes.collect::<Vec<_>>()})
+            })
+            .collect::<Vec<_>>();
+        let v = json!({
+            "effect": effect.name(), "flags": effect.flags(), "permutations": report.permutations,
+            "exhaustive": report.exhaustive, "techniques": techniques, "slots": to_json(&registry)["slots"],
+        });
+        println!("{}", serde_json::to_string_pretty(&v).expect("JSON of plain values"));
+        return ExitCode::SUCCESS;
+    }
+    let checked = if report.exhaustive { "every combination" } else { "not every combination" };
+    println!("effect {} (flags: {})", effect.name(), effect.flags().join(", "));
+    println!("{} permutations composed and merged ({checked})", report.permutations);
+    for t in effect.techniques() {
+        println!("technique {t}");
+        for p in passes(t) {
+            let entry = |e: &Option<String>| e.clone().unwrap_or_else(|| "-".into());
+            let depth = p.depth.map_or("-".into(), |d| format!("{} write={}", d.compare.as_str(), d.write));
+            println!(
+                "  pass {}: vertex {} fragment {} compute {} blend {} cull {} depth {depth} color_write {}",
+                p.name,
+                entry(&p.vertex),
+                entry(&p.fragment),
+                entry(&p.compute),
+                p.blend.as_str(),
+                p.cull.as_str(),
+                p.color_write
+            );
+        }
+    }
+    print_table(&registry);
+    ExitCode::SUCCESS
+}
+
+fn declare(files: &[std::path::PathBuf]) -> ExitCode {
+    let Some(registry) = merged(files, None, Registry::DEFAULT_MAX_UNIFORM_BINDING_SIZE) else {
+        return ExitCode::FAILURE;
+    };
+    match registry.declarations() {
+        Ok(text) => {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn to_json(registry: &Registry) -> Value {
+    let mut slots = registry.slots().map(|(_, s)| s).collect::<Vec<_>>();
+    slots.sort_by_key(|s| s.binding());
+    let slots = slots
+        .iter()
+        .map(|s| {
+            json!({
+                "group": s.binding().group,
+                "binding": s.binding().binding,
+                "frequency": s.frequency().as_str(),
+                "size": s.size(),
+                "members": s.members().iter().map(|m| {
+                    let m = &m.member;
+                    let mut v = json!({"name": m.name, "offset": m.offset, "size": m.size,
+                           "type": m.ty.name(), "count": m.count, "stride": m.stride});
+                    if let Some(dims) = dims(m) {
+                        v["dims"] = dims;
+                    }
+                    v
+                }).collect::<Vec<_>>(),
+                "shaders": s.users().iter().map(|&u| registry[u].name()).collect::<Vec<_>>(),
+            })
+        })
+        .collect::<Vec<_>>();
+    let shaders = registry
+        .shaders()
+        .map(|(_, s)| {
+            json!({
+                "name": s.name(),
+                "entry_points": s.entry_points().iter().map(|e| format!("{:?}:{}", e.stage, e.name)).collect::<Vec<_>>(),
+                "resources": s.resources().iter().map(|r| json!({
+                    "group": r.binding.group, "binding": r.binding.binding, "name": r.name,
+                    "kind": r.kind.as_str(), "count": r.count, "used": r.is_used(),
+                })).collect::<Vec<_>>(),
+                "unused": s.unused_blocks().map(|r| r.name.as_str()).collect::<Vec<_>>(),
+            })
+        })
+        .collect::<Vec<_>>();
+    json!({ "slots": slots, "shaders": shaders })
+}
+
+/// For nested arrays, every dimension outermost first: `[[9, 48], [3, 16]]` as
+/// `{"count", "stride"}` objects; `None` for other members.
+fn dims(m: &freqbuf::reflect::Member) -> Option<Value> {
+    let mut out = vec![json!({"count": m.count, "stride": m.stride})];
+    let mut ty = &m.ty;
+    while let freqbuf::reflect::MemberType::Array { elem, count, stride, .. } = ty {
+        out.push(json!({"count": count, "stride": stride}));
+        ty = elem;
+    }
+    (out.len() > 1).then(|| Value::from(out))
+}
+
+fn print_table(registry: &Registry) {
+    let mut slots = registry.slots().map(|(_, s)| s).collect::<Vec<_>>();
+    slots.sort_by_key(|s| s.binding());
+    for s in slots {
+        let users = s.users().iter().map(|&u| registry[u].name()).collect::<Vec<_>>();
+        println!("slot {} {} ({} bytes) used by {}", s.binding(), s.frequency(), s.size(), users.join(", "));
+        println!("  {:>6} {:>6}  {:<16} {:>5} {:>6}  name", "offset", "size", "type", "count", "stride");
+        for m in s.members() {
+            let m = &m.member;
+            println!(
+                "  {:>6} {:>6}  {:<16} {:>5} {:>6}  {}",
+                m.offset,
+                m.size,
+                m.ty.name(),
+                m.count,
+                m.stride,
+                m.name
+            );
+        }
+    }
+    for (_, sh) in registry.shaders() {
+        println!("shader {}", sh.name());
+        for r in sh.resources() {
+            let count = if r.count > 1 { format!("[{}]", r.count) } else { String::new() };
+            let used = if r.is_used() { "" } else { "  (unused)" };
+            println!("  {:<22} {:<16} {}{}{}", r.binding.to_string(), r.kind.as_str(), r.name, count, used);
+        }
+    }
+}

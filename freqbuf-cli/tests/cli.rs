@@ -1,0 +1,247 @@
+//! The `freqbuf reflect` command line, run as a user would.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_freqbuf"))
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn json_has_the_documented_shape() {
+    let (code, stdout, stderr) = run(&[
+        "reflect",
+        "--json",
+        "freqbuf/tests/shaders/frame.wgsl",
+        "freqbuf/tests/shaders/frame.vert",
+        "freqbuf/tests/shaders/padding.wgsl",
+        "freqbuf/tests/shaders/texture_array.wgsl",
+        "freqbuf/tests/shaders/unused.wgsl",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    let slots = v["slots"].as_array().unwrap();
+    let frame = slots.iter().find(|s| s["group"] == 0 && s["binding"] == 0).unwrap();
+    assert_eq!(frame["frequency"], "frame");
+    assert_eq!(frame["size"], 80);
+    assert_eq!(
+        frame["members"][0],
+        serde_json::json!({"name":"time","offset":0,"size":4,"type":"f32","count":1,"stride":0})
+    );
+    let users = frame["shaders"].as_array().unwrap();
+    assert_eq!(users.len(), 3, "{users:?}");
+    assert!(users.contains(&Value::from("freqbuf/tests/shaders/frame.vert")));
+
+    let cascade = slots.iter().find(|s| s["group"] == 0 && s["binding"] == 3).unwrap();
+    let m = &cascade["members"][0];
+    assert_eq!(
+        (m["type"].as_str(), m["count"].as_u64(), m["stride"].as_u64(), m["size"].as_u64()),
+        (Some("vec4<f32>"), Some(4), Some(16), Some(64))
+    );
+
+    let shaders = v["shaders"].as_array().unwrap();
+    let tex = shaders.iter().find(|s| s["name"] == "freqbuf/tests/shaders/texture_array.wgsl").unwrap();
+    let gmrts = tex["resources"].as_array().unwrap().iter().find(|r| r["name"] == "GMRTs").unwrap();
+    assert_eq!(
+        (gmrts["group"].as_u64(), gmrts["binding"].as_u64(), gmrts["kind"].as_str(), gmrts["count"].as_u64()),
+        (Some(2), Some(3), Some("texture"), Some(4))
+    );
+    let unused = shaders.iter().find(|s| s["name"] == "freqbuf/tests/shaders/unused.wgsl").unwrap();
+    assert_eq!(unused["unused"], serde_json::json!(["debug_view"]));
+    let kinds = unused["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect::<Vec<_>>();
+    assert_eq!(kinds, ["uniform", "uniform"]);
+    // The unused view block made no slot.
+    assert!(!slots.iter().any(|s| s["group"] == 1 && s["binding"] == 0));
+}
+
+#[test]
+fn table_output_is_readable() {
+    let (code, stdout, _) = run(&["reflect", "freqbuf/tests/shaders/frame.wgsl"]);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains("frame") && stdout.contains("view_proj") && stdout.contains("mat4x4<f32>"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn errors_exit_1_and_name_every_file() {
+    let (code, stdout, stderr) = run(&[
+        "reflect",
+        "--json",
+        "freqbuf/tests/shaders/frame.wgsl",
+        "freqbuf/tests/shaders/bad/syntax.wgsl",
+        "freqbuf/tests/shaders/bad/conflict_type.wgsl",
+    ]);
+    assert_eq!(code, 1);
+    assert!(stdout.is_empty());
+    assert!(stderr.contains("freqbuf/tests/shaders/bad/syntax.wgsl:6:"), "{stderr}");
+    assert!(
+        stderr.contains("conflict_type.wgsl") && stderr.contains("freqbuf/tests/shaders/frame.wgsl"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().filter(|l| l.starts_with("error")).count(), 2, "{stderr}");
+}
+
+#[test]
+fn missing_files_and_arguments_do_not_panic() {
+    let (code, _, stderr) = run(&["reflect", "nope.wgsl"]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("nope.wgsl") && !stderr.contains("panicked"));
+    let (code, _, stderr) = run(&["reflect"]);
+    assert_ne!(code, 0);
+    assert!(!stderr.contains("panicked"));
+}
+
+#[test]
+fn stage_applies_to_glsl_files_only() {
+    let (code, _, stderr) = run(&["reflect", "freqbuf/tests/shaders/tint.glsl"]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("tint.glsl") && stderr.contains("stage"), "{stderr}");
+    let (code, stdout, stderr) = run(&[
+        "reflect",
+        "--json",
+        "--stage",
+        "fragment",
+        "freqbuf/tests/shaders/prefix_full.wgsl",
+        "freqbuf/tests/shaders/tint.glsl",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    let material = v["slots"].as_array().unwrap().iter().find(|s| s["group"] == 2).unwrap();
+    assert_eq!(material["shaders"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn names_two_blocks_declare_are_warnings_with_their_qualified_spellings() {
+    let (code, _, stderr) = run(&["reflect", "freqbuf/tests/shaders/two_materials.wgsl"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stderr.trim(),
+        "warning: `color` is declared by 2 material blocks; set it as `mat_a.color`, `MatA.color`, `mat_b.color`, `MatB.color`"
+    );
+}
+
+#[test]
+fn nested_arrays_have_their_dimensions_in_the_json() {
+    let (code, stdout, stderr) = run(&["reflect", "--json", "freqbuf/tests/shaders/nested.wgsl"]);
+    assert_eq!(code, 0, "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    let m = &v["slots"][0]["members"][0];
+    assert_eq!(m["type"], "array<vec4<f32>, 3>");
+    assert_eq!(m["dims"], serde_json::json!([{"count": 9, "stride": 48}, {"count": 3, "stride": 16}]));
+}
+
+#[cfg(unix)]
+#[test]
+fn only_regular_files_are_read_and_other_files_are_still_reported() {
+    let dir = std::env::temp_dir().join(format!("freqbuf-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("x.wgsl");
+    let _ = std::fs::remove_file(&fifo);
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let zero = dir.join("zero.spv");
+    let _ = std::fs::remove_file(&zero);
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    let (code, _, stderr) = run(&[
+        "reflect",
+        fifo.to_str().unwrap(),
+        zero.to_str().unwrap(),
+        "freqbuf/tests/shaders/bad/syntax.wgsl",
+        "freqbuf/tests/shaders/frame.wgsl",
+    ]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("x.wgsl: cannot read the file: not a regular file"), "{stderr}");
+    assert!(stderr.contains("zero.spv: cannot read the file: not a regular file"), "{stderr}");
+    assert!(stderr.contains("syntax.wgsl:6:"), "{stderr}");
+    assert_eq!(stderr.lines().filter(|l| l.starts_with("error")).count(), 3, "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn effect_prints_techniques_passes_and_slots_and_counts_permutations() {
+    let (code, stdout, stderr) =
+        run(&["effect", "examples/effects/lit.effect.toml", "--all-permutations", "--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["effect"], "lit");
+    assert_eq!(v["flags"], serde_json::json!(["NORMAL_MAP", "ALPHA_TEST", "SKINNED", "FOG"]));
+    // FOG is never tested by the source: 2^3 combinations.
+    assert_eq!(v["permutations"], 8);
+    let depth = &v["techniques"][0]["passes"][0];
+    assert_eq!(
+        *depth,
+        serde_json::json!({"name": "depth", "vertex": "vs_main", "fragment": null, "compute": null,
+            "blend": "opaque", "cull": "none", "depth": {"compare": "less", "write": true}, "color_write": false})
+    );
+    let material = v["slots"].as_array().unwrap().iter().find(|s| s["group"] == 2).unwrap();
+    let names = material["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect::<Vec<_>>();
+    assert_eq!(names, ["base_color", "alpha_cutoff", "normal_strength"]);
+    let (code, stdout, _) =
+        run(&["effect", "examples/effects/lit.effect.toml", "--flags", "NORMAL_MAP", "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(serde_json::from_str::<Value>(&stdout).unwrap()["permutations"], 1);
+}
+
+#[test]
+fn effect_conflicts_and_unknown_flags_exit_1() {
+    let (code, _, stderr) =
+        run(&["effect", "freqbuf-effects/tests/effects/conflict.effect.toml", "--all-permutations"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("[ALPHA_TEST]")
+            && stderr.contains("forward.depth")
+            && stderr.contains("`normal_strength`")
+            && stderr.contains("`alpha_cutoff`"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run(&["effect", "examples/effects/lit.effect.toml", "--flags", "BOGUS"]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("no flag `BOGUS`") && stderr.contains("`NORMAL_MAP`"), "{stderr}");
+}
+
+#[test]
+fn declare_prints_wgsl_that_reflects_back() {
+    let (code, stdout, stderr) =
+        run(&["declare", "freqbuf/tests/shaders/frame.wgsl", "freqbuf/tests/shaders/padding.wgsl"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("@group(0) @binding(0) var<uniform> frame: Frame;"), "{stdout}");
+    let used = "@compute @workgroup_size(1) fn main() { _ = frame; _ = object; }";
+    freqbuf::reflect::ShaderReflection::new(
+        "d.wgsl",
+        freqbuf::reflect::ShaderSource::Wgsl(&format!("{stdout}{used}")),
+    )
+    .unwrap();
+}
+
+#[test]
+fn effect_checks_params_and_auto_against_every_permutation() {
+    let (code, _, stderr) = run(&["effect", "freqbuf-effects/tests/effects/two_frequencies.effect.toml"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("world_view_proj") && stderr.contains("view_proj") && stderr.contains("no frequency"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run(&["effect", "freqbuf-effects/tests/effects/probe.effect.toml"]);
+    assert_eq!(code, 0, "{stderr}");
+}

@@ -1,0 +1,77 @@
+//! The whole-effect check: every flag combination composed and merged
+//! before anything is drawn.
+
+use super::library::{EXHAUSTIVE_FLAGS, Effects};
+use super::types::{CheckReport, EffectId, FlagSet};
+use crate::error::{EffectError, EffectErrorKind};
+use freqbuf::Registry;
+
+impl Effects {
+    /// The whole-effect check: composes the permutations and merges them
+    /// into a copy of `registry` (nothing is registered), proving that they
+    /// agree with each other and with the registered shaders on one layout
+    /// per slot. `only`: one flag set instead of all.
+    ///
+    /// All `2^n` combinations of the `n` flags the source tests are checked
+    /// up to [`EXHAUSTIVE_FLAGS`]; above that, no flag, each flag alone, each
+    /// pair and all of them (`CheckReport::exhaustive` is then false).
+    pub fn check(
+        &mut self,
+        registry: &Registry,
+        id: EffectId,
+        only: Option<FlagSet>,
+    ) -> Result<CheckReport, EffectError> {
+        self.merge(&mut registry.scratch(), id, only)
+    }
+
+    /// Like [`Effects::check`], but merges into `registry` itself, which then
+    /// holds the permutations' merged slots (what `freqbuf effect` prints).
+    /// On a conflict, the permutations before the conflicting one stay merged.
+    pub fn merge(
+        &mut self,
+        registry: &mut Registry,
+        id: EffectId,
+        only: Option<FlagSet>,
+    ) -> Result<CheckReport, EffectError> {
+        let effect = self.effect(id);
+        let tested: Vec<u32> =
+            (0..effect.flags.len() as u32).filter(|i| effect.tested & (1 << i) != 0).collect();
+        let (combos, exhaustive) = match only {
+            Some(f) => (vec![f.bits & effect.tested], false),
+            None => combinations(&tested),
+        };
+        for &bits in &combos {
+            let reflection = self.permutation(id, bits)?;
+            let effect = self.effect(id);
+            registry.add(reflection).map_err(|e| EffectError {
+                file: effect.source_file.clone(),
+                location: None,
+                kind: Box::new(EffectErrorKind::Conflict {
+                    flags: effect.describe(bits),
+                    passes: effect.passes_using(),
+                    source: Box::new(e),
+                }),
+            })?;
+        }
+        Ok(CheckReport { permutations: combos.len(), exhaustive: exhaustive && only.is_none() })
+    }
+}
+
+/// The flag combinations to check over the `tested` flag indices: all of
+/// them up to [`EXHAUSTIVE_FLAGS`], else none, singles, pairs and all.
+fn combinations(tested: &[u32]) -> (Vec<u32>, bool) {
+    let bit = |i: &u32| 1u32 << i;
+    if tested.len() <= EXHAUSTIVE_FLAGS {
+        let n = tested.len();
+        let all = (0u32..1 << n)
+            .map(|c| tested.iter().enumerate().filter(|(k, _)| c & (1 << k) != 0).map(|(_, i)| bit(i)).sum())
+            .collect();
+        return (all, true);
+    }
+    let mut out = vec![0, tested.iter().map(bit).sum()];
+    for (k, a) in tested.iter().enumerate() {
+        out.push(bit(a));
+        out.extend(tested[k + 1..].iter().map(|b| bit(a) | bit(b)));
+    }
+    (out, false)
+}

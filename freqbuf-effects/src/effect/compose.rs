@@ -1,0 +1,175 @@
+//! Composition: one flag combination of an effect's source through naga_oil
+//! (`#ifdef`, `#define`, `#import`), and the flags a source actually tests.
+
+use std::collections::{BTreeSet, HashMap};
+
+use naga_oil::compose::{
+    ComposableModuleDescriptor, Composer, ComposerError, ComposerErrorInner, NagaModuleDescriptor,
+    ShaderDefValue, ShaderLanguage, ShaderType,
+};
+
+use crate::error::{EffectError, EffectErrorKind};
+use freqbuf::Location;
+
+/// naga_oil's span encoding: the low bits are the offset, the high bits the module.
+const SPAN_OFFSET_MASK: usize = (1 << 21) - 1;
+
+/// A naga_oil composer with freqbuf's settings.
+pub(crate) struct Compose {
+    composer: Composer,
+}
+
+impl std::fmt::Debug for Compose {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Compose").field("modules", &self.composer.module_sets.len()).finish()
+    }
+}
+
+impl Compose {
+    pub(crate) fn new() -> Self {
+        // Device capabilities are checked when a permutation is registered.
+        Self { composer: Composer::default().with_capabilities(naga::valid::Capabilities::all()) }
+    }
+
+    /// Adds a module that sources `#import` (it names itself with `#define_import_path`).
+    pub(crate) fn add_module(&mut self, file: &str, source: &str) -> Result<(), EffectError> {
+        let composer = &mut self.composer;
+        let added = deep(file, "", source.len(), move || {
+            composer
+                .add_composable_module(ComposableModuleDescriptor {
+                    source,
+                    file_path: file,
+                    language: ShaderLanguage::Wgsl,
+                    ..Default::default()
+                })
+                .map(drop)
+                .map_err(Box::new)
+        })?;
+        added.map_err(|e| self.error(*e, ""))
+    }
+
+    /// Composes `source` with the shader defs `defs` switched on.
+    pub(crate) fn compose(
+        &mut self,
+        file: &str,
+        source: &str,
+        defs: &[&str],
+        flags: &str,
+    ) -> Result<naga::Module, EffectError> {
+        let shader_defs: HashMap<String, ShaderDefValue> =
+            defs.iter().map(|d| ((*d).to_owned(), ShaderDefValue::Bool(true))).collect();
+        let composer = &mut self.composer;
+        // The imported modules were parsed when added; the source's own size bounds the depth.
+        let composed = deep(file, flags, source.len(), move || {
+            composer
+                .make_naga_module(NagaModuleDescriptor {
+                    source,
+                    file_path: file,
+                    shader_type: ShaderType::Wgsl,
+                    shader_defs,
+                    additional_imports: &[],
+                })
+                .map_err(Box::new)
+        })?;
+        composed.map_err(|e| self.error(*e, flags))
+    }
+
+    /// The identifiers `source` (and the modules it imports) test in
+    /// `#ifdef`, `#ifndef`, `#if` and `#else if…` lines.
+    pub(crate) fn tested(&self, source: &str) -> BTreeSet<String> {
+        let mut seen = BTreeSet::new();
+        let mut visited = BTreeSet::new();
+        self.tested_into(source, &mut seen, &mut visited);
+        seen
+    }
+
+    fn tested_into(&self, source: &str, seen: &mut BTreeSet<String>, visited: &mut BTreeSet<String>) {
+        for line in source.lines() {
+            let line = line.trim_start();
+            let Some(rest) = line.strip_prefix('#') else { continue };
+            let rest = rest.trim_start();
+            let rest = rest.strip_prefix("else").map_or(rest, str::trim_start);
+            if !rest.starts_with("if") {
+                continue;
+            }
+            let words = rest.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty());
+            seen.extend(words.skip(1).map(str::to_owned));
+        }
+        let (_, imports, _) = naga_oil::compose::get_preprocessor_data(source);
+        for import in imports {
+            if visited.insert(import.import.clone()) {
+                if let Some(module) = self.composer.module_sets.get(&import.import) {
+                    let text = module.sanitized_source.clone();
+                    self.tested_into(&text, seen, visited);
+                }
+            }
+        }
+    }
+
+    /// A naga_oil error with the file and `line:column` it points at.
+    fn error(&self, e: ComposerError, flags: &str) -> EffectError {
+        let file = e.source.path(&self.composer).clone();
+        let text = e.source.source(&self.composer);
+        let offset = e.source.offset();
+        let at = match &e.inner {
+            ComposerErrorInner::WgslParseError(p) => p.labels().next().and_then(|(s, _)| s.to_range()),
+            ComposerErrorInner::ShaderValidationError(v) | ComposerErrorInner::HeaderValidationError(v) => {
+                v.spans().next().and_then(|(s, _)| s.to_range())
+            }
+            ComposerErrorInner::ImportNotFound(_, pos)
+            | ComposerErrorInner::ImportParseError(_, pos)
+            | ComposerErrorInner::NotEnoughEndIfs(pos)
+            | ComposerErrorInner::TooManyEndIfs(pos)
+            | ComposerErrorInner::ElseWithoutCondition(pos)
+            | ComposerErrorInner::UnknownShaderDefOperator { pos, .. }
+            | ComposerErrorInner::UnknownShaderDef { pos, .. } => Some(*pos..*pos),
+            _ => None,
+        };
+        let location = at.map(|r| {
+            let at = ((r.start & SPAN_OFFSET_MASK).saturating_sub(offset)).min(text.len());
+            locate(&text, at)
+        });
+        let message = match &e.inner {
+            ComposerErrorInner::WgslParseError(p) => p.message().to_owned(),
+            ComposerErrorInner::ShaderValidationError(v) => crate::error::chain(v.as_inner()),
+            inner => inner.to_string(),
+        };
+        let kind = EffectErrorKind::Compose { flags: flags.to_owned(), message, source: Box::new(e) };
+        EffectError { file, location, kind: Box::new(kind) }
+    }
+}
+
+/// Runs naga_oil on a stack sized for the input ([`freqbuf::reflect::on_deep_stack`]):
+/// its WGSL parser recurses over nesting as naga's does. A panic inside it
+/// becomes an error naming the file.
+fn deep<T: Send>(
+    file: &str,
+    flags: &str,
+    len: usize,
+    f: impl FnOnce() -> T + Send,
+) -> Result<T, EffectError> {
+    freqbuf::reflect::on_deep_stack(len, f).map_err(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        EffectError {
+            file: file.to_owned(),
+            location: None,
+            kind: Box::new(EffectErrorKind::Panic { flags: flags.to_owned(), message: what }),
+        }
+    })
+}
+
+/// The 1-based line and column of byte `at` in `text`.
+pub(crate) fn locate(text: &str, at: usize) -> Location {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let before = &text[..at];
+    let line = before.matches('\n').count() as u32 + 1;
+    let column = (before.len() - before.rfind('\n').map_or(0, |n| n + 1)) as u32 + 1;
+    Location { line, column }
+}

@@ -1,0 +1,359 @@
+//! The effect library: loaded effects, their permutations (composed and
+//! registered once per combination of the flags their source tests), the
+//! whole-effect check, and the pipeline cache.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::path::Path;
+
+use super::compose::{Compose, locate};
+use super::file::EffectFile;
+use super::types::{Effect, EffectId, EffectStats, FlagSet, Pass, PassId, Passes, Targets};
+use crate::error::{EffectError, EffectErrorKind};
+use freqbuf::Error;
+use freqbuf::Manager;
+use freqbuf::ShaderId;
+use freqbuf::reflect::ShaderReflection;
+
+/// Flags an effect may declare: they are bits of a `u32`.
+const MAX_FLAGS: usize = 32;
+
+/// Above this many tested flags, [`Effects::check`] checks every flag alone,
+/// every pair and all together instead of all `2^n` combinations.
+pub const EXHAUSTIVE_FLAGS: usize = 12;
+
+/// Loaded effects, their registered permutations and their pipelines.
+///
+/// Use an `Effects` with one [`Manager`]: permutations are registered with it
+/// and share its slots. Cost: a permutation is composed and registered the
+/// first time its flags are used; a pipeline is built the first time a
+/// (pass, flags, targets) triple is used; after that both are hash lookups.
+#[derive(Debug)]
+pub struct Effects {
+    pub(super) tag: u32,
+    pub(super) compose: Compose,
+    pub(super) effects: Vec<Effect>,
+    /// (effect, tested flag bits) → the registered permutation.
+    pub(super) shaders: HashMap<(u32, u32), ShaderId>,
+    pub(super) modules: HashMap<ShaderId, wgpu::ShaderModule>,
+    /// By (pass, permutation), one pipeline per targets it was built for
+    /// (usually one). The shader id names the manager and the flags, the
+    /// pass its state and entry points: everything a pipeline is built from
+    /// but the device, which `device` holds for all of them.
+    pub(super) render: HashMap<(PassId, ShaderId), Vec<(Targets, wgpu::RenderPipeline)>>,
+    pub(super) compute: HashMap<(PassId, ShaderId), wgpu::ComputePipeline>,
+    /// The manager's device serial the modules and pipelines were made for;
+    /// a manager moved to another device (`Manager::recreate`) drops them all.
+    pub(super) device: u64,
+    pub(super) stats: EffectStats,
+}
+
+static NEXT_LIBRARY: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
+
+impl Default for Effects {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Effects {
+    /// An empty library.
+    pub fn new() -> Self {
+        Self {
+            tag: NEXT_LIBRARY.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            compose: Compose::new(),
+            effects: Vec::new(),
+            shaders: HashMap::new(),
+            modules: HashMap::new(),
+            render: HashMap::new(),
+            compute: HashMap::new(),
+            device: 0,
+            stats: EffectStats::default(),
+        }
+    }
+
+    /// Adds a WGSL module that effect sources `#import` (it names itself
+    /// with `#define_import_path`), for example the output of [`Registry::declarations_module`](freqbuf::Registry::declarations_module).
+    ///
+    /// Effects loaded before it that import it (directly or not) learn the
+    /// flags it tests: their permutations are keyed again, and any composed
+    /// without it are dropped.
+    pub fn add_module(&mut self, file: &str, source: &str) -> Result<(), EffectError> {
+        self.compose.add_module(file, source)?;
+        for index in 0..self.effects.len() {
+            let tested = self.tested_bits(&self.effects[index].source, &self.effects[index].flags);
+            if tested != self.effects[index].tested {
+                self.effects[index].tested = tested;
+                let library = self.tag;
+                let effect = EffectId { library, index: index as u32 };
+                self.shaders.retain(|k, _| k.0 != index as u32);
+                self.render.retain(|k, _| k.0.effect != effect);
+                self.compute.retain(|k, _| k.0.effect != effect);
+            }
+        }
+        Ok(())
+    }
+
+    /// The bits of `flags` that `source` or what it imports tests.
+    fn tested_bits(&self, source: &str, flags: &[String]) -> u32 {
+        let names = self.compose.tested(source);
+        flags.iter().enumerate().filter(|(_, f)| names.contains(*f)).fold(0, |m, (i, _)| m | 1 << i)
+    }
+
+    /// Reads an effect file and the WGSL source it names (relative to it).
+    pub fn load(&mut self, path: impl AsRef<Path>) -> Result<EffectId, EffectError> {
+        let path = path.as_ref();
+        let file = path.display().to_string();
+        let toml_text = read_text(path).map_err(|e| EffectError {
+            file: file.clone(),
+            location: None,
+            kind: Box::new(EffectErrorKind::Io(e)),
+        })?;
+        let parsed = parse(&file, &toml_text)?;
+        let source_path = path.parent().unwrap_or(Path::new("")).join(parsed.source.get_ref());
+        let source_file = source_path.display().to_string();
+        let source = read_text(&source_path).map_err(|e| EffectError {
+            file: file.clone(),
+            location: Some(locate(&toml_text, parsed.source.span().start)),
+            kind: Box::new(EffectErrorKind::Io(format!("{source_file}: {e}"))),
+        })?;
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("effect");
+        let stem = stem.strip_suffix(".effect").unwrap_or(stem);
+        self.insert(&file, &toml_text, parsed, stem, source_file, source)
+    }
+
+    /// Adds an effect from text: `file` names the TOML in errors, and the
+    /// WGSL `source` stands for the file its `source` field names.
+    pub fn add(&mut self, file: &str, toml_text: &str, source: &str) -> Result<EffectId, EffectError> {
+        let parsed = parse(file, toml_text)?;
+        let source_file = parsed.source.get_ref().clone();
+        let stem = Path::new(file).file_stem().and_then(|s| s.to_str()).unwrap_or("effect");
+        let stem = stem.strip_suffix(".effect").unwrap_or(stem).to_owned();
+        self.insert(file, toml_text, parsed, &stem, source_file, source.to_owned())
+    }
+
+    fn insert(
+        &mut self,
+        file: &str,
+        toml_text: &str,
+        parsed: EffectFile,
+        stem: &str,
+        source_file: String,
+        source: String,
+    ) -> Result<EffectId, EffectError> {
+        let at = |span: Range<usize>, kind| EffectError {
+            file: file.to_owned(),
+            location: Some(locate(toml_text, span.start)),
+            kind: Box::new(kind),
+        };
+        if parsed.flags.len() > MAX_FLAGS {
+            let what = format!("{} flags; an effect may declare at most {MAX_FLAGS}", parsed.flags.len());
+            return Err(at(parsed.flags[MAX_FLAGS].span(), EffectErrorKind::BadFlags(what)));
+        }
+        let mut flags: Vec<String> = Vec::new();
+        for f in &parsed.flags {
+            if flags.contains(f.get_ref()) {
+                return Err(at(
+                    f.span(),
+                    EffectErrorKind::BadFlags(format!("flag `{}` is declared twice", f.get_ref())),
+                ));
+            }
+            flags.push(f.get_ref().clone());
+        }
+        let mut techniques = Vec::new();
+        let mut passes = Vec::new();
+        for t in parsed.technique {
+            let start = passes.len() as u32;
+            for p in t.pass {
+                let name = format!("{}.{}", t.name.get_ref(), p.name.get_ref());
+                let bad = |what| at(p.name.span(), EffectErrorKind::BadPass { pass: name.clone(), what });
+                let render = p.vertex.is_some() || p.fragment.is_some();
+                match (render, &p.compute) {
+                    (true, Some(_)) => {
+                        return Err(bad("mixes a compute entry point with vertex or fragment ones"));
+                    }
+                    (false, None) => return Err(bad("names neither a vertex nor a compute entry point")),
+                    _ if render && p.vertex.is_none() => {
+                        return Err(bad("has a fragment but no vertex entry point"));
+                    }
+                    _ => {}
+                }
+                let get = |s: Option<toml::Spanned<String>>| s.map(toml::Spanned::into_inner);
+                passes.push(Pass {
+                    name,
+                    vertex: get(p.vertex),
+                    fragment: get(p.fragment),
+                    compute: get(p.compute),
+                    blend: p.blend,
+                    cull: p.cull,
+                    depth: p.depth,
+                    color_write: p.color_write,
+                });
+            }
+            techniques.push((t.name.into_inner(), start..passes.len() as u32));
+        }
+        let tested = self.tested_bits(&source, &flags);
+        let effect = Effect {
+            name: parsed.name.unwrap_or_else(|| stem.to_owned()),
+            source_file,
+            source,
+            flags,
+            tested,
+            params: parsed.params,
+            auto: parsed.auto.into_iter().map(|(k, v)| (k, v.into_inner())).collect(),
+            techniques,
+            passes,
+        };
+        self.effects.push(effect);
+        Ok(EffectId { library: self.tag, index: self.effects.len() as u32 - 1 })
+    }
+
+    /// A loaded effect.
+    ///
+    /// # Panics
+    /// On an id of another library, as indexing an arena would.
+    pub fn effect(&self, id: EffectId) -> &Effect {
+        assert_eq!(id.library, self.tag, "an EffectId of another library");
+        &self.effects[id.index as usize]
+    }
+
+    /// A pass of a loaded effect.
+    pub fn pass(&self, id: PassId) -> &Pass {
+        &self.effect(id.effect).passes[id.index as usize]
+    }
+
+    /// A number that is equal for two (pass, flags) pairs exactly when they
+    /// draw with the same pipeline (for targets alike): a queue's sort key.
+    pub(crate) fn pipeline_key(&self, pass: PassId, flags: FlagSet) -> u64 {
+        let bits = flags.bits & self.effect(pass.effect).tested;
+        (u64::from(pass.effect.index) << 48) | (u64::from(pass.index) << 32) | u64::from(bits)
+    }
+
+    /// The flag set with `names` switched on; an unknown name is an error
+    /// that lists the effect's flags.
+    pub fn flags(&self, id: EffectId, names: &[&str]) -> Result<FlagSet, EffectError> {
+        let effect = self.effect(id);
+        let mut bits = 0;
+        for name in names {
+            let Some(i) = effect.flags.iter().position(|f| f == name) else {
+                return Err(EffectError {
+                    file: effect.name.clone(),
+                    location: None,
+                    kind: Box::new(EffectErrorKind::UnknownFlag {
+                        effect: effect.name.clone(),
+                        flag: (*name).to_owned(),
+                        known: effect.flags.clone(),
+                    }),
+                });
+            };
+            bits |= 1 << i;
+        }
+        Ok(FlagSet { effect: id, bits })
+    }
+
+    /// The passes of a technique, to loop over as D3DX's `Pass(i)`.
+    pub fn technique(&self, id: EffectId, name: &str) -> Result<Passes, EffectError> {
+        let effect = self.effect(id);
+        match effect.techniques.iter().find(|(n, _)| n == name) {
+            Some((_, range)) => Ok(Passes { effect: id, range: range.clone() }),
+            None => Err(EffectError {
+                file: effect.name.clone(),
+                location: None,
+                kind: Box::new(EffectErrorKind::UnknownTechnique {
+                    effect: effect.name.clone(),
+                    name: name.to_owned(),
+                    known: effect.techniques().map(str::to_owned).collect(),
+                }),
+            }),
+        }
+    }
+
+    /// What the library has composed, registered and built so far.
+    pub fn stats(&self) -> EffectStats {
+        self.stats
+    }
+
+    /// The permutation of `flags`, composed, reflected and registered with
+    /// `manager` the first time; cached by the flags the source tests, so
+    /// flags it never tests do not make new permutations.
+    pub fn shader(&mut self, manager: &mut Manager, flags: FlagSet) -> Result<ShaderId, EffectError> {
+        let effect = self.effect(flags.effect);
+        let bits = flags.bits & effect.tested;
+        let key = (flags.effect.index, bits);
+        if let Some(&id) = self.shaders.get(&key).filter(|id| manager.registry().owns(**id)) {
+            return Ok(id);
+        }
+        let reflection = self.permutation(flags.effect, bits)?;
+        let effect = self.effect(flags.effect);
+        let id = manager.register(reflection).map_err(|e| EffectError {
+            file: effect.source_file.clone(),
+            location: None,
+            kind: Box::new(match e {
+                e @ Error::Layout { .. } => EffectErrorKind::Conflict {
+                    flags: effect.describe(bits),
+                    passes: effect.passes_using(),
+                    source: Box::new(e),
+                },
+                e => EffectErrorKind::Register { flags: effect.describe(bits), source: Box::new(e) },
+            }),
+        })?;
+        self.stats.registered += 1;
+        self.shaders.insert(key, id);
+        Ok(id)
+    }
+
+    /// Composes and reflects one permutation and checks that it has every
+    /// entry point its passes name.
+    pub(super) fn permutation(&mut self, id: EffectId, bits: u32) -> Result<ShaderReflection, EffectError> {
+        let effect = &self.effects[id.index as usize];
+        let defs =
+            effect.flags.iter().enumerate().filter(|(i, _)| bits & (1 << i) != 0).map(|(_, f)| f.as_str());
+        let defs = defs.collect::<Vec<_>>();
+        let flags = effect.describe(bits);
+        let module = self.compose.compose(&effect.source_file, &effect.source, &defs, &flags)?;
+        self.stats.compositions += 1;
+        for pass in &effect.passes {
+            let wanted = [
+                ("vertex", &pass.vertex, naga::ShaderStage::Vertex),
+                ("fragment", &pass.fragment, naga::ShaderStage::Fragment),
+                ("compute", &pass.compute, naga::ShaderStage::Compute),
+            ];
+            for (stage, entry, kind) in wanted {
+                let Some(entry) = entry else { continue };
+                if !module.entry_points.iter().any(|e| &e.name == entry && e.stage == kind) {
+                    return Err(EffectError {
+                        file: effect.source_file.clone(),
+                        location: None,
+                        kind: Box::new(EffectErrorKind::MissingEntryPoint {
+                            pass: pass.name.clone(),
+                            flags,
+                            stage,
+                            entry: entry.clone(),
+                        }),
+                    });
+                }
+            }
+        }
+        let name = format!("{}[{flags}]", effect.name);
+        ShaderReflection::from_module(name, module).map_err(|e| EffectError {
+            file: effect.source_file.clone(),
+            location: e.location,
+            kind: Box::new(EffectErrorKind::Register { flags, source: Box::new(e.into()) }),
+        })
+    }
+}
+
+/// Reads an effect file or a WGSL source as `ShaderReflection::from_path`
+/// reads shaders: a regular UTF-8 file within the same size limit.
+fn read_text(path: &Path) -> Result<String, String> {
+    let bytes = freqbuf::reflect::read_file(path, ShaderReflection::MAX_FILE_SIZE)?;
+    String::from_utf8(bytes).map_err(|e| format!("not UTF-8: {e}"))
+}
+
+fn parse(file: &str, text: &str) -> Result<EffectFile, EffectError> {
+    toml::from_str(text).map_err(|e: toml::de::Error| EffectError {
+        file: file.to_owned(),
+        location: e.span().map(|s| locate(text, s.start)),
+        kind: Box::new(EffectErrorKind::Toml(e)),
+    })
+}

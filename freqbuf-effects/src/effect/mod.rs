@@ -1,0 +1,19 @@
+//! Effects (feature `effects`): techniques made of passes with render state,
+//! flag permutations composed with naga_oil, the whole-effect check, render
+//! and compute pipelines,.
+//!
+//! Use an effect when shaders come in flag permutations or need render state
+//! kept beside them; register plain shaders with [`freqbuf::Manager`] directly
+//! otherwise. Permutations are ordinary registered shaders: they share the
+//! manager's slots with every other shader.
+
+mod check;
+mod compose;
+mod file;
+mod library;
+mod pipeline;
+mod types;
+
+pub use file::{Blend, Compare, Cull, DepthState};
+pub use library::{EXHAUSTIVE_FLAGS, Effects};
+pub use types::{CheckReport, Effect, EffectId, EffectStats, FlagSet, Pass, PassId, Passes, Targets};

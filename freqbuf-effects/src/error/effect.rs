@@ -1,0 +1,143 @@
+//! Effect errors: a bad effect file, a permutation that does not compose, a
+//! flag the effect does not have, permutations that disagree about a slot.
+
+use freqbuf::{Error, Location};
+
+use super::Site;
+
+/// An effect could not be loaded, composed, checked or built.
+///
+/// `file` and `location` point at the TOML file for file errors and into the
+/// WGSL source (through naga_oil's preprocessing, which keeps lines and
+/// columns) for composition errors.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {kind}", Site(file, *location))]
+pub struct EffectError {
+    /// The effect file, or the WGSL file the error is in.
+    pub file: String,
+    /// Where in it, when known.
+    pub location: Option<Location>,
+    /// What went wrong.
+    #[source]
+    pub kind: Box<EffectErrorKind>,
+}
+
+/// What went wrong with an effect.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EffectErrorKind {
+    /// A file could not be read.
+    #[error("cannot read the file: {0}")]
+    Io(String),
+    /// The TOML is malformed, or a value is not one the format allows.
+    #[error("{}", .0.message().trim_end())]
+    Toml(#[source] toml::de::Error),
+    /// A flag the effect does not declare.
+    #[error("effect `{effect}` has no flag `{flag}`; its flags are {}", list(.known))]
+    UnknownFlag {
+        /// The effect.
+        effect: String,
+        /// The flag asked for.
+        flag: String,
+        /// The flags it declares.
+        known: Vec<String>,
+    },
+    /// A technique the effect does not have.
+    #[error("effect `{effect}` has no technique `{name}`; it has {}", list(.known))]
+    UnknownTechnique {
+        /// The effect.
+        effect: String,
+        /// The name asked for.
+        name: String,
+        /// Its techniques.
+        known: Vec<String>,
+    },
+    /// A flag is declared twice, or an effect declares more flags than fit.
+    #[error("{0}")]
+    BadFlags(String),
+    /// A pass names no vertex or compute entry point, or mixes compute with render stages.
+    #[error("pass `{pass}` {what}")]
+    BadPass {
+        /// `technique.pass`.
+        pass: String,
+        /// What is wrong with it.
+        what: &'static str,
+    },
+    /// naga_oil could not compose the source with these flags.
+    #[error("[{flags}]: {message}")]
+    Compose {
+        /// The flag combination.
+        flags: String,
+        /// naga_oil's message.
+        message: String,
+        /// naga_oil's error.
+        #[source]
+        source: Box<naga_oil::compose::ComposerError>,
+    },
+    /// naga_oil panicked on this input (a bug of its, caught).
+    #[error("[{flags}]: naga_oil panicked: {message}")]
+    Panic {
+        /// The flag combination (empty for a module).
+        flags: String,
+        /// The panic's message.
+        message: String,
+    },
+    /// A permutation lacks an entry point its pass names.
+    #[error("pass `{pass}` [{flags}]: the permutation has no {stage} entry point `{entry}`")]
+    MissingEntryPoint {
+        /// `technique.pass`.
+        pass: String,
+        /// The flag combination.
+        flags: String,
+        /// `vertex`, `fragment` or `compute`.
+        stage: &'static str,
+        /// The entry point's name.
+        entry: String,
+    },
+    /// A permutation's blocks disagree with another permutation (or another
+    /// registered shader) about a slot.
+    #[error("[{flags}] (passes {passes}): {source}")]
+    Conflict {
+        /// The flag combination.
+        flags: String,
+        /// The passes that use it.
+        passes: String,
+        /// The layout error, naming both members.
+        #[source]
+        source: Box<Error>,
+    },
+    /// Registering a permutation, or building its pipeline, failed.
+    #[error("[{flags}]: {source}")]
+    Register {
+        /// The flag combination.
+        flags: String,
+        /// The manager's error.
+        #[source]
+        source: Box<Error>,
+    },
+    /// A pipeline was asked for with a pass of one effect and flags of another.
+    #[error("pass `{pass}` is of effect `{effect}`, but the flags are of effect `{flags_effect}`")]
+    OtherEffect {
+        /// `technique.pass`.
+        pass: String,
+        /// The pass's effect.
+        effect: String,
+        /// The effect the flags were made for.
+        flags_effect: String,
+    },
+    /// The pass is a render pass where a compute pass was asked for, or the reverse.
+    #[error("pass `{pass}` is not a {wanted} pass")]
+    WrongKind {
+        /// `technique.pass`.
+        pass: String,
+        /// `render` or `compute`.
+        wanted: &'static str,
+    },
+}
+
+fn list(names: &[String]) -> String {
+    if names.is_empty() {
+        return "none".into();
+    }
+    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+}

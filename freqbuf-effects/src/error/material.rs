@@ -1,0 +1,117 @@
+//! Material and auto-constant errors: names no permutation has, values of the
+//! wrong shape, semantics bound to a member of another frequency.
+
+use freqbuf::{Error, Frequency};
+
+use super::EffectError;
+
+/// A material or auto constant could not be created, set or bound.
+#[derive(Debug, thiserror::Error)]
+#[error("{}{kind}", Prefix(subject))]
+pub struct MaterialError {
+    /// The effect, material member or semantic in question (empty when the
+    /// inner error names it).
+    pub subject: String,
+    /// What went wrong.
+    #[source]
+    pub kind: Box<MaterialErrorKind>,
+}
+
+/// What went wrong with a material or an auto constant.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum MaterialErrorKind {
+    /// No permutation of the effect has a member of that name.
+    #[error("no permutation of effect `{effect}` has it{}", suggest(.suggestions))]
+    Unknown {
+        /// The effect.
+        effect: String,
+        /// Its closest names.
+        suggestions: Vec<String>,
+    },
+    /// A `[params]` value (or a set value) does not fit the member.
+    #[error("the member is {expected}, the value {found}")]
+    BadValue {
+        /// The member's type.
+        expected: String,
+        /// What the value is.
+        found: String,
+    },
+    /// Not a semantic freqbuf knows.
+    #[error("unknown semantic; the semantics are {}", .known.join(", "))]
+    UnknownSemantic {
+        /// Every semantic.
+        known: Vec<&'static str>,
+    },
+    /// A value of a view and an object at once: it has no frequency.
+    #[error(
+        "`{semantic}` depends on both a view and an object, so it belongs to no frequency and would be recomputed per draw; bind `{view_part}` (view) and `{object_part}` (object) and multiply in the shader"
+    )]
+    TwoFrequencies {
+        /// The semantic asked for.
+        semantic: String,
+        /// The view-frequency part to bind instead.
+        view_part: &'static str,
+        /// The object-frequency part to bind instead.
+        object_part: &'static str,
+    },
+    /// The semantic's frequency is not the member's.
+    #[error("`{member}` is in a {member_frequency} slot, but `{semantic}` changes per {semantic_frequency}")]
+    WrongFrequency {
+        /// The member.
+        member: String,
+        /// The semantic.
+        semantic: &'static str,
+        /// The member's slot's frequency.
+        member_frequency: Frequency,
+        /// The semantic's frequency.
+        semantic_frequency: Frequency,
+    },
+    /// The semantic's type is not the member's.
+    #[error("`{member}` is {member_type}, but `{semantic}` is {semantic_type}")]
+    WrongType {
+        /// The member.
+        member: String,
+        /// Its WGSL type.
+        member_type: String,
+        /// The semantic.
+        semantic: &'static str,
+        /// The semantic's WGSL type.
+        semantic_type: &'static str,
+    },
+    /// The effect layer failed (a permutation, a flag).
+    #[error(transparent)]
+    Effect(#[from] EffectError),
+    /// The manager refused a value or resource.
+    #[error(transparent)]
+    Manager(#[from] Error),
+}
+
+fn suggest(list: &[String]) -> String {
+    if list.is_empty() {
+        String::new()
+    } else {
+        format!("; did you mean {}?", list.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", "))
+    }
+}
+
+impl From<EffectError> for MaterialError {
+    fn from(e: EffectError) -> Self {
+        MaterialError { subject: String::new(), kind: Box::new(MaterialErrorKind::Effect(e)) }
+    }
+}
+
+impl From<Error> for MaterialError {
+    fn from(e: Error) -> Self {
+        MaterialError { subject: String::new(), kind: Box::new(MaterialErrorKind::Manager(e)) }
+    }
+}
+
+/// `subject: `, or nothing when the inner error names its subject itself.
+struct Prefix<'a>(&'a str);
+
+impl std::fmt::Display for Prefix<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0.is_empty() { Ok(()) } else { write!(f, "{}: ", self.0) }
+    }
+}

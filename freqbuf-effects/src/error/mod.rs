@@ -1,0 +1,36 @@
+//! The effects layer's errors, split as the core's are: an outer part that
+//! says which item failed and a typed inner `*Kind`. The core's
+//! [`freqbuf::Error`] stays typed inside them as a source.
+
+mod effect;
+mod material;
+
+pub use effect::{EffectError, EffectErrorKind};
+pub use material::{MaterialError, MaterialErrorKind};
+
+use std::fmt;
+
+use freqbuf::Location;
+
+/// Writes `file` or `file:line:column`.
+struct Site<'a>(&'a str, Option<Location>);
+
+impl fmt::Display for Site<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.1 {
+            Some(loc) => write!(f, "{}:{}", self.0, loc),
+            None => f.write_str(self.0),
+        }
+    }
+}
+
+/// An error and its sources, joined with `: ` (naga nests the detail).
+pub(crate) fn chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text = format!("{text}: {s}");
+        source = s.source();
+    }
+    text
+}

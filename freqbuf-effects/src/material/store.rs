@@ -1,0 +1,432 @@
+//! Materials: an effect, a set of its flags and one material instance, with
+//! values set by name, defaults from the effect's `[params]`, and instances
+//! derived from another material (Unreal's material instances).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use slotmap::SlotMap;
+
+use super::value::{params_bytes, value_text};
+use crate::effect::{EffectId, Effects, FlagSet};
+use crate::error::{MaterialError, MaterialErrorKind};
+use freqbuf::Frequency;
+use freqbuf::Manager;
+use freqbuf::MaterialId;
+use freqbuf::Registry;
+use freqbuf::ShaderId;
+use freqbuf::Uniform;
+use freqbuf::reflect::ValueType;
+
+slotmap::new_key_type! {
+    /// A material in a [`Materials`] store.
+    pub struct MaterialHandle;
+}
+
+/// A texture or sampler set by name.
+#[derive(Clone, Debug)]
+enum Resource {
+    Texture(wgpu::TextureView),
+    Sampler(wgpu::Sampler),
+}
+
+impl Resource {
+    fn set(&self, fb: &mut Manager, instance: MaterialId, name: &str) -> Result<(), freqbuf::Error> {
+        match self {
+            Resource::Texture(v) => fb.material(instance).set_texture(name, v),
+            Resource::Sampler(s) => fb.material(instance).set_sampler(name, s),
+        }
+    }
+}
+
+/// A value set by name, kept so that a flag change or a child can apply it.
+#[derive(Clone, Debug, PartialEq)]
+struct Stored {
+    ty: Option<ValueType>,
+    bytes: Vec<u8>,
+}
+
+#[derive(Debug)]
+struct MaterialData {
+    effect: EffectId,
+    flags: FlagSet,
+    instance: MaterialId,
+    parent: Option<MaterialHandle>,
+    children: Vec<MaterialHandle>,
+    /// Values set on this material (and `[params]` defaults on a root).
+    own: BTreeMap<String, Stored>,
+    /// Textures and samplers set on this material, by name.
+    textures: BTreeMap<String, Resource>,
+}
+
+/// Materials of effects: values by name, flags, and derived instances.
+///
+/// Cost: `set` is a name lookup and a copy into the material's slot shadow;
+/// it also writes the value into every derived material that does not
+/// override it. A flag change registers the new permutation (once per
+/// combination) and writes the material's values again.
+#[derive(Debug, Default)]
+pub struct Materials {
+    materials: SlotMap<MaterialHandle, MaterialData>,
+    /// Every permutation of each effect merged, and the names they declare.
+    effects: HashMap<EffectId, EffectInfo>,
+}
+
+/// An effect's permutations, merged once.
+#[derive(Debug)]
+struct EffectInfo {
+    name: String,
+    merged: Registry,
+    names: BTreeSet<String>,
+}
+
+impl Materials {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A material of `effect` with `flags` switched on: a new material
+    /// instance whose values start from the effect's `[params]`.
+    pub fn create(
+        &mut self,
+        fx: &mut Effects,
+        fb: &mut Manager,
+        effect: EffectId,
+        flags: &[&str],
+    ) -> Result<MaterialHandle, MaterialError> {
+        let flags = fx.flags(effect, flags)?;
+        fx.shader(fb, flags)?;
+        self.info(fx, fb.registry(), effect)?;
+        let mut own = BTreeMap::new();
+        let merged = &self.effects[&effect].merged;
+        for (name, value) in fx.effect(effect).params() {
+            own.insert(name.clone(), default_value(merged, name, value)?);
+        }
+        let instance = fb.create_material();
+        let m = self.materials.insert(MaterialData {
+            effect,
+            flags,
+            instance,
+            parent: None,
+            children: Vec::new(),
+            own,
+            textures: BTreeMap::new(),
+        });
+        self.apply(fb, m)?;
+        Ok(m)
+    }
+
+    /// A material instance of `parent`: its flags and current values, with
+    /// values set on it later overriding the parent's.
+    pub fn derive(
+        &mut self,
+        fb: &mut Manager,
+        parent: MaterialHandle,
+    ) -> Result<MaterialHandle, MaterialError> {
+        let p = self.get(parent)?;
+        let (effect, flags) = (p.effect, p.flags);
+        let instance = fb.create_material();
+        let child = self.materials.insert(MaterialData {
+            effect,
+            flags,
+            instance,
+            parent: Some(parent),
+            children: Vec::new(),
+            own: BTreeMap::new(),
+            textures: BTreeMap::new(),
+        });
+        self.materials[parent].children.push(child);
+        self.apply(fb, child)?;
+        Ok(child)
+    }
+
+    /// Sets a value by name (`base_color`, `lights[2].color`) on `m` and on
+    /// the materials derived from it that do not override it. A name that the
+    /// current permutation lacks is kept and written when the flags select
+    /// one that has it; a name no permutation has is an error.
+    pub fn set<T: Uniform>(
+        &mut self,
+        fb: &mut Manager,
+        m: MaterialHandle,
+        name: &str,
+        value: &T,
+    ) -> Result<(), MaterialError> {
+        self.check_name(m, name)?;
+        let stored = Stored { ty: Some(T::TYPE), bytes: bytemuck::bytes_of(&value.to_gpu()).to_vec() };
+        // Checked against the merge of every permutation, before anything
+        // changes, whichever permutations the manager has registered yet.
+        let merged = &self.effects[&self.materials[m].effect].merged;
+        if let Ok(param) = merged.resolve(name, Some(Frequency::Material)) {
+            check_type(name, param.value_type(), &stored)?;
+        }
+        self.materials[m].own.insert(name.to_owned(), stored);
+        for target in self.inheritors(m, name, false) {
+            self.write(fb, target, name)?;
+        }
+        Ok(())
+    }
+
+    /// Sets a texture by name on `m` and on the materials derived from it
+    /// that do not override it.
+    pub fn set_texture(
+        &mut self,
+        fb: &mut Manager,
+        m: MaterialHandle,
+        name: &str,
+        view: &wgpu::TextureView,
+    ) -> Result<(), MaterialError> {
+        self.set_resource(fb, m, name, Resource::Texture(view.clone()))
+    }
+
+    /// Sets a sampler by name on `m` and on the materials derived from it
+    /// that do not override it.
+    pub fn set_sampler(
+        &mut self,
+        fb: &mut Manager,
+        m: MaterialHandle,
+        name: &str,
+        sampler: &wgpu::Sampler,
+    ) -> Result<(), MaterialError> {
+        self.set_resource(fb, m, name, Resource::Sampler(sampler.clone()))
+    }
+
+    fn set_resource(
+        &mut self,
+        fb: &mut Manager,
+        m: MaterialHandle,
+        name: &str,
+        resource: Resource,
+    ) -> Result<(), MaterialError> {
+        self.check_name(m, name)?;
+        resource.set(fb, self.materials[m].instance, name)?;
+        self.materials[m].textures.insert(name.to_owned(), resource.clone());
+        for target in self.inheritors(m, name, true) {
+            resource.set(fb, self.materials[target].instance, name)?;
+        }
+        Ok(())
+    }
+
+    /// Switches `m` to other flags: registers that permutation (once) and
+    /// writes the material's values again; none that it still has is lost.
+    pub fn set_flags(
+        &mut self,
+        fx: &mut Effects,
+        fb: &mut Manager,
+        m: MaterialHandle,
+        flags: &[&str],
+    ) -> Result<(), MaterialError> {
+        let effect = self.get(m)?.effect;
+        let flags = fx.flags(effect, flags)?;
+        fx.shader(fb, flags)?;
+        // Every value must fit the permutation before the material switches.
+        for name in self.visible(m).0 {
+            self.check_write(fb, m, &name)?;
+        }
+        self.materials[m].flags = flags;
+        self.apply(fb, m)
+    }
+
+    /// After [`Manager::recreate`]: forgets every texture and sampler set
+    /// on a material (they were the lost device's, and the manager dropped
+    /// them too). Values, flags and derivations stay; set the resources
+    /// again on the new device.
+    pub fn recreate(&mut self) {
+        self.materials.values_mut().for_each(|d| d.textures.clear());
+    }
+
+    /// The shader (permutation) `m` draws with.
+    pub fn shader(
+        &self,
+        fx: &mut Effects,
+        fb: &mut Manager,
+        m: MaterialHandle,
+    ) -> Result<ShaderId, MaterialError> {
+        Ok(fx.shader(fb, self.get(m)?.flags)?)
+    }
+
+    /// The material's flags, to build its pipelines with.
+    pub fn flags(&self, m: MaterialHandle) -> Option<FlagSet> {
+        self.materials.get(m).map(|d| d.flags)
+    }
+
+    /// The material instance that holds its values, for [`freqbuf::Draw::material`].
+    pub fn instance(&self, m: MaterialHandle) -> Option<MaterialId> {
+        self.materials.get(m).map(|d| d.instance)
+    }
+
+    fn get(&self, m: MaterialHandle) -> Result<&MaterialData, MaterialError> {
+        self.materials.get(m).ok_or_else(|| MaterialError {
+            subject: "material".into(),
+            kind: Box::new(MaterialErrorKind::Manager(freqbuf::Error::StaleHandle(Frequency::Material))),
+        })
+    }
+
+    /// The merge of every permutation of `effect`, and its names (once per effect).
+    fn info(&mut self, fx: &mut Effects, registry: &Registry, effect: EffectId) -> Result<(), MaterialError> {
+        if self.effects.contains_key(&effect) {
+            return Ok(());
+        }
+        let mut merged = registry.scratch();
+        fx.merge(&mut merged, effect, None)?;
+        let mut names = BTreeSet::new();
+        for (_, slot) in merged.slots() {
+            names.extend(slot.members().iter().map(|m| m.member.name.clone()));
+            names.extend(slot.aliases().iter().cloned());
+        }
+        for (_, shader) in merged.shaders() {
+            names.extend(shader.used_resources().map(|r| r.name.clone()));
+        }
+        let name = fx.effect(effect).name().to_owned();
+        self.effects.insert(effect, EffectInfo { name, merged, names });
+        Ok(())
+    }
+
+    fn check_name(&self, m: MaterialHandle, name: &str) -> Result<(), MaterialError> {
+        let info = &self.effects[&self.get(m)?.effect];
+        let known = &info.names;
+        let first = name.split(['.', '[']).next().unwrap_or_default().trim().to_owned();
+        if known.contains(&first) {
+            return Ok(());
+        }
+        Err(MaterialError {
+            subject: format!("`{name}`"),
+            kind: Box::new(MaterialErrorKind::Unknown {
+                effect: info.name.clone(),
+                suggestions: closest(&first, known.iter().map(String::as_str)),
+            }),
+        })
+    }
+
+    /// `m` and its descendants that take `name` from it (no override of their own).
+    fn inheritors(&self, m: MaterialHandle, name: &str, texture: bool) -> Vec<MaterialHandle> {
+        let mut out = Vec::new();
+        let mut stack = vec![m];
+        while let Some(x) = stack.pop() {
+            out.push(x);
+            for &c in &self.materials[x].children {
+                let d = &self.materials[c];
+                let overrides =
+                    if texture { d.textures.contains_key(name) } else { d.own.contains_key(name) };
+                if !overrides {
+                    stack.push(c);
+                }
+            }
+        }
+        out
+    }
+
+    /// The value `m` sees for `name`: its own, else its nearest ancestor's.
+    fn effective(&self, m: MaterialHandle, name: &str) -> Option<&Stored> {
+        let mut at = Some(m);
+        while let Some(x) = at {
+            if let Some(v) = self.materials[x].own.get(name) {
+                return Some(v);
+            }
+            at = self.materials[x].parent;
+        }
+        None
+    }
+
+    /// What `m` sees for `name` and the member it goes to, if its
+    /// permutation has it, checked for type.
+    fn check_write(
+        &self,
+        fb: &Manager,
+        m: MaterialHandle,
+        name: &str,
+    ) -> Result<Option<(freqbuf::Param, Stored)>, MaterialError> {
+        let Some(stored) = self.effective(m, name).cloned() else { return Ok(None) };
+        let Ok(param) = fb.registry().resolve(name, Some(Frequency::Material)) else { return Ok(None) };
+        check_type(name, param.value_type(), &stored)?;
+        Ok(Some((param, stored)))
+    }
+
+    /// Writes what `m` sees for `name` into its instance, if its permutation has it.
+    fn write(&self, fb: &mut Manager, m: MaterialHandle, name: &str) -> Result<(), MaterialError> {
+        if let Some((param, stored)) = self.check_write(fb, m, name)? {
+            fb.material(self.materials[m].instance).set_bytes(param, &stored.bytes)?;
+        }
+        Ok(())
+    }
+
+    /// The value names and the textures `m` sees, its own or inherited.
+    fn visible(&self, m: MaterialHandle) -> (BTreeSet<String>, BTreeMap<&str, &Resource>) {
+        let mut names = BTreeSet::new();
+        let mut textures: BTreeMap<&str, &Resource> = BTreeMap::new();
+        let mut at = Some(m);
+        while let Some(x) = at {
+            names.extend(self.materials[x].own.keys().cloned());
+            for (k, v) in &self.materials[x].textures {
+                textures.entry(k.as_str()).or_insert(v);
+            }
+            at = self.materials[x].parent;
+        }
+        (names, textures)
+    }
+
+    /// Writes every value and texture `m` sees (after creation or a flag change).
+    fn apply(&self, fb: &mut Manager, m: MaterialHandle) -> Result<(), MaterialError> {
+        let (names, textures) = self.visible(m);
+        for name in names {
+            self.write(fb, m, &name)?;
+        }
+        let instance = self.materials[m].instance;
+        for (name, resource) in textures {
+            resource.set(fb, instance, name)?;
+        }
+        Ok(())
+    }
+}
+
+fn check_type(name: &str, member: Option<ValueType>, stored: &Stored) -> Result<(), MaterialError> {
+    match (member, stored.ty) {
+        (Some(m), Some(v)) if m != v => Err(MaterialError {
+            subject: format!("`{name}`"),
+            kind: Box::new(MaterialErrorKind::BadValue { expected: m.to_string(), found: format!("is {v}") }),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// A `[params]` default as bytes for its member, found in the merged permutations.
+fn default_value(merged: &Registry, name: &str, value: &toml::Value) -> Result<Stored, MaterialError> {
+    let param = merged.resolve(name, Some(Frequency::Material)).map_err(|e| MaterialError {
+        subject: format!("[params] `{name}`"),
+        kind: Box::new(MaterialErrorKind::Manager(e.into())),
+    })?;
+    let ty = param.value_type();
+    let bytes = params_bytes(value, ty, param.count()).map_err(|found| MaterialError {
+        subject: format!("[params] `{name}`"),
+        kind: Box::new(MaterialErrorKind::BadValue {
+            expected: ty.map_or_else(|| "a struct".into(), |t| t.to_string()),
+            found: format!("{found} ({})", value_text(value)),
+        }),
+    })?;
+    Ok(Stored { ty, bytes })
+}
+
+/// Checks an effect's `[params]` and `[auto]` tables against `merged`, the
+/// merge of its permutations ([`Effects::merge`]): every name must resolve,
+/// every default fit its member, every semantic its member's frequency and type.
+pub fn validate_tables(fx: &Effects, effect: EffectId, merged: &Registry) -> Result<(), MaterialError> {
+    let e = fx.effect(effect);
+    for (name, value) in e.params() {
+        default_value(merged, name, value)?;
+    }
+    for (member, semantic) in e.auto() {
+        crate::Semantic::parse(semantic)?.check(merged, member)?;
+    }
+    Ok(())
+}
+
+/// Up to three known names closest to `name`, best first.
+fn closest<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut scored = known
+        .into_iter()
+        .map(|k| (strsim::jaro_winkler(name, k), k))
+        .filter(|(score, _)| *score > 0.7)
+        .collect::<Vec<_>>();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    scored.dedup_by(|a, b| a.1 == b.1);
+    scored.into_iter().take(3).map(|(_, k)| k.to_owned()).collect()
+}

@@ -1,0 +1,353 @@
+//! The render queue: items submitted in any order, encoded pass by pass (the
+//! DX11 engine's order), sorted within a pass by pipeline, material and object
+//! (back to front by depth in passes that blend), through the binder.
+//!
+//! Bins survive between frames, as Bevy's binned phases do: an item that is
+//! added, changed or removed is moved into or out of its bin's sorted list by
+//! binary search, and a bin is sorted again only when most of it changed.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use slotmap::{Key, SlotMap};
+
+use crate::effect::{Blend, Effects, PassId, Targets};
+use crate::error::MaterialError;
+use crate::material::{MaterialHandle, Materials};
+use freqbuf::Manager;
+use freqbuf::{Binder, Draw};
+use freqbuf::{ObjectId, ViewId};
+
+slotmap::new_key_type! {
+    /// An item in a [`RenderQueue`].
+    pub struct ItemId;
+}
+
+/// What one draw reads from buffers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Geometry {
+    /// Vertex buffers by slot (empty for vertex pulling).
+    pub vertex_buffers: Vec<wgpu::Buffer>,
+    /// The index buffer and its format, for an indexed draw.
+    pub index: Option<(wgpu::Buffer, wgpu::IndexFormat)>,
+    /// Vertices, or indices when indexed.
+    pub range: Range<u32>,
+    /// Added to each index (indexed draws).
+    pub base_vertex: i32,
+    /// Instances; the queue adds the draw's array-slot element (see [`freqbuf::Binder::bind`]).
+    pub instances: Range<u32>,
+}
+
+impl Geometry {
+    /// Vertices `range` from no buffer (vertex pulling), one instance.
+    pub fn vertices(range: Range<u32>) -> Self {
+        Self { vertex_buffers: Vec::new(), index: None, range, base_vertex: 0, instances: 0..1 }
+    }
+}
+
+/// One draw: a pass of a material's effect, its instances and its geometry.
+#[derive(Clone, Debug)]
+pub struct QueueItem {
+    /// The technique pass (of the material's effect).
+    pub pass: PassId,
+    /// The material: its flags pick the permutation, its instance the values.
+    pub material: MaterialHandle,
+    /// The view instance, if the shader has view slots.
+    pub view: Option<ViewId>,
+    /// The object instance, if the shader has object slots.
+    pub object: Option<ObjectId>,
+    /// What to draw.
+    pub geometry: Geometry,
+    /// Distance from the camera, for back-to-front order in blending passes.
+    pub depth: f32,
+}
+
+/// What an `encode` did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QueueStats {
+    /// Draw calls.
+    pub draws: u64,
+    /// `set_pipeline` calls.
+    pub pipelines: u64,
+    /// Bins sorted from scratch.
+    pub full_sorts: u64,
+    /// Items moved into or out of a sorted bin by binary search.
+    pub moved: u64,
+}
+
+type SortKey = (u64, u64, u64);
+
+#[derive(Debug)]
+struct Entry {
+    item: QueueItem,
+    bin: String,
+    key: SortKey,
+}
+
+#[derive(Debug, Default)]
+struct Bin {
+    sorted: Vec<(SortKey, ItemId)>,
+    added: Vec<ItemId>,
+    removed: Vec<(SortKey, ItemId)>,
+}
+
+/// Items to draw, binned by pass name (`technique.pass`) and kept sorted.
+#[derive(Debug, Default)]
+pub struct RenderQueue {
+    items: SlotMap<ItemId, Entry>,
+    bins: BTreeMap<String, Bin>,
+}
+
+impl RenderQueue {
+    /// An empty queue.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Items queued.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Whether nothing is queued.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Queues an item until it is removed; it is drawn every frame its pass is encoded.
+    pub fn insert(
+        &mut self,
+        fx: &Effects,
+        mats: &Materials,
+        item: QueueItem,
+    ) -> Result<ItemId, MaterialError> {
+        let (bin, key) = placement(fx, mats, &item)?;
+        let id = self.items.insert(Entry { item, bin: bin.clone(), key });
+        self.bins.entry(bin).or_default().added.push(id);
+        Ok(id)
+    }
+
+    /// Replaces an item (a new material, depth or geometry); only it moves in its bin.
+    pub fn update(
+        &mut self,
+        fx: &Effects,
+        mats: &Materials,
+        id: ItemId,
+        item: QueueItem,
+    ) -> Result<(), MaterialError> {
+        let (bin, key) = placement(fx, mats, &item)?;
+        let Some(entry) = self.items.get_mut(id) else { return Ok(()) };
+        if entry.bin == bin && entry.key == key {
+            entry.item = item;
+            return Ok(());
+        }
+        let old = std::mem::replace(entry, Entry { item, bin: bin.clone(), key });
+        self.bins.entry(old.bin).or_default().removed.push((old.key, id));
+        self.bins.entry(bin).or_default().added.push(id);
+        Ok(())
+    }
+
+    /// Removes an item.
+    pub fn remove(&mut self, id: ItemId) {
+        if let Some(old) = self.items.remove(id) {
+            self.bins.entry(old.bin).or_default().removed.push((old.key, id));
+        }
+    }
+
+    /// Encodes the items of pass `name` (`technique.pass`) in sorted order:
+    /// a pipeline is set when it changes, bind groups through `binder`, vertex
+    /// and index buffers when they change.
+    #[allow(clippy::too_many_arguments, reason = "each layer the queue draws through, passed once")]
+    pub fn encode(
+        &mut self,
+        name: &str,
+        fx: &mut Effects,
+        fb: &mut Manager,
+        mats: &Materials,
+        targets: &Targets,
+        pass: &mut wgpu::RenderPass<'_>,
+        binder: &mut Binder,
+    ) -> Result<QueueStats, MaterialError> {
+        let mut stats = QueueStats::default();
+        let Some(bin) = self.bins.get_mut(name) else { return Ok(stats) };
+        settle(bin, &self.items, &mut stats);
+        let order = bin.sorted.iter().map(|&(_, id)| id);
+        encode_items(order, &self.items, fx, fb, mats, targets, pass, binder, &mut stats)?;
+        Ok(stats)
+    }
+
+    /// Encodes the items of pass `name` in the order they were queued, for comparison.
+    #[allow(clippy::too_many_arguments, reason = "each layer the queue draws through, passed once")]
+    pub fn encode_unsorted(
+        &self,
+        name: &str,
+        fx: &mut Effects,
+        fb: &mut Manager,
+        mats: &Materials,
+        targets: &Targets,
+        pass: &mut wgpu::RenderPass<'_>,
+        binder: &mut Binder,
+    ) -> Result<QueueStats, MaterialError> {
+        let mut stats = QueueStats::default();
+        let order = self.items.iter().filter(|(_, e)| e.bin == name).map(|(id, _)| id);
+        encode_items(order, &self.items, fx, fb, mats, targets, pass, binder, &mut stats)?;
+        Ok(stats)
+    }
+
+    /// The items of pass `name` in the order `encode` draws them.
+    pub fn order(&mut self, name: &str) -> (Vec<ItemId>, QueueStats) {
+        let mut stats = QueueStats::default();
+        let Some(bin) = self.bins.get_mut(name) else { return (Vec::new(), stats) };
+        settle(bin, &self.items, &mut stats);
+        (bin.sorted.iter().map(|&(_, id)| id).collect(), stats)
+    }
+
+    /// Forgets every bin's order, so that the next encode sorts each bin from
+    /// scratch: what a queue without persistent bins does every frame (for comparison).
+    pub fn resort_all(&mut self) {
+        for (id, e) in &self.items {
+            if let Some(bin) = self.bins.get_mut(&e.bin) {
+                bin.removed.push((e.key, id));
+                bin.added.push(id);
+            }
+        }
+    }
+
+    /// Brings every bin's order up to date without encoding (what `encode` does first).
+    pub fn settle(&mut self) -> QueueStats {
+        let mut stats = QueueStats::default();
+        for bin in self.bins.values_mut() {
+            settle(bin, &self.items, &mut stats);
+        }
+        stats
+    }
+}
+
+/// The bin and sort key of an item: pipeline, material, object; or, in a
+/// blending pass, back to front.
+fn placement(fx: &Effects, mats: &Materials, item: &QueueItem) -> Result<(String, SortKey), MaterialError> {
+    let flags = flags_of(mats, item.material)?;
+    let pass = fx.pass(item.pass);
+    let pipeline = fx.pipeline_key(item.pass, flags);
+    let material = mats.instance(item.material).map_or(0, |m| m.data().as_ffi());
+    let object = item.object.map_or(0, |o| o.data().as_ffi());
+    let key = if pass.blend == Blend::Opaque {
+        (pipeline, material, object)
+    } else {
+        // Farther first: a descending order of depths, as ascending keys.
+        let bits = item.depth.to_bits();
+        let ordered = if bits >> 31 == 1 { !bits } else { bits | 1 << 31 };
+        (u64::from(!ordered), pipeline, material)
+    };
+    Ok((pass.name.clone(), key))
+}
+
+/// A material's flags, or the stale-handle error of a freed one.
+fn flags_of(mats: &Materials, m: MaterialHandle) -> Result<crate::FlagSet, MaterialError> {
+    mats.flags(m)
+        .ok_or_else(|| MaterialError::from(freqbuf::Error::StaleHandle(freqbuf::Frequency::Material)))
+}
+
+/// Applies a bin's pending changes: by one merge pass when they are few
+/// (removals filtered out in one sweep, additions sorted and merged in as
+/// one run: O(n + c log c) for c changes in a bin of n, never more than a
+/// sort), by sorting again when they are many.
+fn settle(bin: &mut Bin, items: &SlotMap<ItemId, Entry>, stats: &mut QueueStats) {
+    // An item changed twice since the last settle is added once, with its current key.
+    bin.added.sort_unstable();
+    bin.added.dedup();
+    let changes = bin.added.len() + bin.removed.len();
+    if changes == 0 {
+        return;
+    }
+    if changes * 8 > bin.sorted.len() {
+        let removed = bin.removed.drain(..).collect::<std::collections::HashSet<_>>();
+        bin.sorted.retain(|e| !removed.contains(e));
+        bin.sorted.extend(bin.added.drain(..).filter_map(|id| Some((items.get(id)?.key, id))));
+        bin.sorted.sort_unstable();
+        stats.full_sorts += 1;
+        return;
+    }
+    let mut removed = std::mem::take(&mut bin.removed);
+    removed.sort_unstable();
+    let (before, mut r) = (bin.sorted.len(), 0);
+    bin.sorted.retain(|e| {
+        while r < removed.len() && removed[r] < *e {
+            r += 1;
+        }
+        let keep = removed.get(r) != Some(e);
+        r += usize::from(!keep);
+        keep
+    });
+    stats.moved += (before - bin.sorted.len()) as u64;
+    removed.clear();
+    bin.removed = removed;
+    let mut added = bin.added.drain(..).filter_map(|id| Some((items.get(id)?.key, id))).collect::<Vec<_>>();
+    added.sort_unstable();
+    stats.moved += added.len() as u64;
+    merge_from_back(&mut bin.sorted, &added);
+}
+
+/// Merges the sorted `run` into the sorted `sorted`, from the back, in place.
+fn merge_from_back(sorted: &mut Vec<(SortKey, ItemId)>, run: &[(SortKey, ItemId)]) {
+    let (mut i, mut j) = (sorted.len(), run.len());
+    sorted.resize(i + j, Default::default());
+    let mut k = sorted.len();
+    while j > 0 {
+        k -= 1;
+        if i > 0 && sorted[i - 1] > run[j - 1] {
+            sorted[k] = sorted[i - 1];
+            i -= 1;
+        } else {
+            sorted[k] = run[j - 1];
+            j -= 1;
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments, reason = "each layer the queue draws through, passed once")]
+fn encode_items(
+    order: impl Iterator<Item = ItemId>,
+    items: &SlotMap<ItemId, Entry>,
+    fx: &mut Effects,
+    fb: &mut Manager,
+    mats: &Materials,
+    targets: &Targets,
+    pass: &mut wgpu::RenderPass<'_>,
+    binder: &mut Binder,
+    stats: &mut QueueStats,
+) -> Result<(), MaterialError> {
+    let mut pipeline: Option<wgpu::RenderPipeline> = None;
+    let mut geometry: Option<&Geometry> = None;
+    for id in order {
+        let Some(Entry { item, .. }) = items.get(id) else { continue };
+        let flags = flags_of(mats, item.material)?;
+        let (shader, p) = fx.render_pipeline(fb, item.pass, flags, targets)?;
+        if pipeline.as_ref() != Some(p) {
+            pass.set_pipeline(p);
+            pipeline = Some(p.clone());
+            stats.pipelines += 1;
+        }
+        let draw =
+            Draw { shader, view: item.view, material: mats.instance(item.material), object: item.object };
+        let first = binder.bind(fb, pass, &draw)?;
+        let g = &item.geometry;
+        // An array slot's element is the instance index: shift the range by it.
+        let instances = g.instances.start + first..g.instances.end + first;
+        if geometry.is_none_or(|last| last.vertex_buffers != g.vertex_buffers || last.index != g.index) {
+            for (slot, b) in g.vertex_buffers.iter().enumerate() {
+                pass.set_vertex_buffer(slot as u32, b.slice(..));
+            }
+            if let Some((b, format)) = &g.index {
+                pass.set_index_buffer(b.slice(..), *format);
+            }
+        }
+        geometry = Some(g);
+        match g.index {
+            Some(_) => pass.draw_indexed(g.range.clone(), g.base_vertex, instances),
+            None => pass.draw(g.range.clone(), instances),
+        }
+        stats.draws += 1;
+    }
+    Ok(())
+}

@@ -1,0 +1,482 @@
+//! Effects: permutations read the right values from shared slots, the
+//! whole-effect check catches permutations that disagree, render state is
+//! applied, pipelines are built once, and every effect error says where.
+
+#[path = "../../freqbuf/tests/common/mod.rs"]
+mod common;
+
+use common::gpu;
+use freqbuf::{Binder, Draw, Manager, Registry, SlotPlan};
+use freqbuf_effects::{EffectErrorKind, Effects, Targets};
+
+fn path(name: &str) -> String {
+    format!("{}/tests/effects/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn two_permutations_of_a_compute_pass_read_their_values_from_one_slot() {
+    let Some(h) = gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let mut fx = Effects::new();
+    let probe = fx.load(path("probe.effect.toml")).unwrap();
+    let plain = fx.flags(probe, &[]).unwrap();
+    let normal = fx.flags(probe, &["NORMAL_MAP"]).unwrap();
+    // Register both before any value is set: the flag grows the material slot.
+    let pass = fx.technique(probe, "probe").unwrap().next().unwrap();
+    fx.compute_pipeline(&mut fb, pass, plain).unwrap();
+    fx.compute_pipeline(&mut fb, pass, normal).unwrap();
+    let (color, strength) = (fb.param("base_color").unwrap(), fb.param("normal_strength").unwrap());
+    let mut seen = Vec::new();
+    for flags in [plain, normal] {
+        let m = fb.create_material();
+        let out = h.device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: 32,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let base = if flags == plain { 1.0 } else { 10.0 };
+        fb.material(m).set(color, &[base, base + 1.0, base + 2.0, base + 3.0]).unwrap();
+        fb.material(m).set(strength, &(base + 4.0)).unwrap();
+        fb.material(m).set_buffer("seen", &out).unwrap();
+        fb.flush(&h.queue).unwrap();
+        let (shader, pipeline) = fx.compute_pipeline(&mut fb, pass, flags).unwrap();
+        let pipeline = pipeline.clone();
+        let mut enc = h.device.create_command_encoder(&Default::default());
+        {
+            let mut cpass = enc.begin_compute_pass(&Default::default());
+            cpass.set_pipeline(&pipeline);
+            Binder::new().bind(&mut fb, &mut cpass, &Draw::new(shader).material(m)).unwrap();
+            cpass.dispatch_workgroups(1, 1, 1);
+        }
+        h.queue.submit([enc.finish()]);
+        let words = gpu::read_words(h, &out);
+        seen.push(words[..5].iter().map(|&w| f32::from_bits(w)).collect::<Vec<_>>());
+    }
+    assert_eq!(seen[0], [1.0, 2.0, 3.0, 4.0, -1.0], "without NORMAL_MAP");
+    assert_eq!(seen[1], [10.0, 11.0, 12.0, 13.0, 14.0], "with NORMAL_MAP");
+    assert_eq!(fx.stats().registered, 2);
+}
+
+#[test]
+fn the_whole_effect_check_names_the_combination_and_both_members() {
+    let mut fx = Effects::new();
+    let id = fx.load(path("conflict.effect.toml")).unwrap();
+    let registry = Registry::new(SlotPlan::default());
+    let e = fx.check(&registry, id, None).unwrap_err();
+    assert!(matches!(*e.kind, EffectErrorKind::Conflict { .. }), "{e}");
+    let text = e.to_string();
+    assert_eq!(
+        text,
+        format!(
+            "{}: [ALPHA_TEST] (passes forward.depth): @group(2) @binding(0): members overlap: `normal_strength` in conflict[NORMAL_MAP] is vec4<f32> at offset 16 (size 16); but `alpha_cutoff` in conflict[ALPHA_TEST] is f32 at offset 16 (size 4)",
+            path("conflict.wgsl")
+        )
+    );
+    // One permutation alone is fine; the check of it says it was not exhaustive.
+    let only = fx.flags(id, &["ALPHA_TEST"]).unwrap();
+    let report = fx.check(&registry, id, Some(only)).unwrap();
+    assert_eq!((report.permutations, report.exhaustive), (1, false));
+    // The good effect: all 8 combinations of its 3 tested flags agree; FOG is never tested.
+    let lit = fx.load(format!("{}/../examples/effects/lit.effect.toml", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let report = fx.check(&registry, lit, None).unwrap();
+    assert_eq!((report.permutations, report.exhaustive), (8, true));
+}
+
+/// Renders a 4×4 target: object A covers it all at depth 0.5 in red, B the
+/// left half at depth 0.3 in green; the color pass draws B first, then A.
+fn render_two_objects(h: &freqbuf::Headless, with_prepass: bool) -> Vec<[u8; 4]> {
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let mut fx = Effects::new();
+    let lit = fx.load(format!("{}/../examples/effects/lit.effect.toml", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let flags = fx.flags(lit, &[]).unwrap();
+    let targets =
+        Targets::color(wgpu::TextureFormat::Rgba8Unorm).with_depth(wgpu::TextureFormat::Depth32Float);
+    let passes = fx.technique(lit, "forward").unwrap().collect::<Vec<_>>();
+    let shader = fx.shader(&mut fb, flags).unwrap();
+    let (color, rect, depth) =
+        (fb.param("base_color").unwrap(), fb.param("rect").unwrap(), fb.param("depth").unwrap());
+    let mut objects = Vec::new();
+    for (rgba, r, z) in [
+        ([0.0f32, 1.0, 0.0, 1.0], [-1.0f32, -1.0, 0.0, 1.0], 0.3f32),
+        ([1.0, 0.0, 0.0, 1.0], [-1.0, -1.0, 1.0, 1.0], 0.5),
+    ] {
+        let (m, o) = (fb.create_material(), fb.create_object());
+        fb.material(m).set(color, &rgba).unwrap();
+        fb.object(o).set(rect, &r).unwrap();
+        fb.object(o).set(depth, &z).unwrap();
+        objects.push((m, o));
+    }
+    fb.flush(&h.queue).unwrap();
+    let size = wgpu::Extent3d { width: 4, height: 4, depth_or_array_layers: 1 };
+    let texture = |format, usage| gpu::texture(h, format, size, usage);
+    let target = texture(
+        wgpu::TextureFormat::Rgba8Unorm,
+        wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+    );
+    let depth_tex = texture(wgpu::TextureFormat::Depth32Float, wgpu::TextureUsages::RENDER_ATTACHMENT);
+    let (view, depth_view) =
+        (target.create_view(&Default::default()), depth_tex.create_view(&Default::default()));
+    let mut enc = h.device.create_command_encoder(&Default::default());
+    // The D3DX loop: every pass of the technique, each in a render pass of its own.
+    for (k, &pass) in passes.iter().enumerate() {
+        if k == 0 && !with_prepass {
+            continue;
+        }
+        let pipeline = fx.render_pipeline(&mut fb, pass, flags, &targets).unwrap().1.clone();
+        // A depth-only pass (no fragment entry point) renders into the depth attachment alone.
+        let color = fx.pass(pass).fragment.is_some().then_some(wgpu::RenderPassColorAttachment {
+            view: &view,
+            depth_slice: None,
+            resolve_target: None,
+            ops: wgpu::Operations {
+                load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
+                store: wgpu::StoreOp::Store,
+            },
+        });
+        let mut rpass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some(&fx.pass(pass).name),
+            color_attachments: &color.into_iter().map(Some).collect::<Vec<_>>(),
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: &depth_view,
+                depth_ops: Some(wgpu::Operations {
+                    load: if k == 0 || !with_prepass { wgpu::LoadOp::Clear(1.0) } else { wgpu::LoadOp::Load },
+                    store: wgpu::StoreOp::Store,
+                }),
+                stencil_ops: None,
+            }),
+            timestamp_writes: None,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        rpass.set_pipeline(&pipeline);
+        let mut binder = Binder::new();
+        for &(m, o) in &objects {
+            binder.bind(&mut fb, &mut rpass, &Draw::new(shader).material(m).object(o)).unwrap();
+            rpass.draw(0..6, 0..1);
+        }
+    }
+    gpu::read_texture(h, enc, &target, 4).into_iter().map(u32::to_le_bytes).collect()
+}
+
+#[test]
+fn a_depth_prepass_and_a_less_equal_color_pass_give_the_expected_image() {
+    let Some(h) = gpu::device() else { return };
+    let (red, green) = ([255, 0, 0, 255], [0, 255, 0, 255]);
+    let image = render_two_objects(h, true);
+    let expected = (0..16).map(|i| if i % 4 < 2 { green } else { red }).collect::<Vec<_>>();
+    assert_eq!(image, expected, "left half: B (nearer) wins; right half: A");
+    // Without the pre-pass, the color pass writes no depth: A, drawn last, covers all.
+    let image = render_two_objects(h, false);
+    assert_eq!(image, vec![red; 16]);
+}
+
+#[test]
+fn pipelines_and_permutations_are_built_once() {
+    let Some(h) = gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let mut fx = Effects::new();
+    let lit = fx.load(format!("{}/../examples/effects/lit.effect.toml", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let targets =
+        Targets::color(wgpu::TextureFormat::Rgba8Unorm).with_depth(wgpu::TextureFormat::Depth32Float);
+    let color = fx.technique(lit, "forward").unwrap().nth(1).unwrap();
+    let plain = fx.flags(lit, &[]).unwrap();
+    let fog = fx.flags(lit, &["FOG"]).unwrap();
+    let normal = fx.flags(lit, &["NORMAL_MAP"]).unwrap();
+    let a = fx.render_pipeline(&mut fb, color, plain, &targets).unwrap().0;
+    let b = fx.render_pipeline(&mut fb, color, plain, &targets).unwrap().0;
+    // FOG is declared but the source never tests it: the same permutation and pipeline.
+    let c = fx.render_pipeline(&mut fb, color, fog, &targets).unwrap().0;
+    assert_eq!((a, a), (b, c));
+    assert_eq!((fx.stats().registered, fx.stats().pipelines, fx.stats().compositions), (1, 1, 1));
+    fx.render_pipeline(&mut fb, color, normal, &targets).unwrap();
+    fx.render_pipeline(&mut fb, color, plain, &Targets::color(wgpu::TextureFormat::Bgra8Unorm)).unwrap();
+    assert_eq!((fx.stats().registered, fx.stats().pipelines), (2, 3));
+    // A compute pipeline of a render pass is an error, not a panic.
+    let e = fx.compute_pipeline(&mut fb, color, plain).unwrap_err();
+    assert_eq!(e.to_string(), "lit: pass `forward.color` is not a compute pass");
+}
+
+const TOML: &str = "source = \"e.wgsl\"\nflags = [\"A\"]\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  vertex = \"vs\"\n  fragment = \"fs\"\n";
+const WGSL: &str = "@vertex fn vs() -> @builtin(position) vec4<f32> { return vec4(0.0); }\n#ifndef A\n@fragment fn fs() -> @location(0) vec4<f32> { return vec4(1.0); }\n#endif\n";
+
+#[test]
+fn effect_errors_say_where() {
+    let mut fx = Effects::new();
+    let id = fx.add("e.effect.toml", TOML, WGSL).unwrap();
+    let e = fx.flags(id, &["A", "B"]).unwrap_err();
+    assert_eq!(e.to_string(), "e: effect `e` has no flag `B`; its flags are `A`");
+    let e = fx.technique(id, "deferred").unwrap_err();
+    assert_eq!(e.to_string(), "e: effect `e` has no technique `deferred`; it has `t`");
+    let a = fx.flags(id, &["A"]).unwrap();
+    let e = fx.check(&Registry::new(SlotPlan::default()), id, Some(a)).unwrap_err();
+    assert_eq!(e.to_string(), "e.wgsl: pass `t.p` [A]: the permutation has no fragment entry point `fs`");
+
+    let bad_state = TOML.replace("fragment = \"fs\"", "fragment = \"fs\"\n  blend = \"glow\"");
+    let e = fx.add("bad.effect.toml", &bad_state, WGSL).unwrap_err();
+    assert!(matches!(*e.kind, EffectErrorKind::Toml(_)));
+    assert_eq!(
+        e.to_string(),
+        "bad.effect.toml:9:11: unknown variant `glow`, expected one of `opaque`, `alpha`, `additive`, `premultiplied`"
+    );
+    let e = fx.add("twice.effect.toml", &TOML.replace("[\"A\"]", "[\"A\", \"A\"]"), WGSL).unwrap_err();
+    assert_eq!(e.to_string(), "twice.effect.toml:2:15: flag `A` is declared twice");
+    let e = fx
+        .add("nostage.effect.toml", &TOML.replace("  vertex = \"vs\"\n  fragment = \"fs\"\n", ""), WGSL)
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "nostage.effect.toml:6:10: pass `t.p` names neither a vertex nor a compute entry point"
+    );
+
+    // A WGSL error inside a permutation points into the source file, through naga_oil.
+    let broken = "@vertex fn vs() -> @builtin(position) vec4<f32> { return vec4(0.0); }\n#ifdef A\nfn oops( {\n#endif\n@fragment fn fs() -> @location(0) vec4<f32> { return vec4(1.0); }\n";
+    let id = fx.add("broken.effect.toml", TOML, broken).unwrap();
+    let a = fx.flags(id, &["A"]).unwrap();
+    let e = fx.check(&Registry::new(SlotPlan::default()), id, Some(a)).unwrap_err();
+    assert!(matches!(*e.kind, EffectErrorKind::Compose { .. }), "{e}");
+    assert_eq!(e.to_string(), "e.wgsl:3:10: [A]: expected identifier, found \"{\"");
+    // Without the flag the same source composes.
+    let none = fx.flags(id, &[]).unwrap();
+    fx.check(&Registry::new(SlotPlan::default()), id, Some(none)).unwrap();
+    let e = Effects::new().load(path("missing.effect.toml")).unwrap_err();
+    assert!(e.to_string().contains("cannot read the file"), "{e}");
+}
+
+/// Generated declarations reflect back to exactly the merged layouts, for
+/// every shader of the corpus in `tests/shaders/` and for them all merged.
+#[test]
+fn declarations_round_trip_on_the_shader_corpus() {
+    let dir = format!("{}/../freqbuf/tests/shaders", env!("CARGO_MANIFEST_DIR"));
+    let mut files = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .collect::<Vec<_>>();
+    files.sort();
+    let mut all = Registry::new(SlotPlan::default());
+    let mut checked = 0;
+    for file in &files {
+        // `.glsl` does not say its stage; tint.glsl is a fragment shader.
+        let stage =
+            file.extension().is_some_and(|e| e == "glsl").then_some(freqbuf::naga::ShaderStage::Fragment);
+        let shader = freqbuf::reflect::ShaderReflection::from_path(file, stage).unwrap();
+        let mut one = Registry::new(SlotPlan::default());
+        one.add(shader.clone()).unwrap();
+        if file.ends_with("frame.vert") {
+            // std140 `float weights[N]` has stride 16: WGSL has no spelling for it.
+            let e = one.declarations().unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                "slot @group(1) @binding(2): `weights` is an array of f32 with stride 16, which WGSL cannot declare (its stride would be 4)"
+            );
+            continue;
+        }
+        round_trip(&one, &file.display().to_string());
+        let _ = all.add(shader);
+        checked += 1;
+    }
+    round_trip(&all, "the merged corpus");
+    assert!(checked >= 10, "{checked} files");
+}
+
+fn round_trip(registry: &Registry, what: &str) {
+    let text = registry.declarations().unwrap();
+    let uses = registry
+        .slots()
+        .map(|(_, s)| {
+            let var = text
+                .lines()
+                .find(|l| {
+                    l.contains(&format!("@group({}) @binding({})", s.binding().group, s.binding().binding))
+                })
+                .unwrap();
+            let name = var.split("var<uniform> ").nth(1).unwrap().split(':').next().unwrap();
+            format!("    _ = {name};\n")
+        })
+        .collect::<String>();
+    let source = format!("{text}@compute @workgroup_size(1) fn main() {{\n{uses}}}\n");
+    let back = freqbuf::reflect::ShaderReflection::new(
+        "declared.wgsl",
+        freqbuf::reflect::ShaderSource::Wgsl(&source),
+    )
+    .unwrap_or_else(|e| panic!("{what}: {e}\n{source}"));
+    let mut again = Registry::new(SlotPlan::default());
+    again.add(back).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let layouts = |r: &Registry| {
+        let mut v = r
+            .slots()
+            .map(|(_, s)| {
+                (
+                    s.binding(),
+                    s.frequency(),
+                    s.size(),
+                    s.members().iter().map(|m| m.member.clone()).collect::<Vec<_>>(),
+                )
+            })
+            .collect::<Vec<_>>();
+        v.sort_by_key(|s| s.0);
+        v
+    };
+    assert_eq!(layouts(&again), layouts(registry), "{what}:\n{source}");
+    // The composable module names itself for `#import`.
+    let module = registry.declarations_module("freqbuf::slots").unwrap();
+    assert!(module.starts_with("#define_import_path freqbuf::slots\n"));
+}
+
+/// Above 12 tested flags the check is pairwise: no flag, each alone, each pair, all.
+#[test]
+fn more_than_twelve_flags_are_checked_pairwise() {
+    let names = (0..13).map(|i| format!("F{i}")).collect::<Vec<_>>();
+    let toml = format!(
+        "source = \"many.wgsl\"\nflags = [{}]\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"main\"\n",
+        names.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ")
+    );
+    let body = names.iter().map(|n| format!("#ifdef {n}\n    x = x + 1.0;\n#endif\n")).collect::<String>();
+    let source = format!(
+        "@group(0) @binding(0) var<uniform> u: vec4<f32>;\n@compute @workgroup_size(1) fn main() {{\n    var x = u.x;\n{body}}}\n"
+    );
+    let mut fx = Effects::new();
+    let id = fx.add("many.effect.toml", &toml, &source).unwrap();
+    let report = fx.check(&Registry::new(SlotPlan::default()), id, None).unwrap();
+    assert_eq!((report.permutations, report.exhaustive), (1 + 1 + 13 + 13 * 12 / 2, false));
+}
+
+/// The declarations module can be `#import`ed: a shader that imports the
+/// frame block instead of declaring it merges into the same slot.
+#[test]
+fn shaders_import_the_generated_declarations() {
+    let dir = format!("{}/../freqbuf/tests/shaders", env!("CARGO_MANIFEST_DIR"));
+    let frame = freqbuf::reflect::ShaderReflection::from_path(format!("{dir}/frame.wgsl"), None).unwrap();
+    let mut registry = Registry::new(SlotPlan::default());
+    registry.add(frame).unwrap();
+    let module = registry.declarations_module("freqbuf::slots").unwrap();
+    let mut fx = Effects::new();
+    fx.add_module("slots.wgsl", &module).unwrap();
+    let toml = "source = \"uses.wgsl\"\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  vertex = \"vs\"\n";
+    let source = "#import freqbuf::slots::frame\n@vertex fn vs() -> @builtin(position) vec4<f32> { return frame.view_proj * vec4(frame.time); }\n";
+    let id = fx.add("uses.effect.toml", toml, source).unwrap();
+    let mut merged = registry;
+    let report = fx.merge(&mut merged, id, None).unwrap();
+    assert_eq!(report.permutations, 1);
+    let slot = &merged[merged.slot_at(freqbuf::BindingPoint::new(0, 0)).unwrap()];
+    assert_eq!(slot.users().len(), 2, "frame.wgsl and the importing shader share the slot");
+}
+
+/// A pipeline's cache key holds everything it is built from: a pass of one
+/// effect with the flags of another is refused, and cannot leave a pipeline
+/// that the right call would then get.
+#[test]
+fn a_pass_and_flags_of_different_effects_are_refused() {
+    let Some(h) = gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let mut fx = Effects::new();
+    let probe = fx.load(path("probe.effect.toml")).unwrap();
+    let wgsl = "@compute @workgroup_size(1) fn other_main() {}\n";
+    let toml = "name = \"other\"\nsource = \"other.wgsl\"\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"other_main\"\n";
+    let other = fx.add("other.effect.toml", toml, wgsl).unwrap();
+    let probe_pass = fx.technique(probe, "probe").unwrap().next().unwrap();
+    let other_flags = fx.flags(other, &[]).unwrap();
+    let e = fx.compute_pipeline(&mut fb, probe_pass, other_flags).unwrap_err();
+    assert!(matches!(*e.kind, EffectErrorKind::OtherEffect { .. }));
+    assert_eq!(
+        e.to_string(),
+        "probe: pass `probe.copy` is of effect `probe`, but the flags are of effect `other`"
+    );
+    let probe_flags = fx.flags(probe, &[]).unwrap();
+    let (shader, _) = fx.compute_pipeline(&mut fb, probe_pass, probe_flags).unwrap();
+    assert_eq!(shader, fx.shader(&mut fb, probe_flags).unwrap());
+    assert_eq!(fx.stats().pipelines, 1);
+}
+
+/// A module added after the effect that imports it brings the flags it
+/// tests: the check sees both permutations, and the flag's permutation
+/// has the module's code.
+#[test]
+fn a_module_added_after_its_effect_brings_its_flags() {
+    let Some(h) = gpu::device() else { return };
+    let module = "#define_import_path lib::pick\nfn pick() -> f32 {\n#ifdef BRIGHT\n    return 2.0;\n#else\n    return 1.0;\n#endif\n}\n";
+    let wgsl = "#import lib::pick::pick\n@group(2) @binding(0) var<storage, read_write> seen: array<f32, 1>;\n@compute @workgroup_size(1) fn cs_main() { seen[0] = pick(); }\n";
+    let toml = "name = \"late\"\nsource = \"late.wgsl\"\nflags = [\"BRIGHT\"]\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"cs_main\"\n";
+    let mut fx = Effects::new();
+    let late = fx.add("late.effect.toml", toml, wgsl).unwrap();
+    fx.add_module("pick.wgsl", module).unwrap();
+    let report = fx.check(&Registry::new(SlotPlan::default()), late, None).unwrap();
+    assert_eq!((report.permutations, report.exhaustive), (2, true));
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let pass = fx.technique(late, "t").unwrap().next().unwrap();
+    let mut seen = Vec::new();
+    for flags in [&[][..], &["BRIGHT"][..]] {
+        let flags = fx.flags(late, flags).unwrap();
+        let (shader, pipeline) = fx.compute_pipeline(&mut fb, pass, flags).unwrap();
+        let pipeline = pipeline.clone();
+        let out = h.device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: 4,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let m = fb.create_material();
+        fb.material(m).set_buffer("seen", &out).unwrap();
+        fb.flush(&h.queue).unwrap();
+        let mut enc = h.device.create_command_encoder(&Default::default());
+        {
+            let mut cpass = enc.begin_compute_pass(&Default::default());
+            cpass.set_pipeline(&pipeline);
+            Binder::new().bind(&mut fb, &mut cpass, &Draw::new(shader).material(m)).unwrap();
+            cpass.dispatch_workgroups(1, 1, 1);
+        }
+        h.queue.submit([enc.finish()]);
+        seen.push(f32::from_bits(gpu::read_words(h, &out)[0]));
+    }
+    assert_eq!(seen, [1.0, 2.0]);
+}
+
+/// naga_oil's parser recurses as naga's does: composition runs on the same
+/// input-sized stack as reflection, so 20,000 chained unary minuses are a
+/// result, not an abort, on cargo's 2 MiB test thread.
+#[test]
+fn deeply_nested_effect_source_does_not_overflow_the_stack() {
+    let wgsl = format!(
+        "@group(2) @binding(0) var<storage, read_write> seen: array<f32, 1>;\n@compute @workgroup_size(1) fn cs_main() {{ let u = seen[0]; seen[0] = {}u; }}\n",
+        "- ".repeat(20000)
+    );
+    let toml = "name = \"deep\"\nsource = \"deep.wgsl\"\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"cs_main\"\n";
+    let mut fx = Effects::new();
+    let deep = fx.add("deep.effect.toml", toml, &wgsl).unwrap();
+    match fx.check(&Registry::new(SlotPlan::default()), deep, None) {
+        Ok(report) => assert_eq!(report.permutations, 1),
+        Err(e) => eprintln!("refused: {e}"),
+    }
+    let module =
+        format!("#define_import_path deep::lib\nfn f(u: f32) -> f32 {{ return {}u; }}\n", "- ".repeat(20000));
+    if let Err(e) = fx.add_module("deep_lib.wgsl", &module) {
+        eprintln!("refused: {e}");
+    }
+}
+
+/// Effect files and the sources they name are read as shaders are: a FIFO
+/// (which would block) and `/dev/zero` (which never ends) are refused at once.
+#[cfg(unix)]
+#[test]
+fn effect_files_and_sources_must_be_regular_files() {
+    let dir = std::env::temp_dir().join(format!("freqbuf-effect-files-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("fifo.effect.toml");
+    let _ = std::fs::remove_file(&fifo);
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let mut fx = Effects::new();
+    let e = fx.load(&fifo).unwrap_err();
+    assert_eq!(e.to_string(), format!("{}: cannot read the file: not a regular file", fifo.display()));
+    let zero = dir.join("zero.wgsl");
+    let _ = std::fs::remove_file(&zero);
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    let toml = dir.join("zero.effect.toml");
+    std::fs::write(&toml, "source = \"zero.wgsl\"\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"main\"\n").unwrap();
+    let e = fx.load(&toml).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!("{}:1:10: cannot read the file: {}: not a regular file", toml.display(), zero.display())
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

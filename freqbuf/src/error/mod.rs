@@ -1,0 +1,208 @@
+//! Error types, one file per layer: reflection, slot layout, device limits,
+//! parameters. As in naga, each error has an outer part that says which item
+//! failed (the shader, the binding point, the parameter) and an inner `*Kind`
+//! that says what went wrong; naga's own errors stay typed as sources, with
+//! their spans. Source errors carry a [`Location`].
+//!
+//! One [`Error`] gathers them for every operation rather than one type per
+//! operation: the operations share most failures (a stale handle or a foreign
+//! id in set, bind and free; `Wgpu` and `NotFlushed` in register, flush and
+//! bind), so per-operation enums would repeat those variants and force a
+//! conversion at every layer boundary, while `Error`'s variants already say
+//! which layer failed.
+
+mod layout;
+mod limit;
+mod param;
+mod reflect;
+
+pub use layout::{LayoutErrorKind, MemberSite};
+pub(crate) use limit::LimitError;
+pub use limit::LimitErrorKind;
+pub use param::{ParamError, ParamErrorKind};
+pub(crate) use reflect::chain;
+pub use reflect::{ReflectError, ReflectErrorKind};
+
+use std::fmt;
+
+use crate::plan::{BindingPoint, Frequency};
+
+/// A 1-based `line:column` position in a shader's source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Location {
+    /// 1-based line number.
+    pub line: u32,
+    /// 1-based column, in bytes.
+    pub column: u32,
+}
+
+impl Location {
+    /// Converts naga's span position.
+    pub(crate) fn from_naga(loc: naga::SourceLocation) -> Self {
+        Self { line: loc.line_number, column: loc.line_position }
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.line, self.column)
+    }
+}
+
+/// Writes `shader: ` unless the rest of the message names the shader already.
+struct ShaderPrefix<'a>(&'a str, bool);
+
+impl fmt::Display for ShaderPrefix<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.1 { Ok(()) } else { write!(f, "{}: ", self.0) }
+    }
+}
+
+/// Writes "`name` at @group(g) @binding(b): " when there is a binding.
+struct BindingSite<'a>(&'a Option<(BindingPoint, String)>);
+
+impl fmt::Display for BindingSite<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some((b, n)) => write!(f, "`{n}` at {b}: "),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Writes `shader` or `shader:line:column`.
+pub(crate) struct Site<'a>(&'a str, Option<Location>);
+
+impl fmt::Display for Site<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.1 {
+            Some(loc) => write!(f, "{}:{}", self.0, loc),
+            None => f.write_str(self.0),
+        }
+    }
+}
+
+/// Any error freqbuf returns.
+#[derive(Clone, Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A shader could not be reflected.
+    #[error(transparent)]
+    Reflect(#[from] Box<ReflectError>),
+    /// Shaders disagree about a binding point, or break a limit.
+    #[error("{}{binding}: {kind}", ShaderPrefix(shader, kind.names_shader()))]
+    Layout {
+        /// The shader being registered.
+        shader: String,
+        /// The binding point in conflict.
+        binding: BindingPoint,
+        /// The disagreement.
+        #[source]
+        kind: Box<LayoutErrorKind>,
+    },
+    /// A parameter could not be resolved or set.
+    #[error(transparent)]
+    Param(#[from] ParamError),
+    /// The shader needs more than the device allows; checked before any wgpu object is made.
+    #[error("{}: {}{kind}", Site(shader, *location), BindingSite(binding))]
+    Limit {
+        /// The shader being registered.
+        shader: String,
+        /// The binding in question, its name and where it is declared, when one binding is.
+        binding: Option<(BindingPoint, String)>,
+        /// Where in the source (the binding's declaration, or where validation failed).
+        location: Option<Location>,
+        /// The limit or feature.
+        #[source]
+        kind: Box<LimitErrorKind>,
+    },
+    /// A slot buffer would need more than the device's `max_buffer_size`. The
+    /// slot keeps its buffer: instances that fit are flushed, the others keep
+    /// their dirty bytes and cannot be drawn ([`Error::NotFlushed`]). Freed
+    /// indices are reused before new ones, so reuse them to stay under the limit.
+    #[error(
+        "slot {binding} needs {instances} instances of {stride} bytes, over {limit_name} ({limit} bytes); instances past the limit stay unflushed"
+    )]
+    SlotTooLarge {
+        /// The slot's binding point.
+        binding: BindingPoint,
+        /// Instances it must hold.
+        instances: u32,
+        /// Bytes per instance.
+        stride: u32,
+        /// The device's limit.
+        limit: u64,
+        /// Its name: `max_buffer_size`, or `max_storage_buffer_binding_size`
+        /// for an array slot in a storage buffer.
+        limit_name: &'static str,
+    },
+    /// wgpu rejected an object freqbuf created (the second net behind the checks).
+    #[error("{what}: wgpu rejected it: {message}")]
+    Wgpu {
+        /// What was being created, and for which shader or slot.
+        what: String,
+        /// wgpu's error, as text.
+        message: String,
+    },
+    /// The shader needs something the device or freqbuf does not support.
+    #[error("{shader}: {what}")]
+    Unsupported {
+        /// The shader.
+        shader: String,
+        /// What is missing.
+        what: String,
+    },
+    /// A handle was used after it was freed.
+    #[error("the {0} handle was freed")]
+    StaleHandle(Frequency),
+    /// A draw did not say which instance of a frequency its shader needs.
+    #[error("{shader} needs a {frequency} instance, and the draw gives none")]
+    MissingInstance {
+        /// The shader.
+        shader: String,
+        /// The frequency it needs.
+        frequency: Frequency,
+    },
+    /// An instance or slot was created after the last flush and is not on the GPU yet.
+    #[error("the {0} instance or slot is newer than the last flush; call flush before drawing with it")]
+    NotFlushed(Frequency),
+    /// A draw list was made before an instance was freed (its index may now
+    /// belong to another handle), or by another manager: make it again with
+    /// [`crate::Manager::draw_list`].
+    #[error("the draw list is stale: an instance was freed since it was made, or another manager made it")]
+    StaleList,
+    /// A binder with shared access to the manager found a bind group not built
+    /// yet: call [`crate::Manager::prepare`] with the draw after the last
+    /// flush (and again when [`crate::Manager::generation`] moves).
+    #[error(
+        "group {group} of {shader} has no bind group yet: call Manager::prepare with this draw before binding it with shared access"
+    )]
+    NotPrepared {
+        /// The shader.
+        shader: String,
+        /// The group index.
+        group: u32,
+    },
+    /// A storage buffer binding has no buffer set and no placeholder can stand in.
+    #[error("`{name}` at {binding} has not been set")]
+    Unset {
+        /// The binding's name.
+        name: String,
+        /// Its binding point.
+        binding: BindingPoint,
+    },
+    /// A parameter (or id) made by another manager. Instance handles
+    /// (`ViewId`, `MaterialId`, `ObjectId`) carry no such tag: one of another
+    /// manager is taken for this manager's instance at the same index, or is stale.
+    #[error("this {0} belongs to another manager")]
+    Foreign(&'static str),
+    /// The shader id does not belong to this manager.
+    #[error("unknown shader id {0}")]
+    UnknownShader(usize),
+}
+
+impl From<ReflectError> for Error {
+    fn from(e: ReflectError) -> Self {
+        Error::Reflect(Box::new(e))
+    }
+}

@@ -1,0 +1,108 @@
+//! # freqbuf
+//!
+//! Shared uniform buffers for wgpu renderers, sorted by update frequency.
+//!
+//! freqbuf reflects every shader's uniform blocks with naga and sorts them
+//! into one shared slot per binding point, grouped by [`Frequency`] (frame,
+//! view, material, object) through a [`SlotPlan`]. Layouts that several
+//! shaders declare for one slot are merged, and conflicts are typed errors.
+//! Each slot keeps a CPU shadow; [`Manager::flush`] uploads only the dirty
+//! bytes, and a [`Binder`] sets only the bind groups and dynamic offsets that
+//! changed, so switching shaders uploads nothing.
+//!
+//! ## When to use it, and when not
+//!
+//! Use freqbuf when many shaders share per-frame, per-view, per-material and
+//! per-object values, and you want every shader's blocks laid out, merged and
+//! checked from reflection rather than by hand: hundreds of shaders and
+//! thousands of draws, where per-shader constant caches re-upload the same
+//! values for every shader.
+//!
+//! Use something simpler when that is not your case:
+//! - one or a few shaders with their own uniforms: a plain buffer per block
+//!   with `queue.write_buffer`, or one dynamic-offset buffer you fill yourself;
+//! - per-object data read by instance index, with the object group bound once
+//!   per pass: a storage array (Bevy's `GpuArrayBuffer`, Ogre-Next's
+//!   `drawId`), which needs vertex-stage storage buffers.
+//!
+//! ## One frame
+//!
+//! ```no_run
+//! use freqbuf::{Binder, Draw, Manager, SlotPlan};
+//! # fn frame(device: &wgpu::Device, queue: &wgpu::Queue, pass: &mut wgpu::RenderPass<'_>) -> Result<(), freqbuf::Error> {
+//! let mut fb = Manager::new(device, SlotPlan::default()); // 0 frame, 1 view, 2 material, 3 object
+//! let lit = fb.register_wgsl(
+//!     "lit.wgsl",
+//!     "struct View { view_proj: mat4x4<f32> }
+//!      @group(1) @binding(0) var<uniform> view: View;
+//!      struct Object { world: mat4x4<f32> }
+//!      @group(3) @binding(0) var<uniform> object: Object;
+//!      @vertex fn vs() -> @builtin(position) vec4<f32> { return view.view_proj * object.world[3]; }",
+//! )?;
+//! // Build the pipeline with fb.pipeline_layout(lit)? and fb.create_shader_module(lit)?.
+//! let (view_proj, world) = (fb.param("view_proj")?, fb.param("world")?); // resolve once
+//! let (view, object) = (fb.create_view(), fb.create_object());
+//!
+//! fb.view(view).set(view_proj, &[[1.0f32, 0.0, 0.0, 0.0]; 4])?; // CPU shadow only
+//! fb.object(object).set(world, &[[0.0f32; 4]; 4])?;
+//! fb.flush(queue)?; // the dirty bytes, at most one upload call per slot
+//! let mut binder = Binder::new(); // one per pass
+//! let i = binder.bind(&mut fb, pass, &Draw::new(lit).view(view).object(object))?;
+//! pass.draw(0..3, i..i + 1); // i: the draw's element in array slots (0 without)
+//! # Ok(()) }
+//! ```
+//!
+//! Data flows one way through the modules (all private; every item is
+//! re-exported here, at one path):
+//! `reflect` (one shader) → `registry` (all shaders, merged slot layouts,
+//! every registration rule) → `slot` and `instance` (CPU shadows, handles) →
+//! `upload` (flush) → `binding` (bind group layouts, bind groups, the binder).
+//! `manager` owns one of each and hands each layer what it reads.
+
+mod array;
+mod binding;
+mod declare;
+mod error;
+#[cfg(feature = "fault-injection")]
+pub mod fault;
+#[cfg(feature = "headless")]
+mod headless;
+mod id;
+mod instance;
+mod layout;
+mod limits;
+mod manager;
+#[cfg(any(feature = "glam", feature = "mint"))]
+mod math;
+mod name;
+mod param;
+mod plan;
+pub mod reflect;
+mod registry;
+mod scope;
+mod setters;
+mod slot;
+mod stack;
+mod stats;
+mod upload;
+
+pub use binding::{BindTarget, Binder, Draw, DrawList};
+pub use error::{
+    Error, LayoutErrorKind, LimitErrorKind, Location, MemberSite, ParamError, ParamErrorKind, ReflectError,
+    ReflectErrorKind,
+};
+#[cfg(feature = "headless")]
+pub use headless::Headless;
+pub use id::{ShaderId, SlotId};
+pub use instance::{InstanceId, MaterialId, ObjectId, ViewId};
+pub use layout::{SlotLayout, SlotMember};
+pub use manager::Manager;
+pub use param::{Param, Uniform};
+pub use plan::{BindingPoint, Frequency, SlotPlan};
+pub use registry::Registry;
+pub use setters::InstanceMut;
+pub use stats::{FrameStats, Stats};
+pub use upload::FlushStrategy;
+
+/// naga, whose types appear in reflection (`naga::ShaderStage`, `naga::ImageClass`, ...).
+pub use naga;

@@ -1,0 +1,277 @@
+//! Device checks made before `Manager::register` creates any wgpu object.
+//!
+//! wgpu's default error handler panics on validation errors, so everything
+//! wgpu would reject about a shader's bindings is checked here first, against
+//! `device.limits()` and `device.features()`: group and binding numbers, dynamic
+//! uniform buffers per pipeline layout, per-stage binding counts, binding
+//! arrays, and the shader's capabilities (f16, f64, i64, ...) through naga's
+//! validator. Error scopes around object creation are the second net.
+//!
+//! Visibility: a binding is visible in the stages that use it (from
+//! reflection), widened to every stage when the device's per-stage limits
+//! allow it, so that shaders using one binding from different stages still
+//! share a bind group layout. Uniform slots are always visible everywhere.
+
+use naga::valid::{Capabilities, ValidationFlags, Validator};
+
+use crate::array::{self, Addressing};
+use crate::error::{LimitError, LimitErrorKind, Location};
+use crate::plan::BindingPoint;
+use crate::reflect::{ResourceKind, ShaderReflection};
+
+/// What the device allows, read once per manager.
+#[derive(Clone, Debug)]
+pub(crate) struct DeviceCaps {
+    pub(crate) limits: wgpu::Limits,
+    pub(crate) features: wgpu::Features,
+    pub(crate) downlevel: wgpu::DownlevelFlags,
+    capabilities: Capabilities,
+}
+
+impl DeviceCaps {
+    /// The device's limits and features; the downlevel flags live on the
+    /// adapter, so the caller passes them (WebGPU-compliant when it cannot).
+    pub(crate) fn new(device: &wgpu::Device, downlevel: wgpu::DownlevelFlags) -> Self {
+        Self::from_parts(device.limits(), device.features(), downlevel)
+    }
+
+    pub(crate) fn from_parts(
+        limits: wgpu::Limits,
+        features: wgpu::Features,
+        downlevel: wgpu::DownlevelFlags,
+    ) -> Self {
+        let capabilities = wgpu_naga_bridge::features_to_naga_capabilities(features, downlevel);
+        Self { limits, features, downlevel, capabilities }
+    }
+
+    /// Whether array slots can be storage buffers: every stage, the vertex
+    /// stage included, can read one. Otherwise they are batched uniform arrays.
+    #[inline]
+    pub(crate) fn storage_arrays(&self) -> bool {
+        self.limits.max_storage_buffers_per_shader_stage > 0
+            && self.downlevel.contains(wgpu::DownlevelFlags::VERTEX_STORAGE)
+    }
+
+    /// How an array slot with elements `stride` bytes apart is addressed here.
+    #[inline]
+    pub(crate) fn array_addressing(&self, stride: u32) -> Addressing {
+        Addressing::for_array(self.storage_arrays(), &self.limits, stride)
+    }
+
+    /// Group indices a pipeline layout may use, capped by what a binder tracks.
+    #[inline]
+    pub(crate) fn max_groups(&self) -> u32 {
+        self.limits.max_bind_groups.min(MAX_GROUPS as u32)
+    }
+}
+
+/// Bind group index limit freqbuf tracks per pass (wgpu's `max_bind_groups` is at most 8).
+pub(crate) const MAX_GROUPS: usize = 8;
+
+/// What the device checks give a shader that passes them.
+#[derive(Debug)]
+pub(crate) struct Checked {
+    /// The visibility of each used binding that is not bound with a dynamic
+    /// offset, in `used_resources` order.
+    pub(crate) visibility: Vec<wgpu::ShaderStages>,
+    /// The module to create, when array slots fall back to uniform batches.
+    pub(crate) batched: Option<naga::Module>,
+}
+
+impl DeviceCaps {
+    /// Whether `r` is bound with a dynamic offset here: a uniform block, or an
+    /// array slot batched into a uniform array.
+    #[inline]
+    pub(crate) fn dynamic(&self, r: &crate::reflect::Resource) -> bool {
+        r.kind == ResourceKind::Uniform || (r.is_array_slot() && !self.storage_arrays())
+    }
+}
+
+/// Checks `shader` against the device.
+pub(crate) fn check(shader: &ShaderReflection, caps: &DeviceCaps) -> Result<Checked, LimitError> {
+    let limits = &caps.limits;
+    let fail = |binding: Option<&crate::reflect::Resource>, kind| LimitError {
+        binding: binding.map(|r| (r.binding, r.name.clone())),
+        location: binding.and_then(|r| r.location),
+        kind,
+    };
+    // Numbers first, before anything proportional to them.
+    for r in shader.used_resources() {
+        let BindingPoint { group, binding } = r.binding;
+        if group >= caps.max_groups() {
+            return Err(fail(Some(r), LimitErrorKind::Group { group, limit: caps.max_groups() }));
+        }
+        if binding >= limits.max_bindings_per_bind_group {
+            let limit = limits.max_bindings_per_bind_group;
+            return Err(fail(Some(r), LimitErrorKind::Binding { binding, limit }));
+        }
+        if r.count == 0 {
+            return Err(fail(Some(r), LimitErrorKind::UnsizedBindingArray));
+        }
+    }
+    // Array slots on a device without vertex storage: uniform batches.
+    let batched = if shader.used_resources().any(|r| r.is_array_slot()) && !caps.storage_arrays() {
+        let module = array::batched_module(shader, &caps.limits)
+            .map_err(|(r, why)| fail(Some(r), LimitErrorKind::ArrayFallback { why }))?;
+        Some(module)
+    } else {
+        None
+    };
+    let module = batched.as_ref().unwrap_or(shader.module());
+    // Capabilities: the same validation wgpu runs in `create_shader_module`.
+    let validate = || Validator::new(ValidationFlags::all(), caps.capabilities).validate(module).err();
+    let size = shader.source().map_or_else(|| crate::stack::module_size(module), str::len);
+    let failed = crate::stack::on_deep_stack(size, validate).unwrap_or(None);
+    if let Some(e) = failed {
+        let location = shader.source().and_then(|s| e.location(s)).map(Location::from_naga);
+        if batched.is_some() {
+            let r = shader.used_resources().find(|r| r.is_array_slot());
+            let why = format!("the uniform array does not validate: {}", crate::error::chain(e.as_inner()));
+            return Err(LimitError { location, ..fail(r, LimitErrorKind::ArrayFallback { why }) });
+        }
+        return Err(LimitError {
+            binding: None,
+            location,
+            kind: LimitErrorKind::Capability { source: Box::new(e) },
+        });
+    }
+
+    let uniforms = shader.used_resources().filter(|r| caps.dynamic(r)).count() as u32;
+    let limit = limits.max_dynamic_uniform_buffers_per_pipeline_layout;
+    if uniforms > limit {
+        return Err(fail(
+            None,
+            LimitErrorKind::PerPipeline {
+                what: "uniform blocks (dynamic uniform buffers)",
+                count: uniforms,
+                limit,
+                limit_name: "max_dynamic_uniform_buffers_per_pipeline_layout",
+            },
+        ));
+    }
+    // A bind group layout may not hold both a binding array and a uniform buffer.
+    for r in shader.used_resources().filter(|r| r.count > 1) {
+        let group = r.binding.group;
+        if let Some(u) = shader.used_resources().find(|u| caps.dynamic(u) && u.binding.group == group) {
+            return Err(fail(Some(r), LimitErrorKind::ArrayBesideUniform { uniform: u.name.clone() }));
+        }
+    }
+
+    let others = shader.used_resources().filter(|r| !caps.dynamic(r)).collect::<Vec<_>>();
+    let used = others.iter().map(|r| used_stages(shader, r)).collect::<Vec<_>>();
+    let wide = others.iter().zip(&used).map(|(r, &s)| s | widest(&r.kind)).collect::<Vec<_>>();
+    let visibility = if count_stages(&others, &wide, uniforms, limits).is_ok() {
+        wide
+    } else {
+        count_stages(&others, &used, uniforms, limits).map_err(|kind| fail(None, kind))?;
+        used
+    };
+    Ok(Checked { visibility, batched })
+}
+
+/// The stages of the entry points that use `r`.
+fn used_stages(shader: &ShaderReflection, r: &crate::reflect::Resource) -> wgpu::ShaderStages {
+    r.users.iter().fold(wgpu::ShaderStages::NONE, |acc, &i| acc | stage(shader.entry_points()[i].stage))
+}
+
+fn stage(s: naga::ShaderStage) -> wgpu::ShaderStages {
+    match s {
+        naga::ShaderStage::Vertex => wgpu::ShaderStages::VERTEX,
+        naga::ShaderStage::Fragment => wgpu::ShaderStages::FRAGMENT,
+        naga::ShaderStage::Compute => wgpu::ShaderStages::COMPUTE,
+        naga::ShaderStage::Task => wgpu::ShaderStages::TASK,
+        naga::ShaderStage::Mesh => wgpu::ShaderStages::MESH,
+        _ => all_stages(),
+    }
+}
+
+/// The widest visibility a binding may get without needing more of the device
+/// than the shader does: storage buffers stay out of the vertex stage unless a
+/// vertex entry point uses them (that needs vertex storage support).
+fn widest(kind: &ResourceKind) -> wgpu::ShaderStages {
+    match kind {
+        ResourceKind::Storage { .. } => wgpu::ShaderStages::FRAGMENT | wgpu::ShaderStages::COMPUTE,
+        _ => all_stages(),
+    }
+}
+
+/// Per-stage counts of the bindings with the given visibilities, against the limits.
+fn count_stages(
+    others: &[&crate::reflect::Resource],
+    vis: &[wgpu::ShaderStages],
+    uniforms: u32,
+    limits: &wgpu::Limits,
+) -> Result<(), LimitErrorKind> {
+    let stages = [
+        (wgpu::ShaderStages::VERTEX, "vertex"),
+        (wgpu::ShaderStages::FRAGMENT, "fragment"),
+        (wgpu::ShaderStages::COMPUTE, "compute"),
+    ];
+    for (bit, stage_name) in stages {
+        let mut counts = [0u32; 5];
+        for (r, v) in others.iter().zip(vis) {
+            if !v.contains(bit) {
+                continue;
+            }
+            let i = match r.kind {
+                ResourceKind::Texture { .. } => 0,
+                ResourceKind::Sampler { .. } => 1,
+                ResourceKind::Storage { .. } => 2,
+                _ => continue,
+            };
+            counts[i] = counts[i].saturating_add(r.count);
+            if r.count > 1 {
+                counts[3] = counts[3].saturating_add(r.count);
+                if i == 1 {
+                    counts[4] = counts[4].saturating_add(r.count);
+                }
+            }
+        }
+        let checks = [
+            (
+                uniforms,
+                limits.max_uniform_buffers_per_shader_stage,
+                "uniform buffers",
+                "max_uniform_buffers_per_shader_stage",
+            ),
+            (
+                counts[0],
+                limits.max_sampled_textures_per_shader_stage,
+                "sampled textures",
+                "max_sampled_textures_per_shader_stage",
+            ),
+            (counts[1], limits.max_samplers_per_shader_stage, "samplers", "max_samplers_per_shader_stage"),
+            (
+                counts[2],
+                limits.max_storage_buffers_per_shader_stage,
+                "storage buffers",
+                "max_storage_buffers_per_shader_stage",
+            ),
+            (
+                counts[3],
+                limits.max_binding_array_elements_per_shader_stage,
+                "binding array elements",
+                "max_binding_array_elements_per_shader_stage",
+            ),
+            (
+                counts[4],
+                limits.max_binding_array_sampler_elements_per_shader_stage,
+                "binding array samplers",
+                "max_binding_array_sampler_elements_per_shader_stage",
+            ),
+        ];
+        for (count, limit, what, limit_name) in checks {
+            if count > limit {
+                return Err(LimitErrorKind::PerStage { stage: stage_name, what, count, limit, limit_name });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every stage a shared layout may be used from. Fixed, so that layouts of
+/// shaders of different stages stay identical and interchangeable.
+#[inline]
+pub(crate) fn all_stages() -> wgpu::ShaderStages {
+    wgpu::ShaderStages::VERTEX_FRAGMENT | wgpu::ShaderStages::COMPUTE
+}

@@ -1,0 +1,364 @@
+//! `Manager`: the runtime facade. It owns the registry, one [`Slot`] per
+//! shared uniform slot, the instance table, the binding layer and the
+//! uploader, and passes each layer what it needs: values go into slot
+//! shadows, `flush` uploads the dirty bytes and reports what it replaced, and
+//! the [`Binder`](crate::Binder) binds what each draw needs.
+
+use crate::array::Addressing;
+use crate::binding::{BindGroups, DrawInputs, GroupAccess, Layouts};
+use crate::error::{Error, ParamError};
+use crate::id::SlotId;
+use crate::instance::{InstanceId, InstanceTable, MaterialId, ObjectId, ViewId};
+use crate::limits::DeviceCaps;
+use crate::param::Param;
+use crate::plan::{Frequency, SlotPlan};
+use crate::registry::Registry;
+use crate::setters::InstanceMut;
+use crate::slot::Slot;
+use crate::stats::FrameStats;
+use crate::upload::{FlushStrategy, Uploader};
+
+mod bind;
+mod shaders;
+
+/// Shared, frequency-sorted uniform slots for every registered shader.
+///
+/// Per frame: set values through [`Manager::frame`], [`Manager::view`],
+/// [`Manager::material`] and [`Manager::object`]; call [`Manager::flush`] once;
+/// then encode draws with a [`Binder`](crate::Binder). A draw sees the values as they were at
+/// the last flush before its submission, or is refused with
+/// [`Error::NotFlushed`].
+///
+/// Bad input is an error, never a panic: shaders beyond the device's limits,
+/// unknown or ambiguous names, wrong value types and resources that do not fit
+/// their binding are refused, and a failed call changes nothing.
+///
+/// ```no_run
+/// use freqbuf::{Error, Manager, ParamErrorKind, SlotPlan};
+/// # fn f(device: &wgpu::Device) -> Result<(), Error> {
+/// let mut fb = Manager::new(device, SlotPlan::default());
+/// fb.register_wgsl(
+///     "mat.wgsl",
+///     "struct MatA { color: vec4<f32> }
+///      struct MatB { color: vec4<f32>, rough: f32 }
+///      @group(2) @binding(0) var<uniform> mat_a: MatA;
+///      @group(2) @binding(1) var<uniform> mat_b: MatB;
+///      @fragment fn fs() -> @location(0) vec4<f32> { return mat_a.color + mat_b.color * mat_b.rough; }",
+/// )?;
+/// // Two blocks declare `color`: the bare name is ambiguous, a qualified one is not.
+/// assert!(matches!(fb.param("color").unwrap_err().kind, ParamErrorKind::Ambiguous { .. }));
+/// let color = fb.param("mat_b.color")?;
+/// let m = fb.create_material();
+/// fb.material(m).set(color, &[1.0f32, 0.5, 0.2, 1.0])?;
+/// // A value of the wrong type is refused and nothing is written.
+/// assert!(fb.material(m).set(color, &1.0f32).is_err());
+/// # Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct Manager {
+    device: wgpu::Device,
+    caps: DeviceCaps,
+    registry: Registry,
+    slots: Vec<Slot>,
+    instances: InstanceTable,
+    layouts: Layouts,
+    groups: BindGroups,
+    uploader: Uploader,
+    stats: FrameStats,
+    /// Flushes that replaced a slot buffer, and recreations.
+    replacements: u64,
+    /// Unique to this manager's current device: a new one on `recreate`.
+    device_serial: u64,
+}
+
+/// Serials of (manager, device) pairs, unique in the process: wgpu's own
+/// ids repeat across instances, so two devices can compare equal.
+static NEXT_DEVICE_SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+pub(crate) fn next_device_serial() -> u64 {
+    NEXT_DEVICE_SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+impl Manager {
+    /// A manager for `device` with the given plan and default options.
+    ///
+    /// Limits (offset alignment, uniform binding size) are read from `device.limits()`.
+    pub fn new(device: &wgpu::Device, plan: SlotPlan) -> Self {
+        Self::with_strategy(device, plan, FlushStrategy::default())
+    }
+
+    /// A manager that flushes with `strategy` (for comparing strategies; the
+    /// default, [`FlushStrategy::Auto`], picks per slot).
+    pub fn with_strategy(device: &wgpu::Device, plan: SlotPlan, strategy: FlushStrategy) -> Self {
+        Self::build(device, plan, strategy, wgpu::DownlevelFlags::compliant())
+    }
+
+    /// A manager for a device whose adapter has these downlevel flags
+    /// (`adapter.get_downlevel_capabilities().flags`). [`Manager::new`]
+    /// assumes a WebGPU-compliant device; pass the flags where it may not be
+    /// (GLES, WebGL2): without `VERTEX_STORAGE`, array slots become batched
+    /// uniform arrays (see [`SlotLayout::is_array`](crate::SlotLayout::is_array)).
+    pub fn with_downlevel(device: &wgpu::Device, plan: SlotPlan, downlevel: wgpu::DownlevelFlags) -> Self {
+        Self::build(device, plan, FlushStrategy::default(), downlevel)
+    }
+
+    fn build(
+        device: &wgpu::Device,
+        plan: SlotPlan,
+        strategy: FlushStrategy,
+        downlevel: wgpu::DownlevelFlags,
+    ) -> Self {
+        let caps = DeviceCaps::new(device, downlevel);
+        let max_uniform = caps.limits.max_uniform_buffer_binding_size.min(u32::MAX as u64) as u32;
+        Self {
+            device: device.clone(),
+            registry: Registry::with_limit(plan, max_uniform),
+            slots: Vec::new(),
+            instances: InstanceTable::new(),
+            layouts: Layouts::default(),
+            groups: BindGroups::default(),
+            uploader: Uploader::new(strategy, caps.limits.clone()),
+            stats: FrameStats::default(),
+            replacements: 0,
+            device_serial: next_device_serial(),
+            caps,
+        }
+    }
+
+    /// The reflection registry: shaders, merged slot layouts, bindings.
+    #[inline]
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// The byte distance between instances in a slot's buffer (`None` for a foreign id).
+    pub fn slot_stride(&self, slot: SlotId) -> Option<u32> {
+        self.slots.get(slot.index()).filter(|_| self.registry.owns_slot(slot)).map(Slot::stride)
+    }
+
+    /// The device the manager creates its objects on: after
+    /// [`Manager::recreate`], the new one.
+    #[inline]
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
+    /// A number that changes whenever the manager moves to another device
+    /// ([`Manager::recreate`]) and differs between managers. A cache of wgpu
+    /// objects made for this manager keys on it, and drops its objects when
+    /// it moves, as the effects layer's pipeline cache does.
+    #[inline]
+    pub fn device_serial(&self) -> u64 {
+        self.device_serial
+    }
+
+    /// Runs `create` (wgpu object creation on [`Manager::device`]) inside
+    /// freqbuf's error scopes, so that a validation or out-of-memory error
+    /// becomes [`Error::Wgpu`] naming `what` instead of reaching wgpu's
+    /// panicking default handler. Check limits and features first: this is
+    /// the second net, as it is for freqbuf's own objects. With the
+    /// `fault-injection` feature, each call counts as a creation.
+    ///
+    /// Cost: two error-scope pushes and pops, a few hundred nanoseconds; for
+    /// cold paths (pipelines, modules), not per draw.
+    pub fn scoped<T>(
+        &self,
+        what: impl FnOnce() -> String,
+        create: impl FnOnce(&wgpu::Device) -> T,
+    ) -> Result<T, Error> {
+        crate::scope::scoped(&self.device, what, || create(&self.device))
+    }
+
+    /// The flush strategy in use.
+    pub fn flush_strategy(&self) -> FlushStrategy {
+        self.uploader.strategy
+    }
+
+    /// Changes the flush strategy (for comparing strategies on one scene).
+    pub fn set_flush_strategy(&mut self, strategy: FlushStrategy) {
+        self.uploader.strategy = strategy;
+    }
+
+    /// A slot whose dirty bytes cover at least `fraction` of the span from its
+    /// first to its last dirty byte uploads that span in one write (default
+    /// 0.2, measured; above 1.0 never, 0.0 always). For benchmarks.
+    pub fn set_dense_fraction(&mut self, fraction: f32) {
+        self.uploader.dense = fraction;
+    }
+
+    /// Resolves a name or path (`view_proj`, `lights[3].color`, `GMRTs[2]`) to a
+    /// [`Param`], once. Unknown names get suggestions.
+    pub fn param(&self, name: &str) -> Result<Param, ParamError> {
+        self.registry.resolve(name, None)
+    }
+
+    /// Creates a view instance; its values start at zero.
+    pub fn create_view(&mut self) -> ViewId {
+        self.create(Frequency::View)
+    }
+
+    /// Creates a material instance; its values start at zero and its textures are placeholders.
+    pub fn create_material(&mut self) -> MaterialId {
+        self.create(Frequency::Material)
+    }
+
+    /// Creates an object instance; its values start at zero.
+    pub fn create_object(&mut self) -> ObjectId {
+        self.create(Frequency::Object)
+    }
+
+    fn create<K: From<slotmap::KeyData>>(&mut self, f: Frequency) -> K {
+        let (key, index) = self.instances.insert(f);
+        let high = self.instances.high(f);
+        for slot in self.slots.iter_mut().filter(|s| s.frequency() == f) {
+            slot.reserve(high);
+            slot.clear_instance(index);
+        }
+        key
+    }
+
+    /// Frees a view; its slot space is reused by the next view created.
+    pub fn free_view(&mut self, v: ViewId) -> Result<(), Error> {
+        self.free(InstanceId::View(v))
+    }
+
+    /// Frees a material, dropping its textures and samplers.
+    pub fn free_material(&mut self, m: MaterialId) -> Result<(), Error> {
+        self.free(InstanceId::Material(m))
+    }
+
+    /// Frees an object.
+    pub fn free_object(&mut self, o: ObjectId) -> Result<(), Error> {
+        self.free(InstanceId::Object(o))
+    }
+
+    /// Frees any instance; freeing twice (or the frame) is [`Error::StaleHandle`].
+    pub fn free(&mut self, id: InstanceId) -> Result<(), Error> {
+        self.instances.remove(id).map(drop)
+    }
+
+    /// Live instances of a frequency (the frame counts as one).
+    pub fn instance_count(&self, frequency: Frequency) -> usize {
+        self.instances.len(frequency)
+    }
+
+    /// The frame instance, to set values on.
+    #[inline]
+    pub fn frame(&mut self) -> InstanceMut<'_> {
+        self.instance(InstanceId::Frame)
+    }
+
+    /// A view instance, to set values on.
+    #[inline]
+    pub fn view(&mut self, v: ViewId) -> InstanceMut<'_> {
+        self.instance(v)
+    }
+
+    /// A material instance, to set values, textures and samplers on.
+    #[inline]
+    pub fn material(&mut self, m: MaterialId) -> InstanceMut<'_> {
+        self.instance(m)
+    }
+
+    /// An object instance, to set values on.
+    #[inline]
+    pub fn object(&mut self, o: ObjectId) -> InstanceMut<'_> {
+        self.instance(o)
+    }
+
+    /// Any instance, to set values on.
+    #[inline]
+    pub fn instance(&mut self, id: impl Into<InstanceId>) -> InstanceMut<'_> {
+        InstanceMut {
+            device: &self.device,
+            registry: &self.registry,
+            slots: &mut self.slots,
+            instances: &mut self.instances,
+            groups: &mut self.groups,
+            id: id.into(),
+        }
+    }
+
+    /// Uploads the dirty bytes of every slot: at most one upload call per slot,
+    /// and work proportional to the dirty bytes, not to the instance count.
+    /// Also makes slots and instances created since the last flush usable.
+    ///
+    /// Draws submitted after this call see the values set before it.
+    pub fn flush(&mut self, queue: &wgpu::Queue) -> Result<(), Error> {
+        self.instances.mark_flushed();
+        let highs = Frequency::ALL.map(|f| self.instances.high(f));
+        let report = self.uploader.flush(&self.device, queue, &mut self.slots, highs, &mut self.stats);
+        for &slot in &report.replaced {
+            self.groups.invalidate(self.layouts.users_of(slot));
+        }
+        self.replacements += u64::from(!report.replaced.is_empty());
+        report.error.map_or(Ok(()), Err)
+    }
+
+    /// Changes whenever something a recorded draw depends on may have
+    /// changed: a flush that replaced a slot buffer (growth, a new stride),
+    /// `recreate`, a texture, sampler or buffer set on (or dropped with) an
+    /// instance, or any free (the freed index may go to another handle, whose
+    /// values a recorded offset would then read).
+    ///
+    /// A `wgpu::RenderBundle` recorded through a [`Binder`](crate::Binder) keeps the bind
+    /// groups and offsets of its recording: replay it while this is unchanged
+    /// (flushes update values in place, so it sees them), and record it again
+    /// when it changes. This is the same rule that makes a
+    /// [`DrawList`](crate::DrawList) [`Error::StaleList`]. Cost: two additions.
+    #[inline]
+    pub fn generation(&self) -> u64 {
+        self.replacements + self.instances.resource_epoch() + self.instances.frees()
+    }
+
+    /// Statistics since the last call of `take_stats`.
+    #[inline]
+    pub fn stats(&self) -> &FrameStats {
+        &self.stats
+    }
+
+    /// Returns the statistics gathered since the last call and starts new ones.
+    pub fn take_stats(&mut self) -> FrameStats {
+        let fresh = FrameStats { slots: vec![Default::default(); self.slots.len()], ..Default::default() };
+        std::mem::replace(&mut self.stats, fresh)
+    }
+
+    /// Creates runtime slots for new registry slots and grows changed ones.
+    fn sync_slots(&mut self) {
+        let align = self.caps.limits.min_uniform_buffer_offset_alignment;
+        for (id, layout) in self.registry.slots() {
+            match self.slots.get_mut(id.index()) {
+                // Bind groups keep the GPU layout until the next flush re-lays the buffer.
+                Some(slot) => slot.grow_block(layout.size()),
+                None => {
+                    let addressing = match layout.is_array() {
+                        true => self.caps.array_addressing(layout.size()),
+                        false => Addressing::Dynamic,
+                    };
+                    let (binding, frequency) = (layout.binding(), layout.frequency());
+                    let mut slot = Slot::new(id, binding, frequency, layout.size(), align, addressing);
+                    slot.reserve(self.instances.high(layout.frequency()));
+                    self.slots.push(slot);
+                }
+            }
+        }
+    }
+
+    /// The parts a draw reads, for the binder; bind groups are built on a miss.
+    #[inline]
+    fn draw_inputs(&mut self) -> DrawInputs<'_> {
+        let generation = self.generation();
+        DrawInputs {
+            registry: &self.registry,
+            layouts: &self.layouts,
+            slots: &self.slots,
+            instances: &self.instances,
+            groups: GroupAccess::Build {
+                device: &self.device,
+                groups: &mut self.groups,
+                stats: &mut self.stats.shared,
+            },
+            generation,
+        }
+    }
+}

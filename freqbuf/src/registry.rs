@@ -1,0 +1,507 @@
+//! The registry: every registered shader, and the merged slot layouts they share.
+//!
+//! Shaders and slots live in arenas addressed by [`ShaderId`] and [`SlotId`];
+//! index the registry with either. Registration is all-or-nothing: a shader
+//! that conflicts with what is registered changes nothing.
+
+use std::collections::BTreeMap;
+use std::ops::Index;
+
+use crate::error::{Error, LayoutErrorKind, ParamError, ParamErrorKind};
+use crate::id::{NEXT_TAG, ShaderId, SlotId};
+use crate::layout::SlotLayout;
+use crate::limits::{self, DeviceCaps};
+use crate::name::{closest, parse_path};
+use crate::param::Param;
+use crate::plan::{BindingPoint, Frequency, SlotPlan};
+use crate::reflect::{Resource, ResourceKind, ShaderReflection};
+
+/// A binding that is not a uniform block, as first registered at its binding point.
+#[derive(Clone, Debug)]
+pub(crate) struct SharedBinding {
+    /// The resource as the first shader that used it declared it; `sampled` is
+    /// set when any registered shader samples it.
+    pub resource: Resource,
+    /// The frequency the plan gives it.
+    pub frequency: Frequency,
+    /// The shader that first declared it.
+    pub shader: ShaderId,
+}
+
+/// A shader's registration, checked and merged but not committed.
+#[derive(Debug)]
+pub(crate) struct Staged {
+    slots: BTreeMap<BindingPoint, SlotLayout>,
+    new_bindings: Vec<SharedBinding>,
+    now_sampled: Vec<BindingPoint>,
+}
+
+/// All registered shaders and the merged layouts of their slots.
+#[derive(Debug)]
+pub struct Registry {
+    tag: u32,
+    plan: SlotPlan,
+    max_uniform_binding_size: u32,
+    shaders: Vec<ShaderReflection>,
+    slots: Vec<SlotLayout>,
+    slot_by_point: BTreeMap<BindingPoint, SlotId>,
+    bindings: BTreeMap<BindingPoint, SharedBinding>,
+}
+
+impl Registry {
+    /// WebGPU's default `max_uniform_buffer_binding_size`, used when there is no device.
+    pub const DEFAULT_MAX_UNIFORM_BINDING_SIZE: u32 = 65536;
+
+    /// An empty registry with WebGPU's default uniform binding size limit (65536 bytes).
+    pub fn new(plan: SlotPlan) -> Self {
+        Self::with_limit(plan, Self::DEFAULT_MAX_UNIFORM_BINDING_SIZE)
+    }
+
+    /// An empty registry that rejects blocks over `max_uniform_binding_size` bytes
+    /// (pass `device.limits().max_uniform_buffer_binding_size`).
+    pub fn with_limit(plan: SlotPlan, max_uniform_binding_size: u32) -> Self {
+        Self {
+            tag: NEXT_TAG.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            plan,
+            max_uniform_binding_size,
+            shaders: Vec::new(),
+            slots: Vec::new(),
+            slot_by_point: BTreeMap::new(),
+            bindings: BTreeMap::new(),
+        }
+    }
+
+    /// A copy to try registrations on, as the whole-effect check does: it
+    /// holds the same shaders and slots, registering into it leaves this
+    /// registry as it is, and ids of either are foreign to the other.
+    ///
+    /// Cost: a clone of every registered shader's reflection.
+    pub fn scratch(&self) -> Registry {
+        Registry {
+            tag: NEXT_TAG.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            plan: self.plan.clone(),
+            max_uniform_binding_size: self.max_uniform_binding_size,
+            shaders: self.shaders.clone(),
+            slots: self.slots.clone(),
+            slot_by_point: self.slot_by_point.clone(),
+            bindings: self.bindings.clone(),
+        }
+    }
+
+    /// Checks every registered uniform block against a uniform binding limit
+    /// of `limit` bytes (`Manager::recreate`, before it moves).
+    pub(crate) fn check_uniform_limit(&self, limit: u32) -> Result<(), Error> {
+        for shader in &self.shaders {
+            let over = shader
+                .used_resources()
+                .filter(|r| !r.is_array_slot())
+                .find_map(|r| r.block.as_ref().filter(|b| b.size > limit).map(|b| (r, b.size)));
+            if let Some((res, size)) = over {
+                let kind = LayoutErrorKind::TooLarge {
+                    shader: shader.name().to_owned(),
+                    block: res.name.clone(),
+                    size,
+                    limit,
+                };
+                return Err(Error::Layout {
+                    shader: shader.name().to_owned(),
+                    binding: res.binding,
+                    kind: Box::new(kind),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Later registrations meet a uniform binding limit of `limit` bytes.
+    pub(crate) fn set_uniform_limit(&mut self, limit: u32) {
+        self.max_uniform_binding_size = limit;
+    }
+
+    /// The tag its ids carry.
+    #[inline]
+    pub(crate) fn tag(&self) -> u32 {
+        self.tag
+    }
+
+    /// Whether `id` was made by this registry.
+    #[inline]
+    pub fn owns(&self, id: ShaderId) -> bool {
+        id.tag() == self.tag && id.index() < self.shaders.len()
+    }
+
+    /// Whether `slot` was made by this registry.
+    #[inline]
+    pub fn owns_slot(&self, slot: SlotId) -> bool {
+        slot.tag() == self.tag && slot.index() < self.slots.len()
+    }
+
+    /// The slot plan.
+    #[inline]
+    pub fn plan(&self) -> &SlotPlan {
+        &self.plan
+    }
+
+    /// Registers a shader and merges its used uniform blocks into the slots.
+    ///
+    /// Every rule that does not depend on a device is checked here, so a set
+    /// of shaders this accepts is one a `Manager` accepts on a device with the
+    /// same uniform size limit, with the same errors. Unused blocks are
+    /// ignored. On any error nothing changes.
+    /// Cost: proportional to the shader's members times the slot's members.
+    pub fn add(&mut self, shader: ShaderReflection) -> Result<ShaderId, Error> {
+        let staged = self.stage(&shader)?;
+        Ok(self.commit(shader, staged))
+    }
+
+    /// Checks `shader` against every registration rule and merges its blocks
+    /// into copies of the slots it touches; changes nothing.
+    pub(crate) fn stage(&self, shader: &ShaderReflection) -> Result<Staged, Error> {
+        let id = ShaderId::new(self.tag, self.shaders.len() as u32);
+        let name = shader.name();
+        let fail = |binding, kind| Error::Layout { shader: name.to_owned(), binding, kind: Box::new(kind) };
+        // Merge into copies first so that a conflict leaves the registry as it was.
+        let mut staged: BTreeMap<BindingPoint, SlotLayout> = BTreeMap::new();
+        let mut new_bindings: Vec<SharedBinding> = Vec::new();
+        let mut now_sampled: Vec<BindingPoint> = Vec::new();
+        let mut array_frequency: Option<(Frequency, String)> = None;
+        for res in shader.used_resources() {
+            let point = res.binding;
+            res.binding_type().map_err(|e| Error::Unsupported {
+                shader: name.to_owned(),
+                what: format!("`{}`: {e}", res.name),
+            })?;
+            let frequency = self.plan.frequency(point).ok_or_else(|| {
+                fail(point, LayoutErrorKind::Unplanned { shader: name.to_owned(), name: res.name.clone() })
+            })?;
+            // The instance of one frequency owns a group's textures, samplers and buffers.
+            if !res.is_slot() {
+                let group = point.group;
+                let owner = self
+                    .bindings
+                    .values()
+                    .map(|b| (b.resource.binding, b.frequency))
+                    .chain(new_bindings.iter().map(|b| (b.resource.binding, b.frequency)))
+                    .find(|(p, _)| p.group == group)
+                    .map(|(_, f)| f);
+                if let Some(first) = owner.filter(|&f| f != frequency) {
+                    return Err(fail(point, LayoutErrorKind::MixedGroup { group, first, second: frequency }));
+                }
+            }
+            let other =
+                self.bindings.get(&point).map(|b| (&self.shaders[b.shader.index()], &b.resource)).or_else(
+                    || {
+                        let slot = &self.slots[self.slot_by_point.get(&point)?.index()];
+                        let user = &self.shaders[slot.users().first()?.index()];
+                        Some((user, user.resource(point)?))
+                    },
+                );
+            if let Some((other_shader, other_res)) = other {
+                if other_res.kind != res.kind
+                    || other_res.count != res.count
+                    || other_res.is_array_slot() != res.is_array_slot()
+                {
+                    return Err(fail(
+                        point,
+                        LayoutErrorKind::KindMismatch {
+                            first_shader: other_shader.name().to_owned(),
+                            first_name: other_res.name.clone(),
+                            first_kind: describe(other_res),
+                            second_shader: name.to_owned(),
+                            second_name: res.name.clone(),
+                            second_kind: describe(res),
+                        },
+                    ));
+                }
+            }
+            match &res.block {
+                Some(block) => {
+                    if res.is_array_slot() {
+                        one_array_frequency(&mut array_frequency, frequency, res)
+                            .map_err(|k| fail(point, k))?;
+                    } else if block.size > self.max_uniform_binding_size {
+                        return Err(fail(
+                            point,
+                            LayoutErrorKind::TooLarge {
+                                shader: name.to_owned(),
+                                block: res.name.clone(),
+                                size: block.size,
+                                limit: self.max_uniform_binding_size,
+                            },
+                        ));
+                    }
+                    let slot = staged.entry(point).or_insert_with(|| match self.slot_by_point.get(&point) {
+                        Some(s) => self.slots[s.index()].clone(),
+                        None => SlotLayout::new(point, frequency, res.is_array_slot()),
+                    });
+                    // Every user indexes the same elements: one stride.
+                    let size = slot.size();
+                    if res.is_array_slot() && !slot.users().is_empty() && size != block.size {
+                        return Err(fail(
+                            point,
+                            LayoutErrorKind::ArrayStride {
+                                first_shader: self.shaders[slot.users()[0].index()].name().to_owned(),
+                                first: size,
+                                second_shader: name.to_owned(),
+                                second: block.size,
+                            },
+                        ));
+                    }
+                    slot.merge(id, name, &res.name, res.location, block).map_err(|k| fail(point, k))?;
+                }
+                None if other.is_none() => {
+                    new_bindings.push(SharedBinding { resource: res.clone(), frequency, shader: id })
+                }
+                None => {
+                    if res.sampled && self.bindings.get(&point).is_some_and(|b| !b.resource.sampled) {
+                        now_sampled.push(point);
+                    }
+                }
+            }
+        }
+        Ok(Staged { slots: staged, new_bindings, now_sampled })
+    }
+
+    /// Commits what [`Registry::stage`] checked for the same shader.
+    pub(crate) fn commit(&mut self, shader: ShaderReflection, staged: Staged) -> ShaderId {
+        let id = ShaderId::new(self.tag, self.shaders.len() as u32);
+        let Staged { slots, new_bindings, now_sampled } = staged;
+        for (point, layout) in slots {
+            match self.slot_by_point.get(&point) {
+                Some(s) => self.slots[s.index()] = layout,
+                None => {
+                    self.slot_by_point.insert(point, SlotId::new(self.tag, self.slots.len() as u32));
+                    self.slots.push(layout);
+                }
+            }
+        }
+        for b in new_bindings {
+            self.bindings.insert(b.resource.binding, b);
+        }
+        for point in now_sampled {
+            if let Some(b) = self.bindings.get_mut(&point) {
+                b.resource.sampled = true;
+            }
+        }
+        self.shaders.push(shader);
+        id
+    }
+
+    /// Checks `shader` against a device's limits and features without a
+    /// device: what [`crate::Manager::register`] checks first on a device with
+    /// these. The CLI runs it with WebGPU's default limits.
+    pub fn check_device(
+        shader: &ShaderReflection,
+        limits: &wgpu::Limits,
+        features: wgpu::Features,
+    ) -> Result<(), Error> {
+        let caps = DeviceCaps::from_parts(limits.clone(), features, wgpu::DownlevelFlags::compliant());
+        limits::check(shader, &caps).map(drop).map_err(|e| e.into_error(shader.name()))
+    }
+
+    /// Every registered shader, with its id.
+    pub fn shaders(&self) -> impl ExactSizeIterator<Item = (ShaderId, &ShaderReflection)> {
+        self.shaders.iter().enumerate().map(|(i, s)| (ShaderId::new(self.tag, i as u32), s))
+    }
+
+    /// Every slot, with its id, in creation order.
+    pub fn slots(&self) -> impl ExactSizeIterator<Item = (SlotId, &SlotLayout)> {
+        self.slots.iter().enumerate().map(|(i, s)| (SlotId::new(self.tag, i as u32), s))
+    }
+
+    /// The slot at a binding point, if a used uniform block is there.
+    #[inline]
+    pub fn slot_at(&self, point: BindingPoint) -> Option<SlotId> {
+        self.slot_by_point.get(&point).copied()
+    }
+
+    /// Bindings that are not uniform blocks (textures, samplers, storage), by binding point.
+    pub(crate) fn bindings(&self) -> impl Iterator<Item = &SharedBinding> {
+        self.bindings.values()
+    }
+
+    /// Resolves a name or path (`view_proj`, `lights[3].color`, `GMRTs[2]`) among the
+    /// slots of `frequency`, or of every frequency when `None`.
+    ///
+    /// Unknown names get the closest known names as suggestions.
+    pub fn resolve(&self, path: &str, frequency: Option<Frequency>) -> Result<Param, ParamError> {
+        let err = |kind| ParamError { name: path.to_owned(), kind };
+        let parsed = parse_path(path).map_err(err)?;
+        let first = parsed[0].name;
+        let candidates = || self.slots().filter(|(_, s)| frequency.is_none_or(|f| s.frequency() == f));
+        // A member name first; then a block name qualifying one: `mat_b.color`, `MatB.color`.
+        let mut found: Vec<_> = candidates().filter(|(_, s)| s.member(first).is_some()).collect();
+        let mut rest = &parsed[..];
+        if found.is_empty() && parsed.len() > 1 && parsed[0].index.is_none() {
+            found = candidates().filter(|(_, s)| s.aliases().iter().any(|a| a == first)).collect();
+            rest = &parsed[1..];
+        }
+        match found[..] {
+            [] => {}
+            [(id, slot)] => {
+                return slot.resolve(rest).map(|r| Param::new(id, slot.frequency(), &r)).map_err(err);
+            }
+            _ => {
+                let tail = rest.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(".");
+                let spellings = found
+                    .iter()
+                    .flat_map(|(_, s)| s.aliases().iter().map(|a| format!("{a}.{tail}")))
+                    .collect();
+                return Err(err(ParamErrorKind::Ambiguous { blocks: found.len(), spellings }));
+            }
+        }
+        if let (Some(wanted), Some((_, slot))) =
+            (frequency, self.slots().find(|(_, s)| s.member(first).is_some()))
+        {
+            return Err(err(ParamErrorKind::WrongFrequency { wanted, actual: slot.frequency() }));
+        }
+        if let Some(b) = self.bindings.values().find(|b| b.resource.name == first) {
+            return Err(err(ParamErrorKind::NotUniform { kind: b.resource.kind.as_str() }));
+        }
+        let names = candidates().flat_map(|(_, s)| s.names()).collect::<Vec<_>>();
+        Err(err(ParamErrorKind::Unknown { suggestions: closest(first, names) }))
+    }
+
+    /// Resolves a texture, sampler or storage buffer name (`albedo_tex`, or
+    /// `GMRTs[2]` for an element of a binding array) among the bindings of
+    /// `frequency`: the binding and the array element. `want` is the kind the
+    /// caller sets (`texture`, `sampler`, `storage`).
+    pub(crate) fn resolve_binding(
+        &self,
+        path: &str,
+        frequency: Frequency,
+        want: &'static str,
+    ) -> Result<(&SharedBinding, u32), ParamError> {
+        let err = |kind| ParamError { name: path.to_owned(), kind };
+        let parsed = parse_path(path).map_err(err)?;
+        let [seg] = &parsed[..] else {
+            return Err(err(ParamErrorKind::Malformed));
+        };
+        let Some(shared) = self.bindings().find(|b| b.resource.name == seg.name) else {
+            if self.resolve(seg.name, None).is_ok() {
+                let found = want.into();
+                return Err(err(ParamErrorKind::TypeMismatch { expected: "a uniform value".into(), found }));
+            }
+            let names = self.bindings().map(|b| b.resource.name.as_str());
+            return Err(err(ParamErrorKind::Unknown { suggestions: closest(seg.name, names) }));
+        };
+        let kind = match shared.resource.kind {
+            ResourceKind::Texture { .. } => "texture",
+            ResourceKind::Sampler { .. } => "sampler",
+            ResourceKind::Storage { .. } => "storage",
+            ref k => k.as_str(),
+        };
+        if kind != want {
+            return Err(err(ParamErrorKind::TypeMismatch { expected: kind.into(), found: want.into() }));
+        }
+        if shared.frequency != frequency {
+            return Err(err(ParamErrorKind::WrongFrequency { wanted: frequency, actual: shared.frequency }));
+        }
+        let (count, member) = (shared.resource.count, seg.name.to_owned());
+        let element = match seg.index {
+            None if count > 1 => return Err(err(ParamErrorKind::NeedsIndex { member })),
+            None => 0,
+            Some(_) if count == 1 => return Err(err(ParamErrorKind::NotAnArray { member })),
+            Some(index) if index >= count => {
+                return Err(err(ParamErrorKind::IndexOutOfRange { member, index, count }));
+            }
+            Some(i) => i,
+        };
+        Ok((shared, element))
+    }
+
+    /// Member names that more than one slot of a frequency declares, with the
+    /// slots: a bare name is then ambiguous and must be qualified by its block.
+    pub fn ambiguous_names(&self) -> Vec<(Frequency, String, Vec<SlotId>)> {
+        let mut seen: BTreeMap<(Frequency, &str), Vec<SlotId>> = BTreeMap::new();
+        for (id, slot) in self.slots() {
+            for name in slot.names() {
+                seen.entry((slot.frequency(), name)).or_default().push(id);
+            }
+        }
+        seen.into_iter().filter(|(_, s)| s.len() > 1).map(|((f, n), s)| (f, n.to_owned(), s)).collect()
+    }
+}
+
+/// Panics on an id of another registry, as naga's arenas do; check with
+/// [`Registry::owns`] first where the id may be foreign.
+impl Index<ShaderId> for Registry {
+    type Output = ShaderReflection;
+    #[inline]
+    fn index(&self, id: ShaderId) -> &ShaderReflection {
+        assert_eq!(id.tag(), self.tag, "a ShaderId of another registry");
+        &self.shaders[id.index()]
+    }
+}
+
+impl Index<SlotId> for Registry {
+    type Output = SlotLayout;
+    #[inline]
+    fn index(&self, id: SlotId) -> &SlotLayout {
+        assert_eq!(id.tag(), self.tag, "a SlotId of another registry");
+        &self.slots[id.index()]
+    }
+}
+
+/// A resource kind in WGSL's spelling, for conflicts: `texture_2d<f32>`, `sampler_comparison`.
+/// A draw passes one instance index, so a shader's array slots share one frequency.
+#[allow(clippy::result_large_err, reason = "internal; the error becomes `Error::Layout`")]
+fn one_array_frequency(
+    seen: &mut Option<(Frequency, String)>,
+    frequency: Frequency,
+    res: &Resource,
+) -> Result<(), LayoutErrorKind> {
+    match seen {
+        Some((f, first)) if *f != frequency => Err(LayoutErrorKind::ArrayFrequencies {
+            first: first.clone(),
+            first_frequency: *f,
+            second: res.name.clone(),
+            second_frequency: frequency,
+        }),
+        Some(_) => Ok(()),
+        None => {
+            *seen = Some((frequency, res.name.clone()));
+            Ok(())
+        }
+    }
+}
+
+fn describe(r: &Resource) -> String {
+    use naga::{ImageClass, ImageDimension as D, ScalarKind};
+    let dim = |d, arrayed: bool| {
+        let d = match d {
+            D::D1 => "1d",
+            D::D2 => "2d",
+            D::D3 => "3d",
+            D::Cube => "cube",
+        };
+        if arrayed { format!("{d}_array") } else { d.to_owned() }
+    };
+    let base = match r.kind {
+        ResourceKind::Texture { dim: d, arrayed, class }
+        | ResourceKind::StorageTexture { dim: d, arrayed, class } => {
+            let ms = |multi| if multi { "multisampled_" } else { "" };
+            match class {
+                ImageClass::Sampled { kind, multi } => {
+                    let scalar = match kind {
+                        ScalarKind::Sint => "i32",
+                        ScalarKind::Uint => "u32",
+                        _ => "f32",
+                    };
+                    format!("texture_{}{}<{scalar}>", ms(multi), dim(d, arrayed))
+                }
+                ImageClass::Depth { multi } => format!("texture_depth_{}{}", ms(multi), dim(d, arrayed)),
+                ImageClass::Storage { format, access } => {
+                    format!("texture_storage_{}<{format:?}, {access:?}>", dim(d, arrayed)).to_lowercase()
+                }
+                ImageClass::External => "texture_external".into(),
+            }
+        }
+        ResourceKind::Sampler { comparison: true } => "sampler_comparison".into(),
+        ResourceKind::Sampler { comparison: false } => "sampler".into(),
+        ResourceKind::Uniform => "uniform block".into(),
+        _ if r.is_array_slot() => "array slot (storage array of structs)".into(),
+        ref k => k.as_str().replace('_', " "),
+    };
+    if r.count > 1 { format!("binding_array<{base}, {}>", r.count) } else { base }
+}

@@ -1,0 +1,157 @@
+//! Shaders beyond the device's limits or features are typed errors, found
+//! before any wgpu object is created; a failed register changes nothing.
+//! Device: WebGPU default limits on lavapipe (4 groups, 8 dynamic uniform
+//! buffers, 16 sampled textures per stage, 1000 bindings per group).
+
+mod common;
+
+use common::gpu;
+use freqbuf::{Error, Frequency, LimitErrorKind, Manager, SlotPlan};
+
+fn limit_kind(e: Error) -> LimitErrorKind {
+    match e {
+        Error::Limit { kind, .. } => *kind,
+        e => panic!("expected a limit error, got: {e}"),
+    }
+}
+
+/// Registers a valid shader after a failure: ids and layouts must still agree.
+fn still_consistent(m: &mut Manager) {
+    let n = m.registry().shaders().len();
+    let id = m
+        .register_wgsl(
+            &format!("ok{n}.wgsl"),
+            "@group(0) @binding(0) var<uniform> t: vec4<f32>;\n@fragment fn fs() -> @location(0) vec4<f32> { return t; }",
+        )
+        .unwrap();
+    assert_eq!(id.index(), n, "the failed shader took no id");
+    m.pipeline_layout(id).unwrap();
+    m.create_shader_module(id).unwrap();
+}
+
+fn textures(group: u32, first: u32, n: u32, stage: &str, name: &str) -> String {
+    let mut s = String::new();
+    for i in 0..n {
+        s += &format!("@group({group}) @binding({}) var {name}{i}: texture_2d<f32>;\n", first + i);
+    }
+    let sum =
+        (0..n).map(|i| format!("textureLoad({name}{i}, vec2<i32>(0), 0)")).collect::<Vec<_>>().join(" + ");
+    match stage {
+        "vertex" => s + &format!("@vertex fn vs() -> @builtin(position) vec4<f32> {{ return {sum}; }}\n"),
+        _ => s + &format!("@fragment fn fs() -> @location(0) vec4<f32> {{ return {sum}; }}\n"),
+    }
+}
+
+#[test]
+fn binding_and_group_numbers_past_the_limits_are_errors() {
+    let Some(h) = gpu::device() else { return };
+    let mut m = Manager::new(
+        &h.device,
+        SlotPlan::default().with_group(4, Frequency::Object).with_group(200_000, Frequency::Object),
+    );
+    let e = m
+        .register_wgsl("b.wgsl", "@group(0) @binding(1000) var<uniform> u: vec4<f32>;\n@fragment fn fs() -> @location(0) vec4<f32> { return u; }")
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "b.wgsl:1:26: `u` at @group(0) @binding(1000): binding number 1000 is past the device's limit (max_bindings_per_bind_group = 1000)"
+    );
+    still_consistent(&mut m);
+    for group in [4u32, 200_000] {
+        let src = format!(
+            "@group({group}) @binding(0) var<uniform> u: vec4<f32>;\n@fragment fn fs() -> @location(0) vec4<f32> {{ return u; }}"
+        );
+        let e = m.register_wgsl("g.wgsl", &src).unwrap_err();
+        assert_eq!(limit_kind(e), LimitErrorKind::Group { group, limit: 4 });
+        still_consistent(&mut m);
+    }
+}
+
+#[test]
+fn too_many_uniform_blocks_or_textures_are_errors() {
+    let Some(h) = gpu::device() else { return };
+    let mut m = Manager::new(&h.device, SlotPlan::default());
+    let mut src = String::new();
+    for i in 0..9 {
+        src += &format!("@group({}) @binding({}) var<uniform> u{i}: vec4<f32>;\n", i % 4, i / 4);
+    }
+    let sum = (0..9).map(|i| format!("u{i}")).collect::<Vec<_>>().join(" + ");
+    src += &format!("@fragment fn fs() -> @location(0) vec4<f32> {{ return {sum}; }}");
+    let e = m.register_wgsl("nine.wgsl", &src).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "nine.wgsl: the shader uses 9 uniform blocks (dynamic uniform buffers), over the limit of 8 (max_dynamic_uniform_buffers_per_pipeline_layout)"
+    );
+    still_consistent(&mut m);
+    let e = m.register_wgsl("t17.wgsl", &textures(2, 0, 17, "fragment", "t")).unwrap_err();
+    assert_eq!(
+        limit_kind(e),
+        LimitErrorKind::PerStage {
+            stage: "fragment",
+            what: "sampled textures",
+            count: 17,
+            limit: 16,
+            limit_name: "max_sampled_textures_per_shader_stage"
+        }
+    );
+    still_consistent(&mut m);
+}
+
+#[test]
+fn textures_split_between_stages_get_the_visibility_of_their_stage() {
+    let Some(h) = gpu::device() else { return };
+    let mut m = Manager::new(&h.device, SlotPlan::default());
+    // 9 textures read by the vertex stage and 9 others by the fragment stage:
+    // 18 in every stage if all were visible everywhere, 9 per stage as used.
+    let vs = textures(2, 0, 9, "vertex", "v");
+    let fs = textures(2, 9, 9, "fragment", "f");
+    let id = m.register_wgsl("split.wgsl", &format!("{vs}\n{fs}")).unwrap();
+    let scope = h.device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let _pipeline = gpu::render_pipeline(h, &m, id);
+    let err = pollster::block_on(scope.pop());
+    assert!(err.is_none(), "{err:?}");
+}
+
+#[test]
+fn capabilities_the_device_lacks_are_errors_with_a_location() {
+    let Some(h) = gpu::device() else { return };
+    let mut m = Manager::new(&h.device, SlotPlan::default());
+    assert!(!h.device.features().contains(wgpu::Features::SHADER_F16));
+    let e = m
+        .register_wgsl("half.wgsl", "enable f16;\n@group(0) @binding(0) var<uniform> u: vec4<f16>;\n@fragment fn fs() -> @location(0) vec4<f32> { return vec4<f32>(u); }")
+        .unwrap_err();
+    assert!(matches!(limit_kind(e.clone()), LimitErrorKind::Capability { .. }), "{e}");
+    assert!(e.to_string().starts_with("half.wgsl: "), "{e}");
+    assert!(e.to_string().contains("FLOAT16"), "{e}");
+    still_consistent(&mut m);
+    let e = m
+        .register_wgsl("long.wgsl", "@group(0) @binding(0) var<uniform> u: vec2<i64>;\n@fragment fn fs() -> @location(0) vec4<f32> { return vec4<f32>(f32(u.x)); }")
+        .unwrap_err();
+    assert!(matches!(limit_kind(e.clone()), LimitErrorKind::Capability { .. }), "{e}");
+    let glsl = freqbuf::reflect::ShaderReflection::new(
+        "double.frag",
+        freqbuf::reflect::ShaderSource::Glsl {
+            source: "#version 450\nlayout(set = 0, binding = 0) uniform U { dvec4 d; };\nlayout(location = 0) out vec4 o;\nvoid main() { o = vec4(d); }",
+            stage: freqbuf::naga::ShaderStage::Fragment,
+        },
+    )
+    .unwrap();
+    let e = m.register(glsl).unwrap_err();
+    assert!(matches!(limit_kind(e.clone()), LimitErrorKind::Capability { .. }), "{e}");
+    assert!(e.to_string().contains("FLOAT64"), "{e}");
+    still_consistent(&mut m);
+}
+
+#[test]
+fn unsized_binding_arrays_are_refused() {
+    let Some(h) = gpu::device() else { return };
+    let mut m = Manager::new(&h.device, SlotPlan::default());
+    let e = m
+        .register_wgsl(
+            "bindless.wgsl",
+            "enable wgpu_binding_array;\n@group(2) @binding(0) var ts: binding_array<texture_2d<f32>>;\n@fragment fn fs() -> @location(0) vec4<f32> { return textureLoad(ts[0], vec2<i32>(0), 0); }",
+        )
+        .unwrap_err();
+    assert_eq!(limit_kind(e), LimitErrorKind::UnsizedBindingArray);
+    still_consistent(&mut m);
+}
