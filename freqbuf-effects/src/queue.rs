@@ -9,14 +9,13 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-use slotmap::{Key, SlotMap};
+use slotmap::SlotMap;
+
+use freqbuf::{Binder, Draw, InstanceId, Manager, MaterialId, ObjectId, ViewId};
 
 use crate::effect::{Blend, Effects, PassId, Targets};
 use crate::error::MaterialError;
 use crate::material::{MaterialHandle, Materials};
-use freqbuf::Manager;
-use freqbuf::{Binder, Draw};
-use freqbuf::{ObjectId, ViewId};
 
 slotmap::new_key_type! {
     /// An item in a [`RenderQueue`].
@@ -229,8 +228,8 @@ fn placement(fx: &Effects, mats: &Materials, item: &QueueItem) -> Result<(String
     let flags = flags_of(mats, item.material)?;
     let pass = fx.pass(item.pass);
     let pipeline = fx.pipeline_key(item.pass, flags);
-    let material = mats.instance(item.material).map_or(0, |m| m.data().as_ffi());
-    let object = item.object.map_or(0, |o| o.data().as_ffi());
+    let material = mats.instance(item.material).map_or(0, MaterialId::to_bits);
+    let object = item.object.map_or(0, ObjectId::to_bits);
     let key = if pass.blend == Blend::Opaque {
         (pipeline, material, object)
     } else {
@@ -328,8 +327,12 @@ fn encode_items(
             pipeline = Some(p.clone());
             stats.pipelines += 1;
         }
-        let draw =
-            Draw { shader, view: item.view, material: mats.instance(item.material), object: item.object };
+        let instances: [Option<InstanceId>; 3] = [
+            item.view.map(Into::into),
+            mats.instance(item.material).map(Into::into),
+            item.object.map(Into::into),
+        ];
+        let draw = instances.into_iter().flatten().fold(Draw::new(shader), Draw::with);
         let first = binder.bind(fb, pass, &draw)?;
         let g = &item.geometry;
         // An array slot's element is the instance index: shift the range by it.

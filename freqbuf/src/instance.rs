@@ -11,61 +11,115 @@ use slotmap::{DefaultKey, Key, KeyData, SlotMap};
 use crate::error::Error;
 use crate::plan::{BindingPoint, Frequency};
 
-slotmap::new_key_type! {
-    /// A view instance (a camera, a shadow cascade).
-    pub struct ViewId;
-    /// A material instance.
-    pub struct MaterialId;
-    /// An object instance (one drawn thing's per-object data).
-    pub struct ObjectId;
+/// An instance handle without its type: the manager's tag (so that a handle
+/// of another manager is caught) and a generational key (so that a freed one is).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct RawKey {
+    tag: u32,
+    key: KeyData,
 }
 
-/// Any instance: the frame, or a view, material or object handle.
+/// A typed instance handle of one frequency.
+macro_rules! handle {
+    ($(#[$doc:meta])* $name:ident, $frequency:expr) => {
+        $(#[$doc])*
+        ///
+        /// Tagged with its manager and generational: a freed handle is
+        /// [`Error::StaleHandle`], one of another manager [`Error::Foreign`].
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub struct $name(pub(crate) RawKey);
+
+        impl $name {
+            /// The frequency of the slots it has data in.
+            pub const FREQUENCY: Frequency = $frequency;
+
+            /// The handle as one number, unique among its manager's live and
+            /// freed handles of this type: for sort keys.
+            #[inline]
+            pub fn to_bits(self) -> u64 {
+                self.0.key.as_ffi()
+            }
+        }
+
+        impl From<$name> for InstanceId {
+            #[inline]
+            fn from(h: $name) -> Self {
+                InstanceId { frequency: $frequency, key: Some(h.0) }
+            }
+        }
+
+        impl TryFrom<InstanceId> for $name {
+            type Error = InstanceId;
+            /// The typed handle, or the id back when it is of another frequency.
+            #[inline]
+            fn try_from(id: InstanceId) -> Result<Self, InstanceId> {
+                match id.key {
+                    Some(k) if id.frequency == $frequency => Ok($name(k)),
+                    _ => Err(id),
+                }
+            }
+        }
+
+        impl FromRaw for $name {
+            const FREQUENCY: Frequency = $frequency;
+            #[inline]
+            fn from_raw(key: RawKey) -> Self {
+                $name(key)
+            }
+        }
+    };
+}
+
+/// Makes a typed handle from a new key (the manager's `create`).
+pub(crate) trait FromRaw {
+    const FREQUENCY: Frequency;
+    fn from_raw(key: RawKey) -> Self;
+}
+
+handle!(
+    /// A view instance (a camera, a shadow cascade).
+    ViewId,
+    Frequency::View
+);
+handle!(
+    /// A material instance.
+    MaterialId,
+    Frequency::Material
+);
+handle!(
+    /// An object instance (one drawn thing's per-object data).
+    ObjectId,
+    Frequency::Object
+);
+
+/// Any instance: the frame, or a view, material or object handle
+/// (`ViewId::into()`), of any frequency.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum InstanceId {
-    /// The one frame instance.
-    Frame,
-    /// A view.
-    View(ViewId),
-    /// A material.
-    Material(MaterialId),
-    /// An object.
-    Object(ObjectId),
+pub struct InstanceId {
+    frequency: Frequency,
+    /// `None` for the frame, whose one instance every manager has.
+    key: Option<RawKey>,
 }
 
 impl InstanceId {
+    /// The one frame instance.
+    pub const FRAME: InstanceId = InstanceId { frequency: Frequency::Frame, key: None };
+
     /// The frequency of the slots this instance has data in.
     #[inline]
     pub fn frequency(self) -> Frequency {
-        self.parts().0
+        self.frequency
     }
 
-    /// The one place that tells the kinds apart: the frequency and the
-    /// untyped key (`None` for the frame).
     #[inline]
-    fn parts(self) -> (Frequency, Option<KeyData>) {
-        match self {
-            InstanceId::Frame => (Frequency::Frame, None),
-            InstanceId::View(k) => (Frequency::View, Some(k.data())),
-            InstanceId::Material(k) => (Frequency::Material, Some(k.data())),
-            InstanceId::Object(k) => (Frequency::Object, Some(k.data())),
-        }
+    pub(crate) fn new(frequency: Frequency, key: Option<RawKey>) -> Self {
+        Self { frequency, key }
     }
-}
 
-impl From<ViewId> for InstanceId {
-    fn from(v: ViewId) -> Self {
-        InstanceId::View(v)
-    }
-}
-impl From<MaterialId> for InstanceId {
-    fn from(v: MaterialId) -> Self {
-        InstanceId::Material(v)
-    }
-}
-impl From<ObjectId> for InstanceId {
-    fn from(v: ObjectId) -> Self {
-        InstanceId::Object(v)
+    /// Its key (`None` for the frame).
+    #[inline]
+    pub(crate) fn key(self) -> Option<RawKey> {
+        self.key
     }
 }
 
@@ -154,14 +208,31 @@ pub(crate) const NOT_GIVEN: u32 = u32::MAX;
 pub(crate) const FREED: u32 = u32::MAX - 1;
 /// Marks an instance created after the last flush.
 pub(crate) const NOT_FLUSHED: u32 = u32::MAX - 2;
+/// Marks an instance handle of another manager.
+pub(crate) const FOREIGN: u32 = u32::MAX - 3;
+
+/// The error for a marker [`InstanceTable::dense`] gave, or the index.
+#[inline]
+pub(crate) fn checked(index: u32, f: Frequency) -> Result<u32, Error> {
+    match index {
+        FREED => Err(Error::StaleHandle(f)),
+        NOT_FLUSHED => Err(Error::NotFlushed(f)),
+        FOREIGN => Err(Error::Foreign("instance handle")),
+        i => Ok(i),
+    }
+}
 
 /// Every instance of every frequency, and the textures, samplers and storage
 /// buffers each owns. Indexed by frequency, so no caller matches over kinds.
 #[derive(Debug)]
 pub(crate) struct InstanceTable {
-    /// Views, materials and objects (the frame is index 0 of no set).
-    sets: [Instances<DefaultKey>; 3],
-    resources: [Vec<InstanceResources>; 4],
+    /// The manager's tag, carried by every handle it makes.
+    tag: u32,
+    /// Instances by frequency; the frame's holds its one instance, made here.
+    sets: [Instances<DefaultKey>; Frequency::COUNT],
+    /// The instance a draw that names none of a frequency gets: the frame's.
+    implied: [Option<RawKey>; Frequency::COUNT],
+    resources: [Vec<InstanceResources>; Frequency::COUNT],
     /// Resource change counter: each change takes the next value.
     epoch: u64,
     /// Instances freed so far: a draw list's dense indices hold while it does.
@@ -169,34 +240,41 @@ pub(crate) struct InstanceTable {
 }
 
 impl InstanceTable {
-    pub(crate) fn new() -> Self {
-        Self {
-            sets: [Instances::new(), Instances::new(), Instances::new()],
-            resources: Default::default(),
-            epoch: 0,
-            frees: 0,
+    pub(crate) fn new(tag: u32) -> Self {
+        let mut sets: [Instances<DefaultKey>; Frequency::COUNT] = std::array::from_fn(|_| Instances::new());
+        let frame = &mut sets[Frequency::Frame.index()];
+        let (key, _) = frame.insert();
+        frame.mark_flushed();
+        let mut implied = [None; Frequency::COUNT];
+        implied[Frequency::Frame.index()] = Some(RawKey { tag, key: key.data() });
+        Self { tag, sets, implied, resources: Default::default(), epoch: 0, frees: 0 }
+    }
+
+    /// A new instance of `K`'s frequency and its dense index, pending until the next flush.
+    pub(crate) fn insert<K: FromRaw>(&mut self) -> (K, u32) {
+        let (key, index) = self.sets[K::FREQUENCY.index()].insert();
+        (K::from_raw(RawKey { tag: self.tag, key: key.data() }), index)
+    }
+
+    /// The key an id stands for: its own, or the frame's for the frame.
+    #[inline]
+    fn key(&self, id: InstanceId) -> Result<KeyData, Error> {
+        let f = id.frequency;
+        match id.key.or(self.implied[f.index()]) {
+            Some(k) if k.tag == self.tag => Ok(k.key),
+            Some(_) => Err(Error::Foreign("instance handle")),
+            None => Err(Error::StaleHandle(f)),
         }
     }
 
-    #[inline]
-    fn set(&self, f: Frequency) -> Option<&Instances<DefaultKey>> {
-        (f as usize).checked_sub(1).map(|i| &self.sets[i])
-    }
-
-    /// A new instance of `f` (not the frame) and its dense index, pending until the next flush.
-    pub(crate) fn insert<K: From<KeyData>>(&mut self, f: Frequency) -> (K, u32) {
-        debug_assert!(f != Frequency::Frame, "the frame is never created");
-        let (key, index) = self.sets[f as usize - 1].insert();
-        (K::from(key.data()), index)
-    }
-
-    /// Frees an instance and drops its resources; returns its frequency and index.
+    /// Frees an instance and drops its resources; returns its frequency and
+    /// index. The frame cannot be freed ([`Error::StaleHandle`]).
     pub(crate) fn remove(&mut self, id: InstanceId) -> Result<(Frequency, u32), Error> {
-        let (f, key) = id.parts();
-        let index =
-            key.and_then(|k| self.sets[f as usize - 1].remove(k.into())).ok_or(Error::StaleHandle(f))?;
+        let f = id.frequency;
+        let key = id.key.ok_or(Error::StaleHandle(f)).and_then(|_| self.key(id))?;
+        let index = self.sets[f.index()].remove(key.into()).ok_or(Error::StaleHandle(f))?;
         self.frees += 1;
-        if let Some(r) = self.resources[f as usize].get_mut(index as usize) {
+        if let Some(r) = self.resources[f.index()].get_mut(index as usize) {
             if !r.items.is_empty() {
                 r.items.clear();
                 self.epoch += 1;
@@ -209,35 +287,34 @@ impl InstanceTable {
     /// The dense index of a live instance.
     #[inline]
     pub(crate) fn index(&self, id: InstanceId) -> Result<u32, Error> {
-        let (f, key) = id.parts();
-        match (self.set(f), key) {
-            (Some(set), Some(k)) => set.get(k.into()).ok_or(Error::StaleHandle(f)),
-            _ => Ok(0),
-        }
+        let key = self.key(id)?;
+        self.sets[id.frequency.index()].get(key.into()).ok_or(Error::StaleHandle(id.frequency))
     }
 
     /// Dense indices of a draw's instances by frequency, or [`NOT_GIVEN`],
-    /// [`FREED`], [`NOT_FLUSHED`]. The frame is always 0.
+    /// [`FREED`], [`NOT_FLUSHED`], [`FOREIGN`] (see [`checked`]).
     #[inline]
-    pub(crate) fn dense(&self, keys: [Option<KeyData>; 3]) -> [u32; 4] {
-        let one = |i: usize| match keys[i].map(|k| self.sets[i].get_raw(k.into())) {
+    pub(crate) fn dense(&self, keys: &[Option<RawKey>; Frequency::COUNT]) -> [u32; Frequency::COUNT] {
+        std::array::from_fn(|i| match keys[i].or(self.implied[i]) {
             None => NOT_GIVEN,
-            Some(None) => FREED,
-            Some(Some(i)) if i & PENDING == 0 => i,
-            Some(Some(_)) => NOT_FLUSHED,
-        };
-        [0, one(0), one(1), one(2)]
+            Some(k) if k.tag != self.tag => FOREIGN,
+            Some(k) => match self.sets[i].get_raw(k.key.into()) {
+                None => FREED,
+                Some(i) if i & PENDING == 0 => i,
+                Some(_) => NOT_FLUSHED,
+            },
+        })
     }
 
     /// One past the highest live index of `f`: the instances its slot buffers must hold.
     #[inline]
     pub(crate) fn high(&self, f: Frequency) -> u32 {
-        self.set(f).map_or(1, Instances::high)
+        self.sets[f.index()].high()
     }
 
-    /// Live instances of `f` (the frame counts as one).
+    /// Live instances of `f` (the frame has one).
     pub(crate) fn len(&self, f: Frequency) -> usize {
-        self.set(f).map_or(1, Instances::len)
+        self.sets[f.index()].len()
     }
 
     /// A flush happened: every live instance is on the GPU.
@@ -248,7 +325,7 @@ impl InstanceTable {
     /// The resources of instance `index` of `f`, if it ever set one.
     #[inline]
     pub(crate) fn resources(&self, f: Frequency, index: u32) -> Option<&InstanceResources> {
-        self.resources[f as usize].get(index as usize)
+        self.resources[f.index()].get(index as usize)
     }
 
     /// Binds `bound` at `point` (element `element`) of an instance.
@@ -260,7 +337,7 @@ impl InstanceTable {
         element: u32,
         bound: Bound,
     ) {
-        let table = &mut self.resources[f as usize];
+        let table = &mut self.resources[f.index()];
         if table.len() <= index as usize {
             table.resize_with(index as usize + 1, InstanceResources::default);
         }

@@ -22,9 +22,18 @@ pub enum Frequency {
 }
 
 impl Frequency {
-    /// All frequencies, from least to most often changed.
-    pub const ALL: [Frequency; 4] =
+    /// How many frequencies there are: the length of every per-frequency table.
+    pub const COUNT: usize = 4;
+
+    /// All frequencies, from least to most often changed: `ALL[f.index()] == f`.
+    pub const ALL: [Frequency; Frequency::COUNT] =
         [Frequency::Frame, Frequency::View, Frequency::Material, Frequency::Object];
+
+    /// The dense index, `0..COUNT`, of this frequency in per-frequency tables.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
 
     /// The lowercase name used in reports and JSON (`frame`, `view`, `material`, `object`).
     #[inline]

@@ -94,7 +94,7 @@ fn one_binder_over_two_managers_binds_each_ones_groups() {
     });
     assert_eq!(managers[0].0.generation(), managers[1].0.generation());
     let [(mut red, red_draw), (mut green, green_draw)] = managers;
-    let pipeline = gpu::render_pipeline(h, &red, red_draw.shader);
+    let pipeline = gpu::render_pipeline(h, &red, red_draw.shader());
     let size = wgpu::Extent3d { width: 1, height: 1, depth_or_array_layers: 1 };
     let usage = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC;
     let target = gpu::texture(h, wgpu::TextureFormat::Rgba8Unorm, size, usage);

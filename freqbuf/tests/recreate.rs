@@ -5,7 +5,7 @@ mod common;
 
 use common::gpu;
 use common::scene::{self, FULL, LIGHTS, Model, Rig};
-use freqbuf::{Draw, Error, Frequency, InstanceId, Manager, SlotPlan};
+use freqbuf::{Draw, Error, Manager, SlotPlan};
 
 #[test]
 fn a_manager_moved_to_a_new_device_draws_the_same_values() {
@@ -25,12 +25,7 @@ fn a_manager_moved_to_a_new_device_draws_the_same_values() {
         ] {
             for (k, rep) in s.reports.iter().enumerate() {
                 let p = m.param(rep.name).unwrap();
-                let id = match p.frequency() {
-                    Frequency::Frame => InstanceId::Frame,
-                    Frequency::View => InstanceId::View(v),
-                    Frequency::Material => InstanceId::Material(d.material.unwrap()),
-                    Frequency::Object => InstanceId::Object(o),
-                };
+                let id = d.instance(p.frequency()).unwrap();
                 let words = (0..rep.kind.words())
                     .map(|w| scene::word(rep.kind, (i * 31 + k) as u32, w))
                     .collect::<Vec<_>>();
@@ -57,7 +52,7 @@ fn a_manager_moved_to_a_new_device_draws_the_same_values() {
         let after = rig.run(target, &mut m, &draws);
         assert_eq!(after, before, "move {n}: every draw sees what it saw before");
         for (d, rec) in draws.iter().zip(&after) {
-            let s = if d.shader == full { &FULL } else { &LIGHTS };
+            let s = if d.shader() == full { &FULL } else { &LIGHTS };
             assert_eq!(rec, &model.expect(&m, s, d));
         }
     }

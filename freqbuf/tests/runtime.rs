@@ -21,12 +21,7 @@ macro_rules! device_or_skip {
 fn set_all(m: &mut Manager, model: &mut Model, s: &scene::TestShader, draw: &Draw, seed: u32) {
     for (i, rep) in s.reports.iter().enumerate() {
         let p = m.param(rep.name).unwrap();
-        let id = match p.frequency() {
-            Frequency::Frame => InstanceId::Frame,
-            Frequency::View => InstanceId::View(draw.view.unwrap()),
-            Frequency::Material => InstanceId::Material(draw.material.unwrap()),
-            Frequency::Object => InstanceId::Object(draw.object.unwrap()),
-        };
+        let id = draw.instance(p.frequency()).unwrap();
         let words =
             (0..rep.kind.words()).map(|k| scene::word(rep.kind, seed + i as u32, k)).collect::<Vec<_>>();
         scene::set(m, id, p, rep.kind, &words).unwrap();
@@ -57,7 +52,7 @@ fn shaders_see_the_values_set_through_shared_slots() {
     m.flush(&h.queue).unwrap();
     let seen = rig.run(h, &mut m, &draws);
     for (d, rec) in draws.iter().zip(&seen) {
-        let s = if d.shader == full { &FULL } else { &LIGHTS };
+        let s = if d.shader() == full { &FULL } else { &LIGHTS };
         assert_eq!(rec, &model.expect(&m, s, d), "draw {d:?}");
     }
 
@@ -67,7 +62,7 @@ fn shaders_see_the_values_set_through_shared_slots() {
     m.object(objs[3]).set(tint, &[1.0f32, 2.0, 3.0, 4.0]).unwrap();
     model
         .values
-        .insert((InstanceId::Object(objs[3]), "tint"), [1.0f32, 2.0, 3.0, 4.0].map(f32::to_bits).to_vec());
+        .insert((InstanceId::from(objs[3]), "tint"), [1.0f32, 2.0, 3.0, 4.0].map(f32::to_bits).to_vec());
     m.flush(&h.queue).unwrap();
     let draws = objs
         .iter()
@@ -81,7 +76,7 @@ fn shaders_see_the_values_set_through_shared_slots() {
         .collect::<Vec<_>>();
     let seen = rig.run(h, &mut m, &draws);
     for (d, rec) in draws.iter().zip(&seen) {
-        let s = if d.shader == full { &FULL } else { &PREFIX };
+        let s = if d.shader() == full { &FULL } else { &PREFIX };
         assert_eq!(rec, &model.expect(&m, s, d), "after growth, draw {d:?}");
     }
 }
@@ -426,8 +421,8 @@ mod random {
     impl World {
         fn pick(&self, f: Frequency, i: usize) -> Option<InstanceId> {
             match f {
-                Frequency::Frame => Some(InstanceId::Frame),
-                _ => self.live[f as usize].get(i % self.live[f as usize].len().max(1)).copied(),
+                Frequency::Frame => Some(InstanceId::FRAME),
+                _ => self.live[f.index()].get(i % self.live[f.index()].len().max(1)).copied(),
             }
         }
 
@@ -454,18 +449,18 @@ mod random {
             match op {
                 Op::Create(f) => {
                     let id = match f {
-                        Frequency::View => InstanceId::View(self.m.create_view()),
-                        Frequency::Material => InstanceId::Material(self.m.create_material()),
-                        _ => InstanceId::Object(self.m.create_object()),
+                        Frequency::View => InstanceId::from(self.m.create_view()),
+                        Frequency::Material => InstanceId::from(self.m.create_material()),
+                        _ => InstanceId::from(self.m.create_object()),
                     };
-                    self.live[f as usize].push(id);
+                    self.live[f.index()].push(id);
                 }
                 Op::Free(f, i) => {
-                    if self.live[f as usize].is_empty() {
+                    if self.live[f.index()].is_empty() {
                         return;
                     }
-                    let n = self.live[f as usize].len();
-                    let id = self.live[f as usize].swap_remove(i % n);
+                    let n = self.live[f.index()].len();
+                    let id = self.live[f.index()].swap_remove(i % n);
                     self.m.free(id).unwrap();
                     self.model.forget(id);
                 }
@@ -488,16 +483,11 @@ mod random {
             sizes: &HashMap<freqbuf::SlotId, u32>,
         ) -> bool {
             let reg = self.m.registry();
-            reg[d.shader].used_resources().filter(|r| r.block.is_some()).all(|r| {
+            reg[d.shader()].used_resources().filter(|r| r.block.is_some()).all(|r| {
                 let slot = reg.slot_at(r.binding).unwrap();
-                let id = match reg[slot].frequency() {
-                    Frequency::Frame => InstanceId::Frame,
-                    Frequency::View => InstanceId::View(d.view.unwrap()),
-                    Frequency::Material => InstanceId::Material(d.material.unwrap()),
-                    Frequency::Object => InstanceId::Object(d.object.unwrap()),
-                };
+                let id = d.instance(reg[slot].frequency()).unwrap();
                 let fits = sizes.get(&slot).is_some_and(|&s| s >= r.block.as_ref().unwrap().size);
-                fits && (id == InstanceId::Frame || flushed.contains(&id))
+                fits && (id == InstanceId::FRAME || flushed.contains(&id))
             })
         }
     }
@@ -556,32 +546,26 @@ mod random {
             let mut batch = Vec::new();
             for (s, v, mat, o) in draws {
                 let shader = w.shaders[s % w.shaders.len()];
-                let (Some(InstanceId::View(v)), Some(InstanceId::Material(mat)), Some(InstanceId::Object(o))) = (
-                    w.pick(Frequency::View, v),
-                    w.pick(Frequency::Material, mat),
-                    w.pick(Frequency::Object, o),
-                ) else {
+                let picked = [(Frequency::View, v), (Frequency::Material, mat), (Frequency::Object, o)]
+                    .map(|(f, i)| w.pick(f, i));
+                if picked.iter().any(Option::is_none) {
                     continue;
-                };
-                batch.push(Draw::new(shader).view(v).material(mat).object(o));
+                }
+                batch.push(picked.into_iter().flatten().fold(Draw::new(shader), Draw::with));
             }
             if batch.is_empty() {
                 continue;
             }
-            let expect = |w: &World, d: &Draw| snapshot.expect(&w.m, w.rig.pipelines[&d.shader].1, d);
+            let expect = |w: &World, d: &Draw| snapshot.expect(&w.m, w.rig.pipelines[&d.shader()].1, d);
             if mode > 0 {
                 // Prepared binding and draw lists take drawable draws only; a
                 // list also refuses a handle created since the flush that
                 // the shader does not read (it resolves every handle once).
                 let given = |d: &Draw| {
-                    [
-                        d.view.map(InstanceId::View),
-                        d.material.map(InstanceId::Material),
-                        d.object.map(InstanceId::Object),
-                    ]
-                    .into_iter()
-                    .flatten()
-                    .all(|id| flushed.contains(&id))
+                    [Frequency::View, Frequency::Material, Frequency::Object]
+                        .into_iter()
+                        .filter_map(|f| d.instance(f))
+                        .all(|id| flushed.contains(&id))
                 };
                 batch.retain(|d| w.drawable(d, &flushed, &sizes) && (mode == 1 || given(d)));
                 if batch.is_empty() {

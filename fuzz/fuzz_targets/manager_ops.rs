@@ -49,7 +49,7 @@ impl World {
     fn pick(&self, freq: u8, which: u16) -> InstanceId {
         let f = (freq % 4) as usize;
         if f == 0 || self.live[f].is_empty() {
-            return InstanceId::Frame;
+            return InstanceId::FRAME;
         }
         self.live[f][which as usize % self.live[f].len()]
     }
@@ -126,9 +126,9 @@ fuzz_target!(|ops: Vec<Op>| {
                 }
             }
             Op::Create(f) => match f % 3 {
-                0 => w.live[1].push(InstanceId::View(w.m.create_view())),
-                1 => w.live[2].push(InstanceId::Material(w.m.create_material())),
-                _ => w.live[3].push(InstanceId::Object(w.m.create_object())),
+                0 => w.live[1].push(InstanceId::from(w.m.create_view())),
+                1 => w.live[2].push(InstanceId::from(w.m.create_material())),
+                _ => w.live[3].push(InstanceId::from(w.m.create_object())),
             },
             Op::Free(f, which) => {
                 let f = 1 + (f % 3) as usize;
@@ -192,16 +192,7 @@ fuzz_target!(|ops: Vec<Op>| {
                             break;
                         }
                         let shader = w.shaders[s as usize % w.shaders.len()];
-                        let mut d = Draw::new(shader);
-                        if let InstanceId::View(v) = w.pick(1, v) {
-                            d = d.view(v);
-                        }
-                        if let InstanceId::Material(m) = w.pick(2, mat) {
-                            d = d.material(m);
-                        }
-                        if let InstanceId::Object(o) = w.pick(3, o) {
-                            d = d.object(o);
-                        }
+                        let d = [w.pick(1, v), w.pick(2, mat), w.pick(3, o)].into_iter().fold(Draw::new(shader), Draw::with);
                         let _ = binder.bind(&mut w.m, &mut pass, &d);
                     }
                 }

@@ -7,68 +7,20 @@
 
 use std::sync::atomic::Ordering;
 
-use slotmap::{Key, KeyData};
 use smallvec::SmallVec;
 
 use crate::array::Addressing;
+use crate::binding::Draw;
 use crate::binding::groups::{BindGroups, GroupInputs};
 use crate::binding::layouts::Layouts;
 use crate::error::Error;
 use crate::id::ShaderId;
-use crate::instance::{FREED, InstanceTable, MaterialId, NOT_FLUSHED, NOT_GIVEN, ObjectId, ViewId};
+use crate::instance::{InstanceTable, NOT_GIVEN, checked};
 use crate::limits::MAX_GROUPS;
 use crate::plan::Frequency;
 use crate::registry::Registry;
 use crate::slot::Slot;
 use crate::stats::Stats;
-
-/// The instances one draw uses. Fields a shader does not need may be `None`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Draw {
-    /// The shader (its pipeline must have been made with its pipeline layout).
-    pub shader: ShaderId,
-    /// The view instance.
-    pub view: Option<ViewId>,
-    /// The material instance.
-    pub material: Option<MaterialId>,
-    /// The object instance.
-    pub object: Option<ObjectId>,
-}
-
-impl Draw {
-    /// A draw of `shader` with no instances yet.
-    #[inline]
-    pub fn new(shader: ShaderId) -> Self {
-        Self { shader, view: None, material: None, object: None }
-    }
-
-    /// With a view.
-    #[inline]
-    pub fn view(mut self, v: ViewId) -> Self {
-        self.view = Some(v);
-        self
-    }
-
-    /// With a material.
-    #[inline]
-    pub fn material(mut self, m: MaterialId) -> Self {
-        self.material = Some(m);
-        self
-    }
-
-    /// With an object.
-    #[inline]
-    pub fn object(mut self, o: ObjectId) -> Self {
-        self.object = Some(o);
-        self
-    }
-
-    /// The view, material and object keys, untyped, for the instance table.
-    #[inline]
-    pub(crate) fn keys(&self) -> [Option<KeyData>; 3] {
-        [self.view.map(|k| k.data()), self.material.map(|k| k.data()), self.object.map(|k| k.data())]
-    }
-}
 
 /// Something bind groups can be set on: a render pass, compute pass or bundle encoder.
 pub trait BindTarget {
@@ -103,7 +55,7 @@ impl BindTarget for wgpu::RenderBundleEncoder<'_> {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Bound {
     serial: u64,
-    offsets: SmallVec<[u32; 4]>,
+    offsets: SmallVec<[u32; Frequency::COUNT]>,
     /// Whether the inputs below decide the bind group and offsets alone (no
     /// array slot, whose element varies per draw).
     reusable: bool,
@@ -113,14 +65,14 @@ struct Bound {
     variant: u32,
     /// Frequencies whose dense index the group depends on, and those indices.
     deps: u8,
-    index: [u32; 4],
+    index: [u32; Frequency::COUNT],
 }
 
 impl Bound {
     /// Whether the same bind group and offsets are bound for these inputs:
     /// bind groups change only when the generation moves.
     #[inline]
-    fn holds(&self, tag: u32, generation: u64, variant: u32, index: &[u32; 4]) -> bool {
+    fn holds(&self, tag: u32, generation: u64, variant: u32, index: &[u32; Frequency::COUNT]) -> bool {
         self.reusable
             && self.variant == variant
             && self.generation == generation
@@ -192,7 +144,7 @@ impl Binder {
         mask: u32,
     ) -> Result<u32, Error> {
         let index = inputs.instances.dense(draw.keys());
-        self.bind_resolved(inputs, pass, draw.shader, index, mask)
+        self.bind_resolved(inputs, pass, draw.shader(), index, mask)
     }
 
     /// [`Binder::bind_with`] for a draw whose instances are already resolved
@@ -203,7 +155,7 @@ impl Binder {
         inputs: DrawInputs<'_>,
         pass: &mut P,
         shader_id: ShaderId,
-        index: [u32; 4],
+        index: [u32; Frequency::COUNT],
         mask: u32,
     ) -> Result<u32, Error> {
         let DrawInputs { registry, layouts, slots, instances, mut groups, generation } = inputs;
@@ -215,13 +167,11 @@ impl Binder {
         if !shader.ready.load(Ordering::Relaxed) {
             layouts.check_ready(si, mask, slots)?;
         }
-        let instance = |f: Frequency| match index[f as usize] {
+        let instance = |f: Frequency| match index[f.index()] {
             NOT_GIVEN => {
                 Err(Error::MissingInstance { shader: registry[shader_id].name().to_owned(), frequency: f })
             }
-            FREED => Err(Error::StaleHandle(f)),
-            NOT_FLUSHED => Err(Error::NotFlushed(f)),
-            i => Ok(i),
+            i => checked(i, f),
         };
         // The draw's instance index: its element in the shader's array slots.
         let mut first = 0;
@@ -234,7 +184,7 @@ impl Binder {
                 continue;
             }
             let v = &layouts.variants[vid.0 as usize];
-            let mut offsets = SmallVec::<[u32; 4]>::new();
+            let mut offsets = SmallVec::<[u32; Frequency::COUNT]>::new();
             let (mut deps, mut reusable) = (0u8, v.arrays.is_empty());
             for &s in &v.uniforms {
                 let slot = &slots[s.index()];

@@ -20,7 +20,7 @@ use smallvec::SmallVec;
 use crate::binding::{BindTarget, Draw};
 use crate::error::Error;
 use crate::id::ShaderId;
-use crate::instance::{FREED, InstanceTable, NOT_FLUSHED};
+use crate::instance::{InstanceTable, NOT_GIVEN, checked};
 use crate::plan::Frequency;
 
 /// Draws with their instances resolved to slot indices, made by
@@ -30,7 +30,7 @@ pub struct DrawList {
     /// The manager's registry tag and its free count when the list was made.
     tag: u32,
     frees: u64,
-    draws: Vec<(ShaderId, [u32; 4])>,
+    draws: Vec<(ShaderId, [u32; Frequency::COUNT])>,
     /// The bind commands of the last encode, if it bound every draw.
     recorded: Option<Recorded>,
 }
@@ -43,7 +43,7 @@ pub(crate) struct Recorded {
     pub(crate) mask: u32,
     groups: Vec<wgpu::BindGroup>,
     /// (group index, bind group in `groups`, dynamic offsets), in order.
-    cmds: Vec<(u32, u32, SmallVec<[u32; 4]>)>,
+    cmds: Vec<(u32, u32, SmallVec<[u32; Frequency::COUNT]>)>,
     /// Per draw: where its commands end in `cmds`, and its first instance.
     pub(crate) draws: Vec<(u32, u32)>,
 }
@@ -116,16 +116,14 @@ impl DrawList {
             .into_iter()
             .map(|d| {
                 let index = instances.dense(d.keys());
-                for (f, &i) in Frequency::ALL.iter().zip(&index) {
-                    match i {
-                        FREED => return Err(Error::StaleHandle(*f)),
-                        NOT_FLUSHED => return Err(Error::NotFlushed(*f)),
-                        _ => {}
+                for (&f, &i) in Frequency::ALL.iter().zip(&index) {
+                    if i != NOT_GIVEN {
+                        checked(i, f)?;
                     }
                 }
-                Ok((d.shader, index))
+                Ok((d.shader(), index))
             })
-            .collect::<Result<_, _>>()?;
+            .collect::<Result<_, Error>>()?;
         Ok(Self { tag, frees: instances.frees(), draws, recorded: None })
     }
 
@@ -151,7 +149,7 @@ impl DrawList {
 
     /// The resolved draws, in order.
     #[inline]
-    pub(crate) fn draws(&self) -> &[(ShaderId, [u32; 4])] {
+    pub(crate) fn draws(&self) -> &[(ShaderId, [u32; Frequency::COUNT])] {
         &self.draws
     }
 

@@ -4,13 +4,15 @@
 //! calls nothing above it.
 
 mod binder;
+mod draw;
 mod groups;
 mod layouts;
 mod list;
 mod placeholders;
 
-pub use binder::{BindTarget, Binder, Draw};
+pub use binder::{BindTarget, Binder};
 pub(crate) use binder::{DrawInputs, GroupAccess};
+pub use draw::Draw;
 pub(crate) use groups::{BindGroups, describe};
 pub(crate) use layouts::{Layouts, ShaderBinding};
 pub use list::DrawList;

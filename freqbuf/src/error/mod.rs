@@ -191,9 +191,7 @@ pub enum Error {
         /// Its binding point.
         binding: BindingPoint,
     },
-    /// A parameter (or id) made by another manager. Instance handles
-    /// (`ViewId`, `MaterialId`, `ObjectId`) carry no such tag: one of another
-    /// manager is taken for this manager's instance at the same index, or is stale.
+    /// A parameter, shader id or instance handle made by another manager.
     #[error("this {0} belongs to another manager")]
     Foreign(&'static str),
     /// The shader id does not belong to this manager.

@@ -8,7 +8,7 @@ use crate::array::Addressing;
 use crate::binding::{BindGroups, DrawInputs, GroupAccess, Layouts};
 use crate::error::{Error, ParamError};
 use crate::id::SlotId;
-use crate::instance::{InstanceId, InstanceTable, MaterialId, ObjectId, ViewId};
+use crate::instance::{FromRaw, InstanceId, InstanceTable, MaterialId, ObjectId, ViewId};
 use crate::limits::DeviceCaps;
 use crate::param::Param;
 use crate::plan::{Frequency, SlotPlan};
@@ -110,11 +110,12 @@ impl Manager {
     ) -> Self {
         let caps = DeviceCaps::new(device, downlevel);
         let max_uniform = caps.limits.max_uniform_buffer_binding_size.min(u32::MAX as u64) as u32;
+        let registry = Registry::with_limit(plan, max_uniform);
         Self {
             device: device.clone(),
-            registry: Registry::with_limit(plan, max_uniform),
+            instances: InstanceTable::new(registry.tag()),
+            registry,
             slots: Vec::new(),
-            instances: InstanceTable::new(),
             layouts: Layouts::default(),
             groups: BindGroups::default(),
             uploader: Uploader::new(strategy, caps.limits.clone()),
@@ -194,21 +195,22 @@ impl Manager {
 
     /// Creates a view instance; its values start at zero.
     pub fn create_view(&mut self) -> ViewId {
-        self.create(Frequency::View)
+        self.create()
     }
 
     /// Creates a material instance; its values start at zero and its textures are placeholders.
     pub fn create_material(&mut self) -> MaterialId {
-        self.create(Frequency::Material)
+        self.create()
     }
 
     /// Creates an object instance; its values start at zero.
     pub fn create_object(&mut self) -> ObjectId {
-        self.create(Frequency::Object)
+        self.create()
     }
 
-    fn create<K: From<slotmap::KeyData>>(&mut self, f: Frequency) -> K {
-        let (key, index) = self.instances.insert(f);
+    fn create<K: FromRaw>(&mut self) -> K {
+        let f = K::FREQUENCY;
+        let (key, index) = self.instances.insert::<K>();
         let high = self.instances.high(f);
         for slot in self.slots.iter_mut().filter(|s| s.frequency() == f) {
             slot.reserve(high);
@@ -219,17 +221,17 @@ impl Manager {
 
     /// Frees a view; its slot space is reused by the next view created.
     pub fn free_view(&mut self, v: ViewId) -> Result<(), Error> {
-        self.free(InstanceId::View(v))
+        self.free(v.into())
     }
 
     /// Frees a material, dropping its textures and samplers.
     pub fn free_material(&mut self, m: MaterialId) -> Result<(), Error> {
-        self.free(InstanceId::Material(m))
+        self.free(m.into())
     }
 
     /// Frees an object.
     pub fn free_object(&mut self, o: ObjectId) -> Result<(), Error> {
-        self.free(InstanceId::Object(o))
+        self.free(o.into())
     }
 
     /// Frees any instance; freeing twice (or the frame) is [`Error::StaleHandle`].
@@ -245,7 +247,7 @@ impl Manager {
     /// The frame instance, to set values on.
     #[inline]
     pub fn frame(&mut self) -> InstanceMut<'_> {
-        self.instance(InstanceId::Frame)
+        self.instance(InstanceId::FRAME)
     }
 
     /// A view instance, to set values on.

@@ -18,6 +18,7 @@ mod stage;
 
 use crate::error::Error;
 use crate::id::SlotId;
+use crate::plan::Frequency;
 use crate::slot::Slot;
 use crate::stats::FrameStats;
 
@@ -109,7 +110,7 @@ impl Uploader {
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         slots: &mut [Slot],
-        highs: [u32; 4],
+        highs: [u32; Frequency::COUNT],
         stats: &mut FrameStats,
     ) -> FlushReport {
         let mut report = FlushReport::default();

@@ -6,6 +6,7 @@ use super::scatter::ROW;
 use super::{AUTO_COPY_LIMIT, FlushReport, FlushStrategy, MERGE_GAP, Uploader, encoder_for};
 use crate::array::Addressing;
 use crate::error::Error;
+use crate::plan::Frequency;
 use crate::scope;
 use crate::slot::{SLOT_USAGE, Slot, grown_capacity};
 use crate::stats::{FrameStats, Stats};
@@ -79,7 +80,7 @@ impl Uploader {
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         slots: &mut [Slot],
-        highs: [u32; 4],
+        highs: [u32; Frequency::COUNT],
         stats: &mut FrameStats,
         encoder: &mut Option<wgpu::CommandEncoder>,
         report: &mut FlushReport,
@@ -89,7 +90,7 @@ impl Uploader {
         for (i, slot) in slots.iter_mut().enumerate() {
             let s = stats.slot_mut(slot.id());
             s.dirty_instances += slot.dirty_count() as u64;
-            let high = highs[slot.frequency() as usize];
+            let high = highs[slot.frequency().index()];
             let growth = match grow(device, self.sizes(), slot, high, encoder, s) {
                 Ok((g, over)) => {
                     // Instances past the limit stay dirty; the rest flush below.

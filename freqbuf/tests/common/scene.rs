@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use freqbuf::{Frequency, InstanceId, Manager, Param, ShaderId};
+use freqbuf::{InstanceId, Manager, Param, ShaderId};
 
 use super::gpu::read_words;
 
@@ -210,12 +210,8 @@ impl Model {
         let mut rec = vec![s.tag];
         for rep in s.reports {
             let p = m.param(rep.name).expect("reported names resolve");
-            let id = match p.frequency() {
-                Frequency::Frame => InstanceId::Frame,
-                Frequency::View => InstanceId::View(draw.view.expect("view")),
-                Frequency::Material => InstanceId::Material(draw.material.expect("material")),
-                Frequency::Object => InstanceId::Object(draw.object.expect("object")),
-            };
+            let id =
+                draw.instance(p.frequency()).expect("the draw names an instance of each frequency it reads");
             rec.extend(self.get(id, rep.name, rep.kind));
         }
         rec
@@ -275,7 +271,7 @@ impl Rig {
             draws
                 .iter()
                 .map(|d| {
-                    pass.set_pipeline(&self.pipelines[&d.shader].0);
+                    pass.set_pipeline(&self.pipelines[&d.shader()].0);
                     binder.bind(m, pass, d).map(|_| pass.dispatch_workgroups(1, 1, 1))
                 })
                 .collect()
@@ -306,7 +302,7 @@ impl Rig {
                             let mut pass = enc.begin_compute_pass(&Default::default());
                             run.iter()
                                 .map(|d| {
-                                    pass.set_pipeline(&self.pipelines[&d.shader].0);
+                                    pass.set_pipeline(&self.pipelines[&d.shader()].0);
                                     binder
                                         .bind_prepared(m, &mut pass, d)
                                         .map(|_| pass.dispatch_workgroups(1, 1, 1))
@@ -335,7 +331,7 @@ impl Rig {
         let mut failed = None;
         let seen = self.dispatch(h, draws, |pass| {
             let result = freqbuf::Binder::new().bind_list(m, pass, list, |pass, i, _| {
-                pass.set_pipeline(&self.pipelines[&draws[i].shader].0);
+                pass.set_pipeline(&self.pipelines[&draws[i].shader()].0);
                 pass.dispatch_workgroups(1, 1, 1);
             });
             match result {
@@ -387,8 +383,12 @@ impl Rig {
             .zip(outcomes)
             .map(|(d, o)| {
                 o.map(|()| {
-                    let n =
-                        1 + self.pipelines[&d.shader].1.reports.iter().map(|r| r.kind.words()).sum::<usize>();
+                    let n = 1 + self.pipelines[&d.shader()]
+                        .1
+                        .reports
+                        .iter()
+                        .map(|r| r.kind.words())
+                        .sum::<usize>();
                     let start = 1 + slot * RECORD_WORDS as usize;
                     slot += 1;
                     words[start..start + n].to_vec()
