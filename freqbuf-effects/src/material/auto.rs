@@ -91,7 +91,14 @@ impl Semantic {
         match self {
             Semantic::Time | Semantic::DeltaTime | Semantic::FrameIndex => Frequency::Frame,
             Semantic::World | Semantic::InvWorld | Semantic::NormalMatrix => Frequency::Object,
-            _ => Frequency::View,
+            Semantic::ViewportSize
+            | Semantic::View
+            | Semantic::Proj
+            | Semantic::ViewProj
+            | Semantic::InvView
+            | Semantic::InvProj
+            | Semantic::InvViewProj
+            | Semantic::CameraPosition => Frequency::View,
         }
     }
 
@@ -103,7 +110,14 @@ impl Semantic {
             Semantic::ViewportSize => "vec2<f32>",
             Semantic::CameraPosition => "vec3<f32>",
             Semantic::NormalMatrix => "mat3x3<f32>",
-            _ => "mat4x4<f32>",
+            Semantic::View
+            | Semantic::Proj
+            | Semantic::ViewProj
+            | Semantic::InvView
+            | Semantic::InvProj
+            | Semantic::InvViewProj
+            | Semantic::World
+            | Semantic::InvWorld => "mat4x4<f32>",
         }
     }
 
@@ -115,7 +129,14 @@ impl Semantic {
             Semantic::ViewportSize => ValueType::vector(Float, 4, 2),
             Semantic::CameraPosition => ValueType::vector(Float, 4, 3),
             Semantic::NormalMatrix => ValueType::matrix(Float, 4, 3, 3),
-            _ => ValueType::matrix(Float, 4, 4, 4),
+            Semantic::View
+            | Semantic::Proj
+            | Semantic::ViewProj
+            | Semantic::InvView
+            | Semantic::InvProj
+            | Semantic::InvViewProj
+            | Semantic::World
+            | Semantic::InvWorld => ValueType::matrix(Float, 4, 4, 4),
         }
     }
 
@@ -303,7 +324,19 @@ impl AutoConstants {
             match s {
                 Semantic::Time => fb.frame().set(p, &time)?,
                 Semantic::DeltaTime => fb.frame().set(p, &delta)?,
-                _ => fb.frame().set(p, &index)?,
+                Semantic::FrameIndex => fb.frame().set(p, &index)?,
+                // Not of this frequency: filtered out above.
+                Semantic::ViewportSize
+                | Semantic::View
+                | Semantic::Proj
+                | Semantic::ViewProj
+                | Semantic::InvView
+                | Semantic::InvProj
+                | Semantic::InvViewProj
+                | Semantic::CameraPosition
+                | Semantic::World
+                | Semantic::InvWorld
+                | Semantic::NormalMatrix => continue,
             }
             self.derived += 1;
         }
@@ -324,7 +357,14 @@ impl AutoConstants {
                 Semantic::ViewProj => out.set(p, &m(proj * view))?,
                 Semantic::InvView => out.set(p, &m(view.inverse()))?,
                 Semantic::InvProj => out.set(p, &m(proj.inverse()))?,
-                _ => out.set(p, &m((proj * view).inverse()))?,
+                Semantic::InvViewProj => out.set(p, &m((proj * view).inverse()))?,
+                // Not of this frequency: filtered out above.
+                Semantic::Time
+                | Semantic::DeltaTime
+                | Semantic::FrameIndex
+                | Semantic::World
+                | Semantic::InvWorld
+                | Semantic::NormalMatrix => continue,
             }
             self.derived += 1;
         }
@@ -338,7 +378,21 @@ impl AutoConstants {
             match s {
                 Semantic::World => out.set(p, &world.to_cols_array_2d())?,
                 Semantic::InvWorld => out.set(p, &world.inverse().to_cols_array_2d())?,
-                _ => out.set(p, &Mat3::from_mat4(world).inverse().transpose().to_cols_array_2d())?,
+                Semantic::NormalMatrix => {
+                    out.set(p, &Mat3::from_mat4(world).inverse().transpose().to_cols_array_2d())?
+                }
+                // Not of this frequency: filtered out above.
+                Semantic::Time
+                | Semantic::DeltaTime
+                | Semantic::FrameIndex
+                | Semantic::ViewportSize
+                | Semantic::View
+                | Semantic::Proj
+                | Semantic::ViewProj
+                | Semantic::InvView
+                | Semantic::InvProj
+                | Semantic::InvViewProj
+                | Semantic::CameraPosition => continue,
             }
             self.derived += 1;
         }
