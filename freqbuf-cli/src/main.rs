@@ -99,7 +99,7 @@ fn merged(files: &[std::path::PathBuf], stage: Option<Stage>, max_uniform_size: 
         }
     }
     for e in &errors {
-        eprintln!("error: {e}");
+        eprintln!("error: {}", Chain(e));
     }
     errors.is_empty().then_some(registry)
 }
@@ -154,7 +154,7 @@ fn effect(json: bool, flags: &[String], all: bool, file: &std::path::Path) -> Ex
     let (id, report) = match result {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", Chain(&e));
             return ExitCode::FAILURE;
         }
     };
@@ -165,7 +165,7 @@ fn effect(json: bool, flags: &[String], all: bool, file: &std::path::Path) -> Ex
         .map_err(freqbuf_effects::MaterialError::from)
         .and_then(|_| freqbuf_effects::validate_tables(&fx, id, &every));
     if let Err(e) = tables {
-        eprintln!("error: {}: {e}", fx.effect(id).name());
+        eprintln!("error: {}: {}", fx.effect(id).name(), Chain(&e));
         return ExitCode::FAILURE;
     }
     let effect = fx.effect(id);
@@ -233,7 +233,7 @@ fn declare(files: &[std::path::PathBuf]) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", Chain(&e));
             ExitCode::FAILURE
         }
     }
@@ -319,5 +319,21 @@ fn print_table(registry: &Registry) {
             let used = if r.is_used() { "" } else { "  (unused)" };
             println!("  {:<22} {:<16} {}{}{}", r.binding.to_string(), r.kind.as_str(), r.name, count, used);
         }
+    }
+}
+
+/// An error and its sources, joined with `: `, as error reporters print them:
+/// each level's message says only its own part.
+struct Chain<'a>(&'a dyn std::error::Error);
+
+impl std::fmt::Display for Chain<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)?;
+        let mut source = self.0.source();
+        while let Some(s) = source {
+            write!(f, ": {s}")?;
+            source = s.source();
+        }
+        Ok(())
     }
 }

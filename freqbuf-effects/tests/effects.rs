@@ -65,7 +65,7 @@ fn the_whole_effect_check_names_the_combination_and_both_members() {
     let registry = Registry::new(SlotPlan::default());
     let e = fx.check(&registry, id, None).unwrap_err();
     assert!(matches!(*e.kind, EffectErrorKind::Conflict { .. }), "{e}");
-    let text = e.to_string();
+    let text = common::chain(&e);
     assert_eq!(
         text,
         format!(
@@ -194,7 +194,7 @@ fn pipelines_and_permutations_are_built_once() {
     assert_eq!((fx.stats().registered, fx.stats().pipelines), (2, 3));
     // A compute pipeline of a render pass is an error, not a panic.
     let e = fx.compute_pipeline(&mut fb, color, plain).unwrap_err();
-    assert_eq!(e.to_string(), "lit: pass `forward.color` is not a compute pass");
+    assert_eq!(common::chain(&e), "lit: pass `forward.color` is not a compute pass");
 }
 
 const TOML: &str = "source = \"e.wgsl\"\nflags = [\"A\"]\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  vertex = \"vs\"\n  fragment = \"fs\"\n";
@@ -205,27 +205,27 @@ fn effect_errors_say_where() {
     let mut fx = Effects::new();
     let id = fx.add("e.effect.toml", TOML, WGSL).unwrap();
     let e = fx.flags(id, &["A", "B"]).unwrap_err();
-    assert_eq!(e.to_string(), "e: effect `e` has no flag `B`; its flags are `A`");
+    assert_eq!(common::chain(&e), "e: effect `e` has no flag `B`; its flags are `A`");
     let e = fx.technique(id, "deferred").unwrap_err();
-    assert_eq!(e.to_string(), "e: effect `e` has no technique `deferred`; it has `t`");
+    assert_eq!(common::chain(&e), "e: effect `e` has no technique `deferred`; it has `t`");
     let a = fx.flags(id, &["A"]).unwrap();
     let e = fx.check(&Registry::new(SlotPlan::default()), id, Some(a)).unwrap_err();
-    assert_eq!(e.to_string(), "e.wgsl: pass `t.p` [A]: the permutation has no fragment entry point `fs`");
+    assert_eq!(common::chain(&e), "e.wgsl: pass `t.p` [A]: the permutation has no fragment entry point `fs`");
 
     let bad_state = TOML.replace("fragment = \"fs\"", "fragment = \"fs\"\n  blend = \"glow\"");
     let e = fx.add("bad.effect.toml", &bad_state, WGSL).unwrap_err();
     assert!(matches!(*e.kind, EffectErrorKind::Toml(_)));
     assert_eq!(
-        e.to_string(),
+        common::chain(&e),
         "bad.effect.toml:9:11: unknown variant `glow`, expected one of `opaque`, `alpha`, `additive`, `premultiplied`"
     );
     let e = fx.add("twice.effect.toml", &TOML.replace("[\"A\"]", "[\"A\", \"A\"]"), WGSL).unwrap_err();
-    assert_eq!(e.to_string(), "twice.effect.toml:2:15: flag `A` is declared twice");
+    assert_eq!(common::chain(&e), "twice.effect.toml:2:15: flag `A` is declared twice");
     let e = fx
         .add("nostage.effect.toml", &TOML.replace("  vertex = \"vs\"\n  fragment = \"fs\"\n", ""), WGSL)
         .unwrap_err();
     assert_eq!(
-        e.to_string(),
+        common::chain(&e),
         "nostage.effect.toml:6:10: pass `t.p` names neither a vertex nor a compute entry point"
     );
 
@@ -235,12 +235,12 @@ fn effect_errors_say_where() {
     let a = fx.flags(id, &["A"]).unwrap();
     let e = fx.check(&Registry::new(SlotPlan::default()), id, Some(a)).unwrap_err();
     assert!(matches!(*e.kind, EffectErrorKind::Compose { .. }), "{e}");
-    assert_eq!(e.to_string(), "e.wgsl:3:10: [A]: expected identifier, found \"{\"");
+    assert_eq!(common::chain(&e), "e.wgsl:3:10: [A]: expected identifier, found \"{\"");
     // Without the flag the same source composes.
     let none = fx.flags(id, &[]).unwrap();
     fx.check(&Registry::new(SlotPlan::default()), id, Some(none)).unwrap();
     let e = Effects::new().load(path("missing.effect.toml")).unwrap_err();
-    assert!(e.to_string().contains("cannot read the file"), "{e}");
+    assert!(common::chain(&e).contains("cannot read the file"), "{e}");
 }
 
 /// Generated declarations reflect back to exactly the merged layouts, for
@@ -267,7 +267,7 @@ fn declarations_round_trip_on_the_shader_corpus() {
             // std140 `float weights[N]` has stride 16: WGSL has no spelling for it.
             let e = one.declarations().unwrap_err();
             assert_eq!(
-                e.to_string(),
+                common::chain(&e),
                 "slot @group(1) @binding(2): `weights` is an array of f32 with stride 16, which WGSL cannot declare (its stride would be 4)"
             );
             continue;
@@ -380,7 +380,7 @@ fn a_pass_and_flags_of_different_effects_are_refused() {
     let e = fx.compute_pipeline(&mut fb, probe_pass, other_flags).unwrap_err();
     assert!(matches!(*e.kind, EffectErrorKind::OtherEffect { .. }));
     assert_eq!(
-        e.to_string(),
+        common::chain(&e),
         "probe: pass `probe.copy` is of effect `probe`, but the flags are of effect `other`"
     );
     let probe_flags = fx.flags(probe, &[]).unwrap();
@@ -467,7 +467,7 @@ fn effect_files_and_sources_must_be_regular_files() {
     assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
     let mut fx = Effects::new();
     let e = fx.load(&fifo).unwrap_err();
-    assert_eq!(e.to_string(), format!("{}: cannot read the file: not a regular file", fifo.display()));
+    assert_eq!(common::chain(&e), format!("{}: cannot read the file: not a regular file", fifo.display()));
     let zero = dir.join("zero.wgsl");
     let _ = std::fs::remove_file(&zero);
     std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
@@ -475,7 +475,7 @@ fn effect_files_and_sources_must_be_regular_files() {
     std::fs::write(&toml, "source = \"zero.wgsl\"\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"main\"\n").unwrap();
     let e = fx.load(&toml).unwrap_err();
     assert_eq!(
-        e.to_string(),
+        common::chain(&e),
         format!("{}:1:10: cannot read the file: {}: not a regular file", toml.display(), zero.display())
     );
     std::fs::remove_dir_all(&dir).unwrap();

@@ -251,11 +251,11 @@ fn material_and_auto_errors_name_what_is_wrong() {
     let m = mats.create(&mut fx, &mut fb, probe, &[]).unwrap();
     let e = mats.set(&mut fb, m, "base_colr", &[0.0f32; 4]).unwrap_err();
     assert_eq!(
-        e.to_string(),
+        common::chain(&e),
         "`base_colr`: no permutation of effect `probe` has it; did you mean `base_color`?"
     );
     let e = mats.set(&mut fb, m, "base_color", &1.0f32).unwrap_err();
-    assert_eq!(e.to_string(), "`base_color`: the member is vec4<f32>, the value is f32");
+    assert_eq!(common::chain(&e), "`base_color`: the member is vec4<f32>, the value is f32");
 
     // The auto effect's storage buffer sits where probe's block is: another manager.
     let mut fb = Manager::new(&h.device, SlotPlan::default());
@@ -266,20 +266,27 @@ fn material_and_auto_errors_name_what_is_wrong() {
     let e = auto.bind(r, "world", "world_view_proj").unwrap_err();
     assert!(matches!(*e.kind, MaterialErrorKind::TwoFrequencies { .. }));
     assert_eq!(
-        e.to_string(),
+        common::chain(&e),
         "semantic `world_view_proj`: `world_view_proj` depends on both a view and an object, so it belongs to no frequency and would be recomputed per draw; bind `view_proj` (view) and `world` (object) and multiply in the shader"
     );
     let e = auto.bind(r, "view_proj", "world").unwrap_err();
-    assert_eq!(e.to_string(), "`view_proj`: `view_proj` is in a view slot, but `world` changes per object");
+    assert_eq!(
+        common::chain(&e),
+        "`view_proj`: `view_proj` is in a view slot, but `world` changes per object"
+    );
     let e = auto.bind(r, "inv_world", "normal_matrix").unwrap_err();
-    assert_eq!(e.to_string(), "`inv_world`: `inv_world` is mat4x4<f32>, but `normal_matrix` is mat3x3<f32>");
+    assert_eq!(
+        common::chain(&e),
+        "`inv_world`: `inv_world` is mat4x4<f32>, but `normal_matrix` is mat3x3<f32>"
+    );
     let e = auto.bind(r, "world", "wrold").unwrap_err();
     assert!(
-        e.to_string().starts_with("semantic `wrold`: unknown semantic; the semantics are time, delta_time"),
+        common::chain(&e)
+            .starts_with("semantic `wrold`: unknown semantic; the semantics are time, delta_time"),
         "{e}"
     );
     let e = auto.bind(r, "nope", "time").unwrap_err();
-    assert!(e.to_string().contains("unknown name"), "{e}");
+    assert!(common::chain(&e).contains("unknown name"), "{e}");
 
     // The tables are checked against every permutation without a device.
     let bad = "source = \"probe.wgsl\"\nflags = [\"NORMAL_MAP\"]\n[params]\nbase_color = [1.0, 2.0]\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"cs_main\"\n";
@@ -289,7 +296,7 @@ fn material_and_auto_errors_name_what_is_wrong() {
     fx.merge(&mut merged, id, None).unwrap();
     let e = freqbuf_effects::validate_tables(&fx, id, &merged).unwrap_err();
     assert_eq!(
-        e.to_string(),
+        common::chain(&e),
         "[params] `base_color`: the member is vec4<f32>, the value has 2 numbers, not 4 ([1.0, 2.0])"
     );
 }
@@ -310,7 +317,7 @@ fn derived_materials_inherit_textures_until_they_set_their_own() {
     let blue = gpu::texel(h, [0, 0, 255, 255]);
     mats.set_texture(&mut fb, parent, "tex", &red).unwrap();
     let e2 = mats.set_texture(&mut fb, parent, "texx", &red).unwrap_err();
-    assert!(e2.to_string().contains("did you mean `tex`?"), "{e2}");
+    assert!(common::chain(&e2).contains("did you mean `tex`?"), "{e2}");
     let run = |fx: &mut Effects, fb: &mut Manager, mats: &Materials, m| {
         let out = storage(h, 4);
         let instance = mats.instance(m).unwrap();
@@ -339,7 +346,7 @@ fn values_are_checked_against_permutations_not_yet_registered() {
     let mut mats = Materials::new();
     let m = mats.create(&mut fx, &mut fb, probe, &[]).unwrap();
     let e = mats.set(&mut fb, m, "normal_strength", &7u32).unwrap_err();
-    assert_eq!(e.to_string(), "`normal_strength`: the member is f32, the value is u32");
+    assert_eq!(common::chain(&e), "`normal_strength`: the member is f32, the value is u32");
     mats.set(&mut fb, m, "normal_strength", &7.0f32).unwrap();
     mats.set_flags(&mut fx, &mut fb, m, &["NORMAL_MAP"]).unwrap();
     assert_eq!(mats.flags(m), Some(fx.flags(probe, &["NORMAL_MAP"]).unwrap()));
@@ -364,7 +371,7 @@ fn params_defaults_out_of_range_are_refused() {
         let id = fx.add("range.effect.toml", &format!("{head}{line}\n"), wgsl).unwrap();
         let mut merged = Registry::new(SlotPlan::default());
         fx.merge(&mut merged, id, None).unwrap();
-        freqbuf_effects::validate_tables(fx, id, &merged).map_err(|e| e.to_string())
+        freqbuf_effects::validate_tables(fx, id, &merged).map_err(|e| common::chain(&e))
     };
     for ok in
         ["count = 4294967295", "count = 0", "offset = -2147483648", "offset = 2147483647", "scale = 1e30"]

@@ -29,7 +29,7 @@ pub(crate) fn scoped<T>(
     let first = ready(validation.pop());
     let second = ready(oom.pop());
     match first.or(second) {
-        Some(e) => Err(Error::Wgpu { what: what(), message: innermost(&e) }),
+        Some(e) => Err(Error::Wgpu { what: what(), source: std::sync::Arc::new(e) }),
         None => Ok(out),
     }
 }
@@ -44,14 +44,10 @@ fn ready<T>(future: impl Future<Output = Option<T>>) -> Option<T> {
     }
 }
 
-/// The most specific line of wgpu's error: its description ends with the cause.
-fn innermost(e: &wgpu::Error) -> String {
-    let text = e.to_string();
-    text.lines().map(str::trim).rfind(|l| !l.is_empty()).unwrap_or("").to_owned()
-}
-
 /// The error an injected fault (feature `fault-injection`) reports.
 #[cfg(feature = "fault-injection")]
 pub(crate) fn injected(what: String) -> Error {
-    Error::Wgpu { what, message: "injected fault".into() }
+    let source =
+        wgpu::Error::Validation { source: "injected fault".into(), description: "injected fault".into() };
+    Error::Wgpu { what, source: std::sync::Arc::new(source) }
 }

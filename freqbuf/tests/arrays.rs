@@ -236,7 +236,7 @@ fn array_slot_rules_name_both_sides() {
 @vertex fn vs(@builtin(instance_index) i: u32) -> @builtin(position) vec4<f32> { return objects[i].pos; }";
     let e = fb.register_wgsl("short.wgsl", short).unwrap_err();
     assert_eq!(
-        e.to_string(),
+        common::chain(&e),
         "@group(3) @binding(0): the array slot's elements are 80 bytes apart in arrays.wgsl, but 32 in short.wgsl; every user of an array slot must declare the same element struct size"
     );
     assert!(
@@ -250,7 +250,7 @@ struct O { pos: vec4<f32> }
 @vertex fn vs(@builtin(instance_index) i: u32) -> @builtin(position) vec4<f32> { return objs[i].pos * mats[i].tint; }";
     let e = fb.register_wgsl("two.wgsl", two).unwrap_err();
     assert_eq!(
-        e.to_string(),
+        common::chain(&e),
         "two.wgsl: @group(3) @binding(1): array slots `mats` (material) and `objs` (object) have different frequencies; a draw passes one instance index, so a shader's array slots must share one frequency"
     );
     // Nothing was committed: the first shader still draws.
@@ -266,7 +266,7 @@ fn an_element_that_cannot_be_a_uniform_array_is_refused_on_a_device_without_stor
 @vertex fn vs(@builtin(instance_index) i: u32) -> @builtin(position) vec4<f32> { return vec4(points[i].xy, 0.0, 1.0); }";
     let e = fb.register_wgsl("narrow.wgsl", narrow).unwrap_err();
     assert_eq!(
-        e.to_string(),
+        common::chain(&e),
         "narrow.wgsl:2:23: `points` at @group(3) @binding(0): the device cannot read storage buffers in every stage (DownlevelFlags::VERTEX_STORAGE, max_storage_buffers_per_shader_stage), and the array slot cannot fall back to a uniform array: its elements are 8 bytes apart, and uniform arrays need a multiple of 16"
     );
     assert_eq!(fb.registry().shaders().len(), 0);
@@ -282,7 +282,7 @@ fn threads_encode_one_frame_with_shared_access_after_prepare() {
     let e = s.draw_threaded(2).unwrap_err();
     assert!(matches!(e, Error::NotPrepared { group: 0, .. }), "{e}");
     assert_eq!(
-        e.to_string(),
+        common::chain(&e),
         "group 0 of arrays.wgsl has no bind group yet: call Manager::prepare with this draw before binding it with shared access"
     );
     let draws = s.objects.iter().map(|&o| Draw::new(s.shader).object(o)).collect::<Vec<_>>();
@@ -345,7 +345,7 @@ fn a_draw_list_binds_what_handles_bind_until_an_instance_is_freed() {
     let e = s.draw_listed(&mut list).unwrap_err();
     assert!(matches!(e, Error::StaleList));
     assert_eq!(
-        e.to_string(),
+        common::chain(&e),
         "the draw list is stale: an instance was freed since it was made, or another manager made it"
     );
     let mut list = s.fb.draw_list(&s.draws()).unwrap();

@@ -77,7 +77,7 @@ fn a_failed_flush_keeps_what_it_did_not_move_dirty() {
                 assert!(failed.is_ok() && !fired, "copies never scatter");
             } else {
                 let err = failed.expect_err(&format!("{strategy:?} {site:?} {n}"));
-                assert!(err.to_string().contains("injected fault"), "{err}");
+                assert!(common::chain(&err).contains("injected fault"), "{err}");
             }
             m.flush(&h.queue).unwrap();
             // Every tenth object: the record buffer must fit the small storage binding.

@@ -53,7 +53,7 @@ fn binding_and_group_numbers_past_the_limits_are_errors() {
         .register_wgsl("b.wgsl", "@group(0) @binding(1000) var<uniform> u: vec4<f32>;\n@fragment fn fs() -> @location(0) vec4<f32> { return u; }")
         .unwrap_err();
     assert_eq!(
-        e.to_string(),
+        common::chain(&e),
         "b.wgsl:1:26: `u` at @group(0) @binding(1000): binding number 1000 is past the device's limit (max_bindings_per_bind_group = 1000)"
     );
     still_consistent(&mut m);
@@ -79,7 +79,7 @@ fn too_many_uniform_blocks_or_textures_are_errors() {
     src += &format!("@fragment fn fs() -> @location(0) vec4<f32> {{ return {sum}; }}");
     let e = m.register_wgsl("nine.wgsl", &src).unwrap_err();
     assert_eq!(
-        e.to_string(),
+        common::chain(&e),
         "nine.wgsl: the shader uses 9 uniform blocks (dynamic uniform buffers), over the limit of 8 (max_dynamic_uniform_buffers_per_pipeline_layout)"
     );
     still_consistent(&mut m);
@@ -121,8 +121,8 @@ fn capabilities_the_device_lacks_are_errors_with_a_location() {
         .register_wgsl("half.wgsl", "enable f16;\n@group(0) @binding(0) var<uniform> u: vec4<f16>;\n@fragment fn fs() -> @location(0) vec4<f32> { return vec4<f32>(u); }")
         .unwrap_err();
     assert!(matches!(limit_kind(e.clone()), LimitErrorKind::Capability { .. }), "{e}");
-    assert!(e.to_string().starts_with("half.wgsl: "), "{e}");
-    assert!(e.to_string().contains("FLOAT16"), "{e}");
+    assert!(common::chain(&e).starts_with("half.wgsl: "), "{e}");
+    assert!(common::chain(&e).contains("FLOAT16"), "{e}");
     still_consistent(&mut m);
     let e = m
         .register_wgsl("long.wgsl", "@group(0) @binding(0) var<uniform> u: vec2<i64>;\n@fragment fn fs() -> @location(0) vec4<f32> { return vec4<f32>(f32(u.x)); }")
@@ -138,7 +138,7 @@ fn capabilities_the_device_lacks_are_errors_with_a_location() {
     .unwrap();
     let e = m.register(glsl).unwrap_err();
     assert!(matches!(limit_kind(e.clone()), LimitErrorKind::Capability { .. }), "{e}");
-    assert!(e.to_string().contains("FLOAT64"), "{e}");
+    assert!(common::chain(&e).contains("FLOAT64"), "{e}");
     still_consistent(&mut m);
 }
 

@@ -10,8 +10,6 @@
 
 mod common;
 
-use std::fmt::Display;
-
 use common::gpu;
 use freqbuf::naga::ShaderStage;
 use freqbuf::reflect::{ShaderReflection, ShaderSource};
@@ -22,8 +20,21 @@ use freqbuf::{Binder, BindingPoint, Draw, Frequency, Manager, Registry, SlotPlan
 struct Snapshots(Vec<String>);
 
 impl Snapshots {
-    fn check(&mut self, case: &str, got: impl Display, want: &str) {
-        let got = got.to_string();
+    /// Compares the chain as anyhow prints it, and checks that the tests'
+    /// own `common::chain` prints it the same.
+    fn check<E: std::error::Error + Send + Sync + 'static>(&mut self, case: &str, got: E, want: &str) {
+        let ours = common::chain(&got);
+        let got_error = anyhow::Error::new(got);
+        let got = format!("{got_error:#}");
+        let got_error: &(dyn std::error::Error + 'static) = got_error.as_ref();
+        assert_eq!(ours, got, "{case}: common::chain and anyhow disagree");
+        // Each level says only its own part: none repeats its source's message.
+        let mut level: &dyn std::error::Error = &got_error;
+        while let Some(source) = level.source() {
+            let (own, cause) = (level.to_string(), source.to_string());
+            assert!(!own.contains(&cause), "{case}: `{own}` repeats its source `{cause}`");
+            level = source;
+        }
         if got != want {
             self.0.push(format!("{case}:\n  got:  {got:?}\n  want: {want:?}"));
         }

@@ -351,7 +351,7 @@ fn wgsl_syntax_error_has_file_line_and_column() {
     assert!(matches!(e.kind, ReflectErrorKind::Wgsl(_)));
     let loc = e.location.unwrap();
     assert_eq!((loc.line, loc.column), position_of(&source("bad/syntax.wgsl"), ";\n}"));
-    assert!(e.to_string().starts_with(&format!("{path}:{}:{}: ", loc.line, loc.column)), "{e}");
+    assert!(common::chain(&e).starts_with(&format!("{path}:{}:{}: ", loc.line, loc.column)), "{e}");
 }
 
 #[test]
@@ -371,7 +371,7 @@ fn validation_error_names_the_variable_and_position() {
     let e =
         ShaderReflection::new("invalid.wgsl", ShaderSource::Wgsl(&source("bad/invalid.wgsl"))).unwrap_err();
     let ReflectErrorKind::Validation(_) = &e.kind else { panic!("{e}") };
-    let msg = e.kind.to_string();
+    let msg = common::chain(&e.kind);
     assert!(msg.contains("weights") && msg.contains("stride"), "{msg}");
     let loc = e.location.unwrap();
     assert_eq!(loc.line, position_of(&source("bad/invalid.wgsl"), "var<uniform> weights").0);

@@ -134,7 +134,7 @@ impl Compose {
             ComposerErrorInner::ShaderValidationError(v) => crate::error::chain(v.as_inner()),
             inner => inner.to_string(),
         };
-        let kind = EffectErrorKind::Compose { flags: flags.to_owned(), message, source: Box::new(e) };
+        let kind = EffectErrorKind::Compose { flags: flags.to_owned(), message, composer: Box::new(e) };
         EffectError { file, location, kind: Box::new(kind) }
     }
 }

@@ -354,6 +354,6 @@ fn parse(file: &str, text: &str) -> Result<EffectFile, EffectError> {
     toml::from_str(text).map_err(|e: toml::de::Error| EffectError {
         file: file.to_owned(),
         location: e.span().map(|s| locate(text, s.start)),
-        kind: Box::new(EffectErrorKind::Toml(e)),
+        kind: Box::new(EffectErrorKind::Toml(e.message().trim_end().to_owned())),
     })
 }

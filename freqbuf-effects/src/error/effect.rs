@@ -11,7 +11,7 @@ use super::Site;
 /// WGSL source (through naga_oil's preprocessing, which keeps lines and
 /// columns) for composition errors.
 #[derive(Debug, thiserror::Error)]
-#[error("{}: {kind}", Site(file, *location))]
+#[error("{}", Site(file, *location))]
 pub struct EffectError {
     /// The effect file, or the WGSL file the error is in.
     pub file: String,
@@ -30,8 +30,8 @@ pub enum EffectErrorKind {
     #[error("cannot read the file: {0}")]
     Io(String),
     /// The TOML is malformed, or a value is not one the format allows.
-    #[error("{}", .0.message().trim_end())]
-    Toml(#[source] toml::de::Error),
+    #[error("{0}")]
+    Toml(String),
     /// A flag the effect does not declare.
     #[error("effect `{effect}` has no flag `{flag}`; its flags are {}", list(.known))]
     UnknownFlag {
@@ -68,11 +68,10 @@ pub enum EffectErrorKind {
     Compose {
         /// The flag combination.
         flags: String,
-        /// naga_oil's message.
+        /// naga_oil's message, without its decoration.
         message: String,
-        /// naga_oil's error.
-        #[source]
-        source: Box<naga_oil::compose::ComposerError>,
+        /// naga_oil's error, with its spans (not a source: `message` says it).
+        composer: Box<naga_oil::compose::ComposerError>,
     },
     /// naga_oil panicked on this input (a bug of its, caught).
     #[error("[{flags}]: naga_oil panicked: {message}")]
@@ -96,7 +95,7 @@ pub enum EffectErrorKind {
     },
     /// A permutation's blocks disagree with another permutation (or another
     /// registered shader) about a slot.
-    #[error("[{flags}] (passes {passes}): {source}")]
+    #[error("[{flags}] (passes {passes})")]
     Conflict {
         /// The flag combination.
         flags: String,
@@ -107,7 +106,7 @@ pub enum EffectErrorKind {
         source: Box<Error>,
     },
     /// Registering a permutation, or building its pipeline, failed.
-    #[error("[{flags}]: {source}")]
+    #[error("[{flags}]")]
     Register {
         /// The flag combination.
         flags: String,

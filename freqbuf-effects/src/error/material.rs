@@ -6,15 +6,28 @@ use freqbuf::{Error, Frequency};
 use super::EffectError;
 
 /// A material or auto constant could not be created, set or bound.
-#[derive(Debug, thiserror::Error)]
-#[error("{}{kind}", Prefix(subject))]
+///
+/// Its message is the subject, and the kind is its source; with no subject
+/// (an effect's or the manager's error passed on), it is the kind itself.
+#[derive(Debug)]
 pub struct MaterialError {
     /// The effect, material member or semantic in question (empty when the
     /// inner error names it).
     pub subject: String,
     /// What went wrong.
-    #[source]
     pub kind: Box<MaterialErrorKind>,
+}
+
+impl std::fmt::Display for MaterialError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.subject.is_empty() { self.kind.fmt(f) } else { f.write_str(&self.subject) }
+    }
+}
+
+impl std::error::Error for MaterialError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        if self.subject.is_empty() { self.kind.source() } else { Some(&*self.kind) }
+    }
 }
 
 /// What went wrong with a material or an auto constant.
@@ -104,14 +117,5 @@ impl From<EffectError> for MaterialError {
 impl From<Error> for MaterialError {
     fn from(e: Error) -> Self {
         MaterialError { subject: String::new(), kind: Box::new(MaterialErrorKind::Manager(e)) }
-    }
-}
-
-/// `subject: `, or nothing when the inner error names its subject itself.
-struct Prefix<'a>(&'a str);
-
-impl std::fmt::Display for Prefix<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.0.is_empty() { Ok(()) } else { write!(f, "{}: ", self.0) }
     }
 }

@@ -87,7 +87,7 @@ pub enum LimitErrorKind {
         why: String,
     },
     /// The shader needs a capability the device's features do not give (f16, f64, i64, ...).
-    #[error("the device cannot run this shader: {}", super::chain(source.as_inner()))]
+    #[error("the device cannot run this shader")]
     Capability {
         /// naga's validation error, with its spans.
         #[source]

@@ -58,13 +58,13 @@ impl fmt::Display for ShaderPrefix<'_> {
     }
 }
 
-/// Writes "`name` at @group(g) @binding(b): " when there is a binding.
+/// Writes ": `name` at @group(g) @binding(b)" when there is a binding.
 struct BindingSite<'a>(&'a Option<(BindingPoint, String)>);
 
 impl fmt::Display for BindingSite<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
-            Some((b, n)) => write!(f, "`{n}` at {b}: "),
+            Some((b, n)) => write!(f, ": `{n}` at {b}"),
             None => Ok(()),
         }
     }
@@ -90,7 +90,7 @@ pub enum Error {
     #[error(transparent)]
     Reflect(#[from] Box<ReflectError>),
     /// Shaders disagree about a binding point, or break a limit.
-    #[error("{}{binding}: {kind}", ShaderPrefix(shader, kind.names_shader()))]
+    #[error("{}{binding}", ShaderPrefix(shader, kind.names_shader()))]
     Layout {
         /// The shader being registered.
         shader: String,
@@ -104,7 +104,7 @@ pub enum Error {
     #[error(transparent)]
     Param(#[from] ParamError),
     /// The shader needs more than the device allows; checked before any wgpu object is made.
-    #[error("{}: {}{kind}", Site(shader, *location), BindingSite(binding))]
+    #[error("{}{}", Site(shader, *location), BindingSite(binding))]
     Limit {
         /// The shader being registered.
         shader: String,
@@ -137,12 +137,13 @@ pub enum Error {
         limit_name: &'static str,
     },
     /// wgpu rejected an object freqbuf created (the second net behind the checks).
-    #[error("{what}: wgpu rejected it: {message}")]
+    #[error("{what}: wgpu rejected it")]
     Wgpu {
         /// What was being created, and for which shader or slot.
         what: String,
-        /// wgpu's error, as text.
-        message: String,
+        /// wgpu's error, whole (shared, so that `Error` stays `Clone`).
+        #[source]
+        source: std::sync::Arc<wgpu::Error>,
     },
     /// The shader needs something the device or freqbuf does not support.
     #[error("{shader}: {what}")]

@@ -4,7 +4,7 @@ use super::{Location, Site};
 
 /// A shader could not be reflected.
 #[derive(Clone, Debug, thiserror::Error)]
-#[error("{}: {kind}", Site(shader, *location))]
+#[error("{}", Site(shader, *location))]
 pub struct ReflectError {
     /// The shader's name (its path, when it came from a file).
     pub shader: String,
@@ -19,23 +19,26 @@ pub struct ReflectError {
 ///
 /// naga's own errors are kept as they are: match on them, take their spans
 /// (`ParseError::labels`, `WithSpan::spans`) or render them with naga's
-/// `emit_to_string`. The message includes theirs, so printing this error alone says all.
+/// `emit_to_string`. Each level's message is its own; naga's follows as the
+/// [`source`](std::error::Error::source), as error reporters print chains.
 #[derive(Clone, Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ReflectErrorKind {
     /// The WGSL front end rejected the source.
-    #[error("WGSL parse error: {}", .0.message())]
+    #[error("WGSL parse error")]
     Wgsl(#[source] naga::front::wgsl::ParseError),
     /// The GLSL front end rejected the source.
     #[cfg(feature = "glsl")]
+    // Not a source: naga's `Display` for these is their `Debug`; this
+    // message is their kinds, and the typed errors (with spans) stay here.
     #[error("GLSL parse error: {}", glsl_message(.0))]
-    Glsl(#[source] naga::front::glsl::ParseErrors),
+    Glsl(naga::front::glsl::ParseErrors),
     /// The SPIR-V front end rejected the binary.
     #[cfg(feature = "spirv")]
-    #[error("SPIR-V parse error: {0}")]
+    #[error("SPIR-V parse error")]
     Spirv(#[source] naga::front::spv::Error),
     /// naga's validator rejected the module.
-    #[error("validation error: {}", chain(.0.as_inner()))]
+    #[error("validation error")]
     Validation(#[source] Box<naga::WithSpan<naga::valid::ValidationError>>),
     /// The input language needs a feature this build of freqbuf does not have.
     #[error("this input needs freqbuf's `{feature}` feature")]
