@@ -123,8 +123,9 @@ impl Effect {
         &self.passes
     }
 
-    /// The `[params]` table: material defaults by member name.
-    pub fn params(&self) -> &std::collections::BTreeMap<String, toml::Value> {
+    /// The `[params]` table: material defaults by member name (crate-only,
+    /// so that no `toml` type is in the public API; materials apply them).
+    pub(crate) fn params(&self) -> &std::collections::BTreeMap<String, toml::Value> {
         &self.params
     }
 
