@@ -14,13 +14,23 @@ use slotmap::SlotMap;
 use freqbuf::{Binder, Draw, InstanceId, Manager, MaterialId, ObjectId, ViewId};
 
 use crate::effect::{Blend, Effects, PassId, Targets};
-use crate::error::MaterialError;
+use crate::error::{MaterialError, MaterialErrorKind};
 use crate::material::{MaterialHandle, Materials};
 
 slotmap::new_key_type! {
-    /// An item in a [`RenderQueue`].
-    pub struct ItemId;
+    struct ItemKey;
 }
+
+/// An item in a [`RenderQueue`]: tagged with its queue and generational.
+/// (`Default` is a null id no queue holds.)
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ItemId {
+    tag: u32,
+    key: ItemKey,
+}
+
+/// The next queue's tag.
+static NEXT_QUEUE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
 
 /// What one draw reads from buffers.
 #[derive(Clone, Debug, PartialEq)]
@@ -90,17 +100,25 @@ struct Bin {
     removed: Vec<(SortKey, ItemId)>,
 }
 
+impl Default for RenderQueue {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 /// Items to draw, binned by pass name (`technique.pass`) and kept sorted.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct RenderQueue {
-    items: SlotMap<ItemId, Entry>,
+    tag: u32,
+    items: SlotMap<ItemKey, Entry>,
     bins: BTreeMap<String, Bin>,
 }
 
 impl RenderQueue {
     /// An empty queue.
     pub fn new() -> Self {
-        Self::default()
+        let tag = NEXT_QUEUE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Self { tag, items: SlotMap::with_key(), bins: BTreeMap::new() }
     }
 
     /// Items queued.
@@ -121,7 +139,7 @@ impl RenderQueue {
         item: QueueItem,
     ) -> Result<ItemId, MaterialError> {
         let (bin, key) = placement(fx, mats, &item)?;
-        let id = self.items.insert(Entry { item, bin: bin.clone(), key });
+        let id = ItemId { tag: self.tag, key: self.items.insert(Entry { item, bin: bin.clone(), key }) };
         self.bins.entry(bin).or_default().added.push(id);
         Ok(id)
     }
@@ -135,7 +153,8 @@ impl RenderQueue {
         item: QueueItem,
     ) -> Result<(), MaterialError> {
         let (bin, key) = placement(fx, mats, &item)?;
-        let Some(entry) = self.items.get_mut(id) else { return Ok(()) };
+        self.owns(id)?;
+        let Some(entry) = self.items.get_mut(id.key) else { return Ok(()) };
         if entry.bin == bin && entry.key == key {
             entry.item = item;
             return Ok(());
@@ -146,10 +165,22 @@ impl RenderQueue {
         Ok(())
     }
 
-    /// Removes an item.
-    pub fn remove(&mut self, id: ItemId) {
-        if let Some(old) = self.items.remove(id) {
-            self.bins.entry(old.bin).or_default().removed.push((old.key, id));
+    /// Removes an item; whether it was queued (`false`: removed already).
+    pub fn remove(&mut self, id: ItemId) -> Result<bool, MaterialError> {
+        self.owns(id)?;
+        let Some(old) = self.items.remove(id.key) else { return Ok(false) };
+        self.bins.entry(old.bin).or_default().removed.push((old.key, id));
+        Ok(true)
+    }
+
+    /// An id of another queue is an error.
+    fn owns(&self, id: ItemId) -> Result<(), MaterialError> {
+        match id.tag == self.tag {
+            true => Ok(()),
+            false => Err(MaterialError {
+                subject: "queue item".into(),
+                kind: Box::new(MaterialErrorKind::Foreign),
+            }),
         }
     }
 
@@ -188,7 +219,8 @@ impl RenderQueue {
         binder: &mut Binder,
     ) -> Result<QueueStats, MaterialError> {
         let mut stats = QueueStats::default();
-        let order = self.items.iter().filter(|(_, e)| e.bin == name).map(|(id, _)| id);
+        let tag = self.tag;
+        let order = self.items.iter().filter(|(_, e)| e.bin == name).map(|(key, _)| ItemId { tag, key });
         encode_items(order, &self.items, fx, fb, mats, targets, pass, binder, &mut stats)?;
         Ok(stats)
     }
@@ -204,7 +236,8 @@ impl RenderQueue {
     /// Forgets every bin's order, so that the next encode sorts each bin from
     /// scratch: what a queue without persistent bins does every frame (for comparison).
     pub fn resort_all(&mut self) {
-        for (id, e) in &self.items {
+        for (key, e) in &self.items {
+            let id = ItemId { tag: self.tag, key };
             if let Some(bin) = self.bins.get_mut(&e.bin) {
                 bin.removed.push((e.key, id));
                 bin.added.push(id);
@@ -226,7 +259,7 @@ impl RenderQueue {
 /// blending pass, back to front.
 fn placement(fx: &Effects, mats: &Materials, item: &QueueItem) -> Result<(String, SortKey), MaterialError> {
     let flags = flags_of(mats, item.material)?;
-    let pass = fx.pass(item.pass);
+    let pass = fx.checked_pass(item.pass)?;
     let pipeline = fx.pipeline_key(item.pass, flags);
     let material = mats.instance(item.material).map_or(0, MaterialId::to_bits);
     let object = item.object.map_or(0, ObjectId::to_bits);
@@ -251,7 +284,7 @@ fn flags_of(mats: &Materials, m: MaterialHandle) -> Result<crate::FlagSet, Mater
 /// (removals filtered out in one sweep, additions sorted and merged in as
 /// one run: O(n + c log c) for c changes in a bin of n, never more than a
 /// sort), by sorting again when they are many.
-fn settle(bin: &mut Bin, items: &SlotMap<ItemId, Entry>, stats: &mut QueueStats) {
+fn settle(bin: &mut Bin, items: &SlotMap<ItemKey, Entry>, stats: &mut QueueStats) {
     // An item changed twice since the last settle is added once, with its current key.
     bin.added.sort_unstable();
     bin.added.dedup();
@@ -262,7 +295,7 @@ fn settle(bin: &mut Bin, items: &SlotMap<ItemId, Entry>, stats: &mut QueueStats)
     if changes * 8 > bin.sorted.len() {
         let removed = bin.removed.drain(..).collect::<std::collections::HashSet<_>>();
         bin.sorted.retain(|e| !removed.contains(e));
-        bin.sorted.extend(bin.added.drain(..).filter_map(|id| Some((items.get(id)?.key, id))));
+        bin.sorted.extend(bin.added.drain(..).filter_map(|id| Some((items.get(id.key)?.key, id))));
         bin.sorted.sort_unstable();
         stats.full_sorts += 1;
         return;
@@ -281,7 +314,8 @@ fn settle(bin: &mut Bin, items: &SlotMap<ItemId, Entry>, stats: &mut QueueStats)
     stats.moved += (before - bin.sorted.len()) as u64;
     removed.clear();
     bin.removed = removed;
-    let mut added = bin.added.drain(..).filter_map(|id| Some((items.get(id)?.key, id))).collect::<Vec<_>>();
+    let mut added =
+        bin.added.drain(..).filter_map(|id| Some((items.get(id.key)?.key, id))).collect::<Vec<_>>();
     added.sort_unstable();
     stats.moved += added.len() as u64;
     merge_from_back(&mut bin.sorted, &added);
@@ -307,7 +341,7 @@ fn merge_from_back(sorted: &mut Vec<(SortKey, ItemId)>, run: &[(SortKey, ItemId)
 #[allow(clippy::too_many_arguments, reason = "each layer the queue draws through, passed once")]
 fn encode_items(
     order: impl Iterator<Item = ItemId>,
-    items: &SlotMap<ItemId, Entry>,
+    items: &SlotMap<ItemKey, Entry>,
     fx: &mut Effects,
     fb: &mut Manager,
     mats: &Materials,
@@ -319,7 +353,7 @@ fn encode_items(
     let mut pipeline: Option<wgpu::RenderPipeline> = None;
     let mut geometry: Option<&Geometry> = None;
     for id in order {
-        let Some(Entry { item, .. }) = items.get(id) else { continue };
+        let Some(Entry { item, .. }) = items.get(id.key) else { continue };
         let flags = flags_of(mats, item.material)?;
         let (shader, p) = fx.render_pipeline(fb, item.pass, flags, targets)?;
         if pipeline.as_ref() != Some(p) {

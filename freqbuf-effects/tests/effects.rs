@@ -387,6 +387,20 @@ fn a_pass_and_flags_of_different_effects_are_refused() {
     let (shader, _) = fx.compute_pipeline(&mut fb, probe_pass, probe_flags).unwrap();
     assert_eq!(shader, fx.shader(&mut fb, probe_flags).unwrap());
     assert_eq!(fx.stats().pipelines, 1);
+
+    // Ids of another library are errors, not panics or another effect's data.
+    let mut library = Effects::new();
+    let foreign = library.add("other.effect.toml", toml, wgsl).unwrap();
+    let foreign_pass = library.technique(foreign, "t").unwrap().next().unwrap();
+    let foreign_flags = library.flags(foreign, &[]).unwrap();
+    let e = fx.flags(foreign, &[]).unwrap_err();
+    assert_eq!(common::chain(&e), "effect library: the effect id belongs to another effect library");
+    assert!(fx.technique(foreign, "t").is_err());
+    assert!(fx.shader(&mut fb, foreign_flags).is_err());
+    let e = fx.compute_pipeline(&mut fb, foreign_pass, probe_flags).unwrap_err();
+    assert!(matches!(*e.kind, EffectErrorKind::Foreign { what: "pass" }), "{e}");
+    assert!(fx.merge(&mut Registry::new(SlotPlan::default()), foreign, None).is_err());
+    assert_eq!(fx.stats().pipelines, 1);
 }
 
 /// A module added after the effect that imports it brings the flags it

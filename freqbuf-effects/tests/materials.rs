@@ -256,6 +256,18 @@ fn material_and_auto_errors_name_what_is_wrong() {
     );
     let e = mats.set(&mut fb, m, "base_color", &1.0f32).unwrap_err();
     assert_eq!(common::chain(&e), "`base_color`: the member is vec4<f32>, the value is f32");
+    // A handle of another store, equal in index and generation, is refused;
+    // the store's own material keeps its value.
+    let mut other = Materials::new();
+    let foreign = other.create(&mut fx, &mut fb, probe, &[]).unwrap();
+    mats.set(&mut fb, m, "base_color", &[1.0f32, 2.0, 3.0, 4.0]).unwrap();
+    let e = mats.set(&mut fb, foreign, "base_color", &[9.0f32; 4]).unwrap_err();
+    assert_eq!(common::chain(&e), "material: the handle belongs to another store");
+    assert!(mats.flags(foreign).is_none() && mats.instance(foreign).is_none());
+    assert!(mats.set_flags(&mut fx, &mut fb, foreign, &[]).is_err());
+    let color = fb.param("base_color").unwrap();
+    let own = fb.material(mats.instance(m).unwrap()).get_bytes(color).unwrap();
+    assert_eq!(own, [1.0f32, 2.0, 3.0, 4.0].iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<_>>());
 
     // The auto effect's storage buffer sits where probe's block is: another manager.
     let mut fb = Manager::new(&h.device, SlotPlan::default());

@@ -131,7 +131,16 @@ fn bins_move_only_what_changed_and_an_item_changed_twice_is_drawn_once() {
     let (order, stats) = rq.order("t.glass");
     assert_eq!((stats.full_sorts, stats.moved), (0, 2));
     assert_eq!(order[0], *id, "now the farthest");
-    rq.remove(items[8].0);
+    assert!(rq.remove(items[8].0).unwrap());
+    assert_eq!(rq.order("t.glass").0.len(), 199);
+    assert!(!rq.remove(items[8].0).unwrap(), "removed already");
+    // An id of another queue, equal in index and generation, is refused and
+    // moves nothing of this queue.
+    let mut other = RenderQueue::new();
+    let foreign = other.insert(&fx, &mats, items[0].1.clone()).unwrap();
+    let e = rq.remove(foreign).unwrap_err();
+    assert_eq!(common::chain(&e), "queue item: the handle belongs to another store");
+    assert!(rq.update(&fx, &mats, foreign, items[0].1.clone()).is_err());
     assert_eq!(rq.order("t.glass").0.len(), 199);
 }
 
@@ -189,7 +198,9 @@ mod model {
                 Op::Move(i, d) if !live.is_empty() => {
                     rq.update(&fx, &mats, live[i % live.len()], item(d)).unwrap()
                 }
-                Op::Remove(i) if !live.is_empty() => rq.remove(live.swap_remove(i % live.len())),
+                Op::Remove(i) if !live.is_empty() => {
+                    assert!(rq.remove(live.swap_remove(i % live.len())).unwrap())
+                }
                 Op::Settle => {
                     let (settled, stats) = rq.order("t.glass");
                     merged += u64::from(stats.full_sorts == 0 && stats.moved > 0);

@@ -221,7 +221,7 @@ fuzz_target!(|ops: Vec<Op>| {
             }
             Op::Remove(i) if !items.is_empty() => {
                 let (id, _) = items.swap_remove(i as usize % items.len());
-                rq.remove(id);
+                let _ = rq.remove(id);
             }
             Op::Encode(glass) => {
                 let size = wgpu::Extent3d { width: 4, height: 4, depth_or_array_layers: 1 };

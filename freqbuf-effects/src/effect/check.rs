@@ -33,7 +33,19 @@ impl Effects {
         id: EffectId,
         only: Option<FlagSet>,
     ) -> Result<CheckReport, EffectError> {
-        let effect = self.effect(id);
+        let effect = self.checked(id, "effect id")?;
+        if let Some(f) = only.filter(|f| f.effect != id) {
+            self.checked(f.effect, "flag set")?;
+            return Err(EffectError {
+                file: effect.name.clone(),
+                location: None,
+                kind: Box::new(EffectErrorKind::OtherEffect {
+                    pass: "(merge)".into(),
+                    effect: effect.name.clone(),
+                    flags_effect: self.effect(f.effect).name.clone(),
+                }),
+            });
+        }
         let tested: Vec<u32> =
             (0..effect.flags.len() as u32).filter(|i| effect.tested & (1 << i) != 0).collect();
         let (combos, exhaustive) = match only {

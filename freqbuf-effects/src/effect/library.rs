@@ -217,6 +217,23 @@ impl Effects {
         &self.effects[id.index as usize]
     }
 
+    /// A loaded effect, or [`EffectErrorKind::Foreign`] for an id of another library.
+    pub(crate) fn checked(&self, id: EffectId, what: &'static str) -> Result<&Effect, EffectError> {
+        match self.effects.get(id.index as usize).filter(|_| id.library == self.tag) {
+            Some(effect) => Ok(effect),
+            None => Err(EffectError {
+                file: "effect library".into(),
+                location: None,
+                kind: Box::new(EffectErrorKind::Foreign { what }),
+            }),
+        }
+    }
+
+    /// A pass, or [`EffectErrorKind::Foreign`] for a pass of another library.
+    pub(crate) fn checked_pass(&self, id: PassId) -> Result<&Pass, EffectError> {
+        Ok(&self.checked(id.effect, "pass")?.passes[id.index as usize])
+    }
+
     /// A pass of a loaded effect.
     pub fn pass(&self, id: PassId) -> &Pass {
         &self.effect(id.effect).passes[id.index as usize]
@@ -232,7 +249,7 @@ impl Effects {
     /// The flag set with `names` switched on; an unknown name is an error
     /// that lists the effect's flags.
     pub fn flags(&self, id: EffectId, names: &[&str]) -> Result<FlagSet, EffectError> {
-        let effect = self.effect(id);
+        let effect = self.checked(id, "effect id")?;
         let mut bits = 0;
         for name in names {
             let Some(i) = effect.flags.iter().position(|f| f == name) else {
@@ -253,7 +270,7 @@ impl Effects {
 
     /// The passes of a technique, to loop over as D3DX's `Pass(i)`.
     pub fn technique(&self, id: EffectId, name: &str) -> Result<Passes, EffectError> {
-        let effect = self.effect(id);
+        let effect = self.checked(id, "effect id")?;
         match effect.techniques.iter().find(|(n, _)| n == name) {
             Some((_, range)) => Ok(Passes { effect: id, range: range.clone() }),
             None => Err(EffectError {
@@ -277,7 +294,7 @@ impl Effects {
     /// `manager` the first time; cached by the flags the source tests, so
     /// flags it never tests do not make new permutations.
     pub fn shader(&mut self, manager: &mut Manager, flags: FlagSet) -> Result<ShaderId, EffectError> {
-        let effect = self.effect(flags.effect);
+        let effect = self.checked(flags.effect, "flag set")?;
         let bits = flags.bits & effect.tested;
         let key = (flags.effect.index, bits);
         if let Some(&id) = self.shaders.get(&key).filter(|id| manager.registry().owns(**id)) {

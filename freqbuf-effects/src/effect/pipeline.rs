@@ -12,6 +12,8 @@ impl Effects {
     /// Checks that `pass` and `flags` are of one effect of this library, and
     /// drops modules and pipelines made on a device the manager left.
     fn prepare(&mut self, manager: &Manager, pass: PassId, flags: FlagSet) -> Result<(), EffectError> {
+        self.checked(pass.effect, "pass")?;
+        self.checked(flags.effect, "flag set")?;
         if pass.effect != flags.effect {
             let (p, f) = (self.effect(pass.effect), self.effect(flags.effect));
             return Err(EffectError {

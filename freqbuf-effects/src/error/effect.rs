@@ -124,6 +124,12 @@ pub enum EffectErrorKind {
         /// The effect the flags were made for.
         flags_effect: String,
     },
+    /// An effect id, pass or flag set of another [`Effects`](crate::Effects) library.
+    #[error("the {what} belongs to another effect library")]
+    Foreign {
+        /// `effect id`, `pass` or `flag set`.
+        what: &'static str,
+    },
     /// The pass is a render pass where a compute pass was asked for, or the reverse.
     #[error("pass `{pass}` is not a {wanted} pass")]
     WrongKind {

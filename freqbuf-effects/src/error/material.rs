@@ -92,6 +92,9 @@ pub enum MaterialErrorKind {
         /// The semantic's WGSL type.
         semantic_type: &'static str,
     },
+    /// A material handle of another [`Materials`](crate::Materials) store.
+    #[error("the handle belongs to another store")]
+    Foreign,
     /// The effect layer failed (a permutation, a flag).
     #[error(transparent)]
     Effect(#[from] EffectError),

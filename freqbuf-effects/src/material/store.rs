@@ -18,9 +18,19 @@ use freqbuf::Uniform;
 use freqbuf::reflect::ValueType;
 
 slotmap::new_key_type! {
-    /// A material in a [`Materials`] store.
-    pub struct MaterialHandle;
+    struct MaterialKey;
 }
+
+/// A material in a [`Materials`] store: tagged with its store and
+/// generational, so a handle of another store is an error, as is a freed one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct MaterialHandle {
+    tag: u32,
+    key: MaterialKey,
+}
+
+/// The next store's tag.
+static NEXT_STORE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
 
 /// A texture or sampler set by name.
 #[derive(Clone, Debug)]
@@ -64,11 +74,18 @@ struct MaterialData {
 /// it also writes the value into every derived material that does not
 /// override it. A flag change registers the new permutation (once per
 /// combination) and writes the material's values again.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Materials {
-    materials: SlotMap<MaterialHandle, MaterialData>,
+    tag: u32,
+    materials: SlotMap<MaterialKey, MaterialData>,
     /// Every permutation of each effect merged, and the names they declare.
     effects: HashMap<EffectId, EffectInfo>,
+}
+
+impl Default for Materials {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 /// An effect's permutations, merged once.
@@ -82,7 +99,8 @@ struct EffectInfo {
 impl Materials {
     /// An empty store.
     pub fn new() -> Self {
-        Self::default()
+        let tag = NEXT_STORE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Self { tag, materials: SlotMap::with_key(), effects: HashMap::new() }
     }
 
     /// A material of `effect` with `flags` switched on: a new material
@@ -103,15 +121,18 @@ impl Materials {
             own.insert(name.clone(), default_value(merged, name, value)?);
         }
         let instance = fb.create_material();
-        let m = self.materials.insert(MaterialData {
-            effect,
-            flags,
-            instance,
-            parent: None,
-            children: Vec::new(),
-            own,
-            textures: BTreeMap::new(),
-        });
+        let m = MaterialHandle {
+            tag: self.tag,
+            key: self.materials.insert(MaterialData {
+                effect,
+                flags,
+                instance,
+                parent: None,
+                children: Vec::new(),
+                own,
+                textures: BTreeMap::new(),
+            }),
+        };
         self.apply(fb, m)?;
         Ok(m)
     }
@@ -126,16 +147,19 @@ impl Materials {
         let p = self.get(parent)?;
         let (effect, flags) = (p.effect, p.flags);
         let instance = fb.create_material();
-        let child = self.materials.insert(MaterialData {
-            effect,
-            flags,
-            instance,
-            parent: Some(parent),
-            children: Vec::new(),
-            own: BTreeMap::new(),
-            textures: BTreeMap::new(),
-        });
-        self.materials[parent].children.push(child);
+        let child = MaterialHandle {
+            tag: self.tag,
+            key: self.materials.insert(MaterialData {
+                effect,
+                flags,
+                instance,
+                parent: Some(parent),
+                children: Vec::new(),
+                own: BTreeMap::new(),
+                textures: BTreeMap::new(),
+            }),
+        };
+        self.materials[parent.key].children.push(child);
         self.apply(fb, child)?;
         Ok(child)
     }
@@ -155,11 +179,11 @@ impl Materials {
         let stored = Stored { ty: Some(T::TYPE), bytes: bytemuck::bytes_of(&value.to_gpu()).to_vec() };
         // Checked against the merge of every permutation, before anything
         // changes, whichever permutations the manager has registered yet.
-        let merged = &self.effects[&self.materials[m].effect].merged;
+        let merged = &self.effects[&self.materials[m.key].effect].merged;
         if let Ok(param) = merged.resolve(name, Some(Frequency::Material)) {
             check_type(name, param.value_type(), &stored)?;
         }
-        self.materials[m].own.insert(name.to_owned(), stored);
+        self.materials[m.key].own.insert(name.to_owned(), stored);
         for target in self.inheritors(m, name, false) {
             self.write(fb, target, name)?;
         }
@@ -198,10 +222,10 @@ impl Materials {
         resource: Resource,
     ) -> Result<(), MaterialError> {
         self.check_name(m, name)?;
-        resource.set(fb, self.materials[m].instance, name)?;
-        self.materials[m].textures.insert(name.to_owned(), resource.clone());
+        resource.set(fb, self.materials[m.key].instance, name)?;
+        self.materials[m.key].textures.insert(name.to_owned(), resource.clone());
         for target in self.inheritors(m, name, true) {
-            resource.set(fb, self.materials[target].instance, name)?;
+            resource.set(fb, self.materials[target.key].instance, name)?;
         }
         Ok(())
     }
@@ -222,7 +246,7 @@ impl Materials {
         for name in self.visible(m).0 {
             self.check_write(fb, m, &name)?;
         }
-        self.materials[m].flags = flags;
+        self.materials[m.key].flags = flags;
         self.apply(fb, m)
     }
 
@@ -246,19 +270,25 @@ impl Materials {
 
     /// The material's flags, to build its pipelines with.
     pub fn flags(&self, m: MaterialHandle) -> Option<FlagSet> {
-        self.materials.get(m).map(|d| d.flags)
+        self.get(m).ok().map(|d| d.flags)
     }
 
     /// The material instance that holds its values, for [`freqbuf::Draw::material`].
     pub fn instance(&self, m: MaterialHandle) -> Option<MaterialId> {
-        self.materials.get(m).map(|d| d.instance)
+        self.get(m).ok().map(|d| d.instance)
     }
 
+    /// The material's data; a handle of another store is `Foreign`, a freed one `StaleHandle`.
     fn get(&self, m: MaterialHandle) -> Result<&MaterialData, MaterialError> {
-        self.materials.get(m).ok_or_else(|| MaterialError {
-            subject: "material".into(),
-            kind: Box::new(MaterialErrorKind::Manager(freqbuf::Error::StaleHandle(Frequency::Material))),
-        })
+        let kind = if m.tag != self.tag {
+            MaterialErrorKind::Foreign
+        } else {
+            match self.materials.get(m.key) {
+                Some(d) => return Ok(d),
+                None => MaterialErrorKind::Manager(freqbuf::Error::StaleHandle(Frequency::Material)),
+            }
+        };
+        Err(MaterialError { subject: "material".into(), kind: Box::new(kind) })
     }
 
     /// The merge of every permutation of `effect`, and its names (once per effect).
@@ -303,8 +333,8 @@ impl Materials {
         let mut stack = vec![m];
         while let Some(x) = stack.pop() {
             out.push(x);
-            for &c in &self.materials[x].children {
-                let d = &self.materials[c];
+            for &c in &self.materials[x.key].children {
+                let d = &self.materials[c.key];
                 let overrides =
                     if texture { d.textures.contains_key(name) } else { d.own.contains_key(name) };
                 if !overrides {
@@ -319,10 +349,10 @@ impl Materials {
     fn effective(&self, m: MaterialHandle, name: &str) -> Option<&Stored> {
         let mut at = Some(m);
         while let Some(x) = at {
-            if let Some(v) = self.materials[x].own.get(name) {
+            if let Some(v) = self.materials[x.key].own.get(name) {
                 return Some(v);
             }
-            at = self.materials[x].parent;
+            at = self.materials[x.key].parent;
         }
         None
     }
@@ -344,7 +374,7 @@ impl Materials {
     /// Writes what `m` sees for `name` into its instance, if its permutation has it.
     fn write(&self, fb: &mut Manager, m: MaterialHandle, name: &str) -> Result<(), MaterialError> {
         if let Some((param, stored)) = self.check_write(fb, m, name)? {
-            fb.material(self.materials[m].instance).set_bytes(param, &stored.bytes)?;
+            fb.material(self.materials[m.key].instance).set_bytes(param, &stored.bytes)?;
         }
         Ok(())
     }
@@ -355,11 +385,11 @@ impl Materials {
         let mut textures: BTreeMap<&str, &Resource> = BTreeMap::new();
         let mut at = Some(m);
         while let Some(x) = at {
-            names.extend(self.materials[x].own.keys().cloned());
-            for (k, v) in &self.materials[x].textures {
+            names.extend(self.materials[x.key].own.keys().cloned());
+            for (k, v) in &self.materials[x.key].textures {
                 textures.entry(k.as_str()).or_insert(v);
             }
-            at = self.materials[x].parent;
+            at = self.materials[x.key].parent;
         }
         (names, textures)
     }
@@ -370,7 +400,7 @@ impl Materials {
         for name in names {
             self.write(fb, m, &name)?;
         }
-        let instance = self.materials[m].instance;
+        let instance = self.materials[m.key].instance;
         for (name, resource) in textures {
             resource.set(fb, instance, name)?;
         }
@@ -409,7 +439,7 @@ fn default_value(merged: &Registry, name: &str, value: &toml::Value) -> Result<S
 /// merge of its permutations ([`Effects::merge`]): every name must resolve,
 /// every default fit its member, every semantic its member's frequency and type.
 pub fn validate_tables(fx: &Effects, effect: EffectId, merged: &Registry) -> Result<(), MaterialError> {
-    let e = fx.effect(effect);
+    let e = fx.checked(effect, "effect id")?;
     for (name, value) in e.params() {
         default_value(merged, name, value)?;
     }
