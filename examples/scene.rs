@@ -13,7 +13,7 @@ mod gpu;
 
 use freqbuf::{Binder, Manager, SlotPlan};
 use freqbuf_effects::{
-    AutoConstants, Camera, Effects, Geometry, MaterialHandle, Materials, QueueItem, RenderQueue, Targets,
+    AutoConstants, Camera, Effects, Geometry, Materials, Order, QueueContext, QueueItem, RenderQueue, Targets,
 };
 use glam::{Mat4, Quat, Vec3};
 
@@ -109,7 +109,7 @@ fn run(
     }
     // Materials: each effect with and without its flag, a few colors each.
     let mut mats = Materials::new();
-    let mut palette: Vec<(MaterialHandle, bool)> = Vec::new();
+    let mut palette: Vec<(freqbuf::MaterialId, bool)> = Vec::new();
     let mut rng = Lcg(7);
     for (effect, flag, transparent) in
         [(solid, "TINT", false), (stripes, "WIDE", false), (glass, "BRIGHT", true)]
@@ -234,11 +234,16 @@ fn run(
                 multiview_mask: None,
             });
             let mut binder = Binder::new();
-            let s = if use_queue {
-                rq.encode(name, &mut fx, &mut fb, &mats, &targets, &mut pass, &mut binder)?
-            } else {
-                rq.encode_unsorted(name, &mut fx, &mut fb, &mats, &targets, &mut pass, &mut binder)?
+            let order = if use_queue { Order::Sorted } else { Order::Queued };
+            let mut cx = QueueContext {
+                effects: &mut fx,
+                manager: &mut fb,
+                materials: &mats,
+                targets: &targets,
+                pass: &mut pass,
+                binder: &mut binder,
             };
+            let s = rq.encode(name, order, &mut cx)?;
             c.draws += s.draws;
         }
         c.binds = fb.stats().shared.set_bind_group_calls;

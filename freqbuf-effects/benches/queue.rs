@@ -7,7 +7,7 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use freqbuf::{Binder, Headless, Manager, SlotPlan};
-use freqbuf_effects::{Effects, Geometry, Materials, QueueItem, RenderQueue, Targets};
+use freqbuf_effects::{Effects, Geometry, Materials, Order, QueueContext, QueueItem, RenderQueue, Targets};
 
 const ITEMS: usize = 10_000;
 const CHANGED: usize = ITEMS / 100;
@@ -84,8 +84,19 @@ fn queue(c: &mut Criterion) {
                     multiview_mask: None,
                 });
                 let mut binder = Binder::new();
-                rq.encode("t.opaque", &mut fx, &mut fb, &mats, &targets, &mut rpass, &mut binder)
-                    .expect("encode")
+                rq.encode(
+                    "t.opaque",
+                    Order::Sorted,
+                    &mut QueueContext {
+                        effects: &mut fx,
+                        manager: &mut fb,
+                        materials: &mats,
+                        targets: &targets,
+                        pass: &mut rpass,
+                        binder: &mut binder,
+                    },
+                )
+                .expect("encode")
             });
         });
     }
@@ -111,7 +122,7 @@ fn change(
     fx: &Effects,
     mats: &Materials,
     items: &mut [(freqbuf_effects::ItemId, QueueItem)],
-    materials: &[freqbuf_effects::MaterialHandle],
+    materials: &[freqbuf::MaterialId],
     frame: usize,
 ) {
     for k in 0..CHANGED {

@@ -22,8 +22,8 @@ pub use effect::{
     FlagSet, Pass, PassId, Passes, Targets,
 };
 pub use error::{EffectError, EffectErrorKind, MaterialError, MaterialErrorKind};
-pub use material::{AutoConstants, Camera, MaterialHandle, Materials, Semantic, validate_tables};
-pub use queue::{Geometry, ItemId, QueueItem, QueueStats, RenderQueue};
+pub use material::{AutoConstants, Camera, Materials, Semantic, validate_tables};
+pub use queue::{Geometry, ItemId, Order, QueueContext, QueueItem, QueueStats, RenderQueue};
 
 /// The workspace README's examples (the core's and this crate's), compiled
 /// as doc tests here, where both crates are in scope.

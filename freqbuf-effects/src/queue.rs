@@ -15,7 +15,7 @@ use freqbuf::{Binder, Draw, InstanceId, Manager, MaterialId, ObjectId, ViewId};
 
 use crate::effect::{Blend, Effects, PassId, Targets};
 use crate::error::{MaterialError, MaterialErrorKind};
-use crate::material::{MaterialHandle, Materials};
+use crate::material::Materials;
 
 slotmap::new_key_type! {
     struct ItemKey;
@@ -60,7 +60,7 @@ pub struct QueueItem {
     /// The technique pass (of the material's effect).
     pub pass: PassId,
     /// The material: its flags pick the permutation, its instance the values.
-    pub material: MaterialHandle,
+    pub material: MaterialId,
     /// The view instance, if the shader has view slots.
     pub view: Option<ViewId>,
     /// The object instance, if the shader has object slots.
@@ -104,6 +104,34 @@ impl Default for RenderQueue {
     fn default() -> Self {
         Self::new()
     }
+}
+
+/// The order [`RenderQueue::encode`] draws a pass's items in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// The bin's order: by pipeline, material and object, or back to front
+    /// in a blending pass.
+    Sorted,
+    /// The order the items were queued in (for comparison with sorting).
+    Queued,
+}
+
+/// What [`RenderQueue::encode`] draws through: the layers, the targets the
+/// pipelines are built for, the pass and its binder.
+#[derive(Debug)]
+pub struct QueueContext<'a, 'p> {
+    /// The effects whose pipelines the items draw with.
+    pub effects: &'a mut Effects,
+    /// The manager the items' instances live in.
+    pub manager: &'a mut Manager,
+    /// The materials the items name.
+    pub materials: &'a Materials,
+    /// The pass's color and depth formats.
+    pub targets: &'a Targets,
+    /// The render pass to encode into.
+    pub pass: &'a mut wgpu::RenderPass<'p>,
+    /// The pass's binder.
+    pub binder: &'a mut Binder,
 }
 
 /// Items to draw, binned by pass name (`technique.pass`) and kept sorted.
@@ -184,44 +212,33 @@ impl RenderQueue {
         }
     }
 
-    /// Encodes the items of pass `name` (`technique.pass`) in sorted order:
-    /// a pipeline is set when it changes, bind groups through `binder`, vertex
-    /// and index buffers when they change.
-    #[allow(clippy::too_many_arguments, reason = "each layer the queue draws through, passed once")]
+    /// Encodes the items of pass `name` (`technique.pass`) in `order`
+    /// through `cx`: a pipeline is set when it changes, bind groups through
+    /// the binder, vertex and index buffers when they change.
+    ///
+    /// Cost: settling the bin (a merge of what moved since the last encode),
+    /// then one pipeline lookup and one bind per item.
     pub fn encode(
         &mut self,
         name: &str,
-        fx: &mut Effects,
-        fb: &mut Manager,
-        mats: &Materials,
-        targets: &Targets,
-        pass: &mut wgpu::RenderPass<'_>,
-        binder: &mut Binder,
+        order: Order,
+        cx: &mut QueueContext<'_, '_>,
     ) -> Result<QueueStats, MaterialError> {
         let mut stats = QueueStats::default();
-        let Some(bin) = self.bins.get_mut(name) else { return Ok(stats) };
-        settle(bin, &self.items, &mut stats);
-        let order = bin.sorted.iter().map(|&(_, id)| id);
-        encode_items(order, &self.items, fx, fb, mats, targets, pass, binder, &mut stats)?;
-        Ok(stats)
-    }
-
-    /// Encodes the items of pass `name` in the order they were queued, for comparison.
-    #[allow(clippy::too_many_arguments, reason = "each layer the queue draws through, passed once")]
-    pub fn encode_unsorted(
-        &self,
-        name: &str,
-        fx: &mut Effects,
-        fb: &mut Manager,
-        mats: &Materials,
-        targets: &Targets,
-        pass: &mut wgpu::RenderPass<'_>,
-        binder: &mut Binder,
-    ) -> Result<QueueStats, MaterialError> {
-        let mut stats = QueueStats::default();
-        let tag = self.tag;
-        let order = self.items.iter().filter(|(_, e)| e.bin == name).map(|(key, _)| ItemId { tag, key });
-        encode_items(order, &self.items, fx, fb, mats, targets, pass, binder, &mut stats)?;
+        match order {
+            Order::Sorted => {
+                let Some(bin) = self.bins.get_mut(name) else { return Ok(stats) };
+                settle(bin, &self.items, &mut stats);
+                let order = bin.sorted.iter().map(|&(_, id)| id);
+                encode_items(order, &self.items, cx, &mut stats)?;
+            }
+            Order::Queued => {
+                let tag = self.tag;
+                let order =
+                    self.items.iter().filter(|(_, e)| e.bin == name).map(|(key, _)| ItemId { tag, key });
+                encode_items(order, &self.items, cx, &mut stats)?;
+            }
+        }
         Ok(stats)
     }
 
@@ -258,10 +275,10 @@ impl RenderQueue {
 /// The bin and sort key of an item: pipeline, material, object; or, in a
 /// blending pass, back to front.
 fn placement(fx: &Effects, mats: &Materials, item: &QueueItem) -> Result<(String, SortKey), MaterialError> {
-    let flags = flags_of(mats, item.material)?;
+    let flags = mats.checked_flags(item.material)?;
     let pass = fx.checked_pass(item.pass)?;
     let pipeline = fx.pipeline_key(item.pass, flags);
-    let material = mats.instance(item.material).map_or(0, MaterialId::to_bits);
+    let material = item.material.to_bits();
     let object = item.object.map_or(0, ObjectId::to_bits);
     let key = if pass.blend == Blend::Opaque {
         (pipeline, material, object)
@@ -272,12 +289,6 @@ fn placement(fx: &Effects, mats: &Materials, item: &QueueItem) -> Result<(String
         (u64::from(!ordered), pipeline, material)
     };
     Ok((pass.name.clone(), key))
-}
-
-/// A material's flags, or the stale-handle error of a freed one.
-fn flags_of(mats: &Materials, m: MaterialHandle) -> Result<crate::FlagSet, MaterialError> {
-    mats.flags(m)
-        .ok_or_else(|| MaterialError::from(freqbuf::Error::StaleHandle(freqbuf::Frequency::Material)))
 }
 
 /// Applies a bin's pending changes: by one merge pass when they are few
@@ -338,36 +349,28 @@ fn merge_from_back(sorted: &mut Vec<(SortKey, ItemId)>, run: &[(SortKey, ItemId)
     }
 }
 
-#[allow(clippy::too_many_arguments, reason = "each layer the queue draws through, passed once")]
 fn encode_items(
     order: impl Iterator<Item = ItemId>,
     items: &SlotMap<ItemKey, Entry>,
-    fx: &mut Effects,
-    fb: &mut Manager,
-    mats: &Materials,
-    targets: &Targets,
-    pass: &mut wgpu::RenderPass<'_>,
-    binder: &mut Binder,
+    cx: &mut QueueContext<'_, '_>,
     stats: &mut QueueStats,
 ) -> Result<(), MaterialError> {
+    let QueueContext { effects: fx, manager: fb, materials: mats, targets, pass, binder } = cx;
     let mut pipeline: Option<wgpu::RenderPipeline> = None;
     let mut geometry: Option<&Geometry> = None;
     for id in order {
         let Some(Entry { item, .. }) = items.get(id.key) else { continue };
-        let flags = flags_of(mats, item.material)?;
+        let flags = mats.checked_flags(item.material)?;
         let (shader, p) = fx.render_pipeline(fb, item.pass, flags, targets)?;
         if pipeline.as_ref() != Some(p) {
             pass.set_pipeline(p);
             pipeline = Some(p.clone());
             stats.pipelines += 1;
         }
-        let instances: [Option<InstanceId>; 3] = [
-            item.view.map(Into::into),
-            mats.instance(item.material).map(Into::into),
-            item.object.map(Into::into),
-        ];
+        let instances: [Option<InstanceId>; 3] =
+            [item.view.map(Into::into), Some(item.material.into()), item.object.map(Into::into)];
         let draw = instances.into_iter().flatten().fold(Draw::new(shader), Draw::with);
-        let first = binder.bind(fb, pass, &draw)?;
+        let first = binder.bind(fb, *pass, &draw)?;
         let g = &item.geometry;
         // An array slot's element is the instance index: shift the range by it.
         let instances = g.instances.start + first..g.instances.end + first;

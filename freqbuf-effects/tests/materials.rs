@@ -214,7 +214,7 @@ fn materials_keep_values_across_flags_and_derived_ones_inherit_and_override() {
     let pass = fx.technique(probe, "probe").unwrap().next().unwrap();
     let run = |fx: &mut Effects, fb: &mut Manager, mats: &Materials, m| {
         let out = storage(h, 8);
-        let instance = mats.instance(m).unwrap();
+        let instance = m;
         fb.material(instance).set_buffer("seen", &out).unwrap();
         let (shader, pipeline) = fx.compute_pipeline(fb, pass, mats.flags(m).unwrap()).unwrap();
         let pipeline = pipeline.clone();
@@ -256,17 +256,19 @@ fn material_and_auto_errors_name_what_is_wrong() {
     );
     let e = mats.set(&mut fb, m, "base_color", &1.0f32).unwrap_err();
     assert_eq!(common::chain(&e), "`base_color`: the member is vec4<f32>, the value is f32");
-    // A handle of another store, equal in index and generation, is refused;
-    // the store's own material keeps its value.
+    // A material of another store, or the manager's own, is refused; the
+    // store's own material keeps its value.
     let mut other = Materials::new();
     let foreign = other.create(&mut fx, &mut fb, probe, &[]).unwrap();
     mats.set(&mut fb, m, "base_color", &[1.0f32, 2.0, 3.0, 4.0]).unwrap();
     let e = mats.set(&mut fb, foreign, "base_color", &[9.0f32; 4]).unwrap_err();
     assert_eq!(common::chain(&e), "material: the handle belongs to another store");
-    assert!(mats.flags(foreign).is_none() && mats.instance(foreign).is_none());
+    assert!(mats.flags(foreign).is_none());
+    let bare = fb.create_material();
+    assert!(mats.set(&mut fb, bare, "base_color", &[9.0f32; 4]).is_err());
     assert!(mats.set_flags(&mut fx, &mut fb, foreign, &[]).is_err());
     let color = fb.param("base_color").unwrap();
-    let own = fb.material(mats.instance(m).unwrap()).get_bytes(color).unwrap();
+    let own = fb.material(m).get_bytes(color).unwrap();
     assert_eq!(own, [1.0f32, 2.0, 3.0, 4.0].iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<_>>());
 
     // The auto effect's storage buffer sits where probe's block is: another manager.
@@ -332,7 +334,7 @@ fn derived_materials_inherit_textures_until_they_set_their_own() {
     assert!(common::chain(&e2).contains("did you mean `tex`?"), "{e2}");
     let run = |fx: &mut Effects, fb: &mut Manager, mats: &Materials, m| {
         let out = storage(h, 4);
-        let instance = mats.instance(m).unwrap();
+        let instance = m;
         fb.material(instance).set_buffer("seen", &out).unwrap();
         let (shader, pipeline) = fx.compute_pipeline(fb, pass, mats.flags(m).unwrap()).unwrap();
         let pipeline = pipeline.clone();
@@ -364,7 +366,7 @@ fn values_are_checked_against_permutations_not_yet_registered() {
     assert_eq!(mats.flags(m), Some(fx.flags(probe, &["NORMAL_MAP"]).unwrap()));
     let pass = fx.technique(probe, "probe").unwrap().next().unwrap();
     let out = storage(h, 8);
-    let instance = mats.instance(m).unwrap();
+    let instance = m;
     fb.material(instance).set_buffer("seen", &out).unwrap();
     let (shader, pipeline) = fx.compute_pipeline(&mut fb, pass, mats.flags(m).unwrap()).unwrap();
     let pipeline = pipeline.clone();
@@ -464,7 +466,7 @@ fn effects_materials_and_auto_constants_follow_the_manager_to_a_new_device() {
     mats.set(&mut fb, m, "base_color", &[1.0f32, 2.0, 3.0, 4.0]).unwrap();
     mats.set(&mut fb, m, "normal_strength", &5.0f32).unwrap();
     let pass = fx.technique(probe, "probe").unwrap().next().unwrap();
-    let (instance, flags) = (mats.instance(m).unwrap(), mats.flags(m).unwrap());
+    let (instance, flags) = (m, mats.flags(m).unwrap());
     let run = |h: &Headless, fx: &mut Effects, fb: &mut Manager| {
         let out = storage(h, 8);
         fb.material(instance).set_buffer("seen", &out).unwrap();
@@ -516,7 +518,7 @@ mod random {
     }
 
     struct Mat {
-        handle: freqbuf_effects::MaterialHandle,
+        handle: freqbuf::MaterialId,
         parent: Option<usize>,
         normal_map: bool,
         own: BTreeMap<&'static str, Vec<f32>>,
@@ -549,14 +551,14 @@ mod random {
                     let mut own = BTreeMap::new();
                     own.insert("base_color", vec![0.25, 0.5, 0.75, 1.0]);
                     let out = storage(h, 8);
-                    fb.material(store.instance(handle).unwrap()).set_buffer("seen", &out).unwrap();
+                    fb.material(handle).set_buffer("seen", &out).unwrap();
                     mats.push(Mat { handle, parent: None, normal_map: n, own, out });
                 }
                 Op::Derive(p) if mats.len() < 8 => {
                     let Some(p) = pick(p) else { continue };
                     let handle = store.derive(&mut fb, mats[p].handle).unwrap();
                     let out = storage(h, 8);
-                    fb.material(store.instance(handle).unwrap()).set_buffer("seen", &out).unwrap();
+                    fb.material(handle).set_buffer("seen", &out).unwrap();
                     let normal_map = mats[p].normal_map;
                     mats.push(Mat { handle, parent: Some(p), normal_map, own: BTreeMap::new(), out });
                 }
@@ -594,7 +596,7 @@ mod random {
                             let flags = store.flags(mat.handle).unwrap();
                             let (shader, pipeline) = fx.compute_pipeline(&mut fb, pass, flags).unwrap();
                             cpass.set_pipeline(pipeline);
-                            let draw = Draw::new(shader).material(store.instance(mat.handle).unwrap());
+                            let draw = Draw::new(shader).material(mat.handle);
                             binder.bind(&mut fb, &mut cpass, &draw).unwrap();
                             cpass.dispatch_workgroups(1, 1, 1);
                         }

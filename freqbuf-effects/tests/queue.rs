@@ -6,7 +6,7 @@ mod common;
 
 use common::gpu;
 use freqbuf::{Binder, Manager, SlotPlan};
-use freqbuf_effects::{Effects, Geometry, Materials, QueueItem, RenderQueue, Targets};
+use freqbuf_effects::{Effects, Geometry, Materials, Order, QueueContext, QueueItem, RenderQueue, Targets};
 
 const TOML: &str = "source = \"q.wgsl\"\nflags = [\"A\"]\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"opaque\"\n  vertex = \"vs\"\n  fragment = \"fs\"\n  [[technique.pass]]\n  name = \"glass\"\n  vertex = \"vs\"\n  fragment = \"fs\"\n  blend = \"additive\"\n";
 const WGSL: &str = "struct M { color: vec4<f32> }\nstruct O { pos: vec4<f32> }\n@group(2) @binding(0) var<uniform> m: M;\n@group(3) @binding(0) var<uniform> o: O;\n@vertex fn vs() -> @builtin(position) vec4<f32> { return o.pos; }\n@fragment fn fs() -> @location(0) vec4<f32> {\n#ifdef A\n    return m.color * 2.0;\n#else\n    return m.color;\n#endif\n}\n";
@@ -81,9 +81,33 @@ fn the_queue_sorts_by_pipeline_material_and_object_and_blending_passes_back_to_f
         let mut pass = gpu::color_pass(&mut enc, &view);
         let mut binder = Binder::new();
         let stats = if sorted {
-            rq.encode("t.opaque", &mut fx, &mut fb, &mats, &targets, &mut pass, &mut binder).unwrap()
+            rq.encode(
+                "t.opaque",
+                Order::Sorted,
+                &mut QueueContext {
+                    effects: &mut fx,
+                    manager: &mut fb,
+                    materials: &mats,
+                    targets: &targets,
+                    pass: &mut pass,
+                    binder: &mut binder,
+                },
+            )
+            .unwrap()
         } else {
-            rq.encode_unsorted("t.opaque", &mut fx, &mut fb, &mats, &targets, &mut pass, &mut binder).unwrap()
+            rq.encode(
+                "t.opaque",
+                Order::Queued,
+                &mut QueueContext {
+                    effects: &mut fx,
+                    manager: &mut fb,
+                    materials: &mats,
+                    targets: &targets,
+                    pass: &mut pass,
+                    binder: &mut binder,
+                },
+            )
+            .unwrap()
         };
         drop(pass);
         h.queue.submit([enc.finish()]);

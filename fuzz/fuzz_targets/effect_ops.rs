@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 
 use arbitrary::Arbitrary;
 use freqbuf::{Binder, Headless, Manager, SlotPlan};
-use freqbuf_effects::{AutoConstants, Camera, Effects, Geometry, Materials, QueueItem, RenderQueue, Targets};
+use freqbuf_effects::{AutoConstants, Camera, Effects, Geometry, Materials, Order, QueueContext, QueueItem, RenderQueue, Targets};
 use libfuzzer_sys::fuzz_target;
 
 const TOML: &str = r#"
@@ -260,7 +260,11 @@ fuzz_target!(|ops: Vec<Op>| {
                     });
                     let name = if glass { "t.glass" } else { "t.opaque" };
                     let mut binder = Binder::new();
-                    let _ = rq.encode(name, &mut fx, &mut fb, &mats, &targets, &mut pass, &mut binder);
+                    let _ = rq.encode(
+    name,
+    Order::Sorted,
+    &mut QueueContext { effects: &mut fx, manager: &mut fb, materials: &mats, targets: &targets, pass: &mut pass, binder: &mut binder },
+);
                 }
                 h.queue.submit([enc.finish()]);
             }

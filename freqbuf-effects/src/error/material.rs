@@ -92,7 +92,8 @@ pub enum MaterialErrorKind {
         /// The semantic's WGSL type.
         semantic_type: &'static str,
     },
-    /// A material handle of another [`Materials`](crate::Materials) store.
+    /// A material this [`Materials`](crate::Materials) store did not create
+    /// (the manager's own, or another store's), or a queue item of another queue.
     #[error("the handle belongs to another store")]
     Foreign,
     /// The effect layer failed (a permutation, a flag).

@@ -10,4 +10,4 @@ mod store;
 mod value;
 
 pub use auto::{AutoConstants, Camera, Semantic};
-pub use store::{MaterialHandle, Materials, validate_tables};
+pub use store::{Materials, validate_tables};

@@ -18,19 +18,9 @@ use freqbuf::Uniform;
 use freqbuf::reflect::ValueType;
 
 slotmap::new_key_type! {
+    /// A material's entry in its store.
     struct MaterialKey;
 }
-
-/// A material in a [`Materials`] store: tagged with its store and
-/// generational, so a handle of another store is an error, as is a freed one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct MaterialHandle {
-    tag: u32,
-    key: MaterialKey,
-}
-
-/// The next store's tag.
-static NEXT_STORE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
 
 /// A texture or sampler set by name.
 #[derive(Clone, Debug)]
@@ -60,8 +50,8 @@ struct MaterialData {
     effect: EffectId,
     flags: FlagSet,
     instance: MaterialId,
-    parent: Option<MaterialHandle>,
-    children: Vec<MaterialHandle>,
+    parent: Option<MaterialKey>,
+    children: Vec<MaterialKey>,
     /// Values set on this material (and `[params]` defaults on a root).
     own: BTreeMap<String, Stored>,
     /// Textures and samplers set on this material, by name.
@@ -74,18 +64,16 @@ struct MaterialData {
 /// it also writes the value into every derived material that does not
 /// override it. A flag change registers the new permutation (once per
 /// combination) and writes the material's values again.
-#[derive(Debug)]
+///
+/// A material is named by the core's [`MaterialId`] of the instance that
+/// holds its values: the same handle draws take. One the store did not
+/// create (the manager's own, or another store's) is an error.
+#[derive(Debug, Default)]
 pub struct Materials {
-    tag: u32,
     materials: SlotMap<MaterialKey, MaterialData>,
+    by_instance: HashMap<MaterialId, MaterialKey>,
     /// Every permutation of each effect merged, and the names they declare.
     effects: HashMap<EffectId, EffectInfo>,
-}
-
-impl Default for Materials {
-    fn default() -> Self {
-        Self::new()
-    }
 }
 
 /// An effect's permutations, merged once.
@@ -99,8 +87,7 @@ struct EffectInfo {
 impl Materials {
     /// An empty store.
     pub fn new() -> Self {
-        let tag = NEXT_STORE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        Self { tag, materials: SlotMap::with_key(), effects: HashMap::new() }
+        Self::default()
     }
 
     /// A material of `effect` with `flags` switched on: a new material
@@ -111,7 +98,7 @@ impl Materials {
         fb: &mut Manager,
         effect: EffectId,
         flags: &[&str],
-    ) -> Result<MaterialHandle, MaterialError> {
+    ) -> Result<MaterialId, MaterialError> {
         let flags = fx.flags(effect, flags)?;
         fx.shader(fb, flags)?;
         self.info(fx, fb.registry(), effect)?;
@@ -121,47 +108,40 @@ impl Materials {
             own.insert(name.clone(), default_value(merged, name, value)?);
         }
         let instance = fb.create_material();
-        let m = MaterialHandle {
-            tag: self.tag,
-            key: self.materials.insert(MaterialData {
-                effect,
-                flags,
-                instance,
-                parent: None,
-                children: Vec::new(),
-                own,
-                textures: BTreeMap::new(),
-            }),
-        };
+        let m = self.materials.insert(MaterialData {
+            effect,
+            flags,
+            instance,
+            parent: None,
+            children: Vec::new(),
+            own,
+            textures: BTreeMap::new(),
+        });
+        self.by_instance.insert(instance, m);
         self.apply(fb, m)?;
-        Ok(m)
+        Ok(instance)
     }
 
     /// A material instance of `parent`: its flags and current values, with
     /// values set on it later overriding the parent's.
-    pub fn derive(
-        &mut self,
-        fb: &mut Manager,
-        parent: MaterialHandle,
-    ) -> Result<MaterialHandle, MaterialError> {
-        let p = self.get(parent)?;
+    pub fn derive(&mut self, fb: &mut Manager, parent: MaterialId) -> Result<MaterialId, MaterialError> {
+        let parent = self.key(parent)?;
+        let p = &self.materials[parent];
         let (effect, flags) = (p.effect, p.flags);
         let instance = fb.create_material();
-        let child = MaterialHandle {
-            tag: self.tag,
-            key: self.materials.insert(MaterialData {
-                effect,
-                flags,
-                instance,
-                parent: Some(parent),
-                children: Vec::new(),
-                own: BTreeMap::new(),
-                textures: BTreeMap::new(),
-            }),
-        };
-        self.materials[parent.key].children.push(child);
+        let child = self.materials.insert(MaterialData {
+            effect,
+            flags,
+            instance,
+            parent: Some(parent),
+            children: Vec::new(),
+            own: BTreeMap::new(),
+            textures: BTreeMap::new(),
+        });
+        self.by_instance.insert(instance, child);
+        self.materials[parent].children.push(child);
         self.apply(fb, child)?;
-        Ok(child)
+        Ok(instance)
     }
 
     /// Sets a value by name (`base_color`, `lights[2].color`) on `m` and on
@@ -171,19 +151,20 @@ impl Materials {
     pub fn set<T: Uniform>(
         &mut self,
         fb: &mut Manager,
-        m: MaterialHandle,
+        m: MaterialId,
         name: &str,
         value: &T,
     ) -> Result<(), MaterialError> {
+        let m = self.key(m)?;
         self.check_name(m, name)?;
         let stored = Stored { ty: Some(T::TYPE), bytes: bytemuck::bytes_of(&value.to_gpu()).to_vec() };
         // Checked against the merge of every permutation, before anything
         // changes, whichever permutations the manager has registered yet.
-        let merged = &self.effects[&self.materials[m.key].effect].merged;
+        let merged = &self.effects[&self.materials[m].effect].merged;
         if let Ok(param) = merged.resolve(name, Some(Frequency::Material)) {
             check_type(name, param.value_type(), &stored)?;
         }
-        self.materials[m.key].own.insert(name.to_owned(), stored);
+        self.materials[m].own.insert(name.to_owned(), stored);
         for target in self.inheritors(m, name, false) {
             self.write(fb, target, name)?;
         }
@@ -195,7 +176,7 @@ impl Materials {
     pub fn set_texture(
         &mut self,
         fb: &mut Manager,
-        m: MaterialHandle,
+        m: MaterialId,
         name: &str,
         view: &wgpu::TextureView,
     ) -> Result<(), MaterialError> {
@@ -207,7 +188,7 @@ impl Materials {
     pub fn set_sampler(
         &mut self,
         fb: &mut Manager,
-        m: MaterialHandle,
+        m: MaterialId,
         name: &str,
         sampler: &wgpu::Sampler,
     ) -> Result<(), MaterialError> {
@@ -217,15 +198,16 @@ impl Materials {
     fn set_resource(
         &mut self,
         fb: &mut Manager,
-        m: MaterialHandle,
+        m: MaterialId,
         name: &str,
         resource: Resource,
     ) -> Result<(), MaterialError> {
+        let m = self.key(m)?;
         self.check_name(m, name)?;
-        resource.set(fb, self.materials[m.key].instance, name)?;
-        self.materials[m.key].textures.insert(name.to_owned(), resource.clone());
+        resource.set(fb, self.materials[m].instance, name)?;
+        self.materials[m].textures.insert(name.to_owned(), resource.clone());
         for target in self.inheritors(m, name, true) {
-            resource.set(fb, self.materials[target.key].instance, name)?;
+            resource.set(fb, self.materials[target].instance, name)?;
         }
         Ok(())
     }
@@ -236,17 +218,18 @@ impl Materials {
         &mut self,
         fx: &mut Effects,
         fb: &mut Manager,
-        m: MaterialHandle,
+        m: MaterialId,
         flags: &[&str],
     ) -> Result<(), MaterialError> {
-        let effect = self.get(m)?.effect;
+        let m = self.key(m)?;
+        let effect = self.materials[m].effect;
         let flags = fx.flags(effect, flags)?;
         fx.shader(fb, flags)?;
         // Every value must fit the permutation before the material switches.
         for name in self.visible(m).0 {
             self.check_write(fb, m, &name)?;
         }
-        self.materials[m.key].flags = flags;
+        self.materials[m].flags = flags;
         self.apply(fb, m)
     }
 
@@ -263,32 +246,28 @@ impl Materials {
         &self,
         fx: &mut Effects,
         fb: &mut Manager,
-        m: MaterialHandle,
+        m: MaterialId,
     ) -> Result<ShaderId, MaterialError> {
-        Ok(fx.shader(fb, self.get(m)?.flags)?)
+        Ok(fx.shader(fb, self.materials[self.key(m)?].flags)?)
     }
 
-    /// The material's flags, to build its pipelines with.
-    pub fn flags(&self, m: MaterialHandle) -> Option<FlagSet> {
-        self.get(m).ok().map(|d| d.flags)
+    /// The material's flags, to build its pipelines with (`None`: not a
+    /// material of this store).
+    pub fn flags(&self, m: MaterialId) -> Option<FlagSet> {
+        self.key(m).ok().map(|k| self.materials[k].flags)
     }
 
-    /// The material instance that holds its values, for [`freqbuf::Draw::material`].
-    pub fn instance(&self, m: MaterialHandle) -> Option<MaterialId> {
-        self.get(m).ok().map(|d| d.instance)
+    /// The material's flags, or the error for one the store did not create.
+    pub(crate) fn checked_flags(&self, m: MaterialId) -> Result<FlagSet, MaterialError> {
+        Ok(self.materials[self.key(m)?].flags)
     }
 
-    /// The material's data; a handle of another store is `Foreign`, a freed one `StaleHandle`.
-    fn get(&self, m: MaterialHandle) -> Result<&MaterialData, MaterialError> {
-        let kind = if m.tag != self.tag {
-            MaterialErrorKind::Foreign
-        } else {
-            match self.materials.get(m.key) {
-                Some(d) => return Ok(d),
-                None => MaterialErrorKind::Manager(freqbuf::Error::StaleHandle(Frequency::Material)),
-            }
-        };
-        Err(MaterialError { subject: "material".into(), kind: Box::new(kind) })
+    /// The store's entry of a material; one it did not create is an error.
+    fn key(&self, m: MaterialId) -> Result<MaterialKey, MaterialError> {
+        self.by_instance.get(&m).copied().ok_or_else(|| MaterialError {
+            subject: "material".into(),
+            kind: Box::new(MaterialErrorKind::Foreign),
+        })
     }
 
     /// The merge of every permutation of `effect`, and its names (once per effect).
@@ -311,8 +290,8 @@ impl Materials {
         Ok(())
     }
 
-    fn check_name(&self, m: MaterialHandle, name: &str) -> Result<(), MaterialError> {
-        let info = &self.effects[&self.get(m)?.effect];
+    fn check_name(&self, m: MaterialKey, name: &str) -> Result<(), MaterialError> {
+        let info = &self.effects[&self.materials[m].effect];
         let known = &info.names;
         let first = name.split(['.', '[']).next().unwrap_or_default().trim().to_owned();
         if known.contains(&first) {
@@ -328,13 +307,13 @@ impl Materials {
     }
 
     /// `m` and its descendants that take `name` from it (no override of their own).
-    fn inheritors(&self, m: MaterialHandle, name: &str, texture: bool) -> Vec<MaterialHandle> {
+    fn inheritors(&self, m: MaterialKey, name: &str, texture: bool) -> Vec<MaterialKey> {
         let mut out = Vec::new();
         let mut stack = vec![m];
         while let Some(x) = stack.pop() {
             out.push(x);
-            for &c in &self.materials[x.key].children {
-                let d = &self.materials[c.key];
+            for &c in &self.materials[x].children {
+                let d = &self.materials[c];
                 let overrides =
                     if texture { d.textures.contains_key(name) } else { d.own.contains_key(name) };
                 if !overrides {
@@ -346,13 +325,13 @@ impl Materials {
     }
 
     /// The value `m` sees for `name`: its own, else its nearest ancestor's.
-    fn effective(&self, m: MaterialHandle, name: &str) -> Option<&Stored> {
+    fn effective(&self, m: MaterialKey, name: &str) -> Option<&Stored> {
         let mut at = Some(m);
         while let Some(x) = at {
-            if let Some(v) = self.materials[x.key].own.get(name) {
+            if let Some(v) = self.materials[x].own.get(name) {
                 return Some(v);
             }
-            at = self.materials[x.key].parent;
+            at = self.materials[x].parent;
         }
         None
     }
@@ -362,7 +341,7 @@ impl Materials {
     fn check_write(
         &self,
         fb: &Manager,
-        m: MaterialHandle,
+        m: MaterialKey,
         name: &str,
     ) -> Result<Option<(freqbuf::Param, Stored)>, MaterialError> {
         let Some(stored) = self.effective(m, name).cloned() else { return Ok(None) };
@@ -372,35 +351,35 @@ impl Materials {
     }
 
     /// Writes what `m` sees for `name` into its instance, if its permutation has it.
-    fn write(&self, fb: &mut Manager, m: MaterialHandle, name: &str) -> Result<(), MaterialError> {
+    fn write(&self, fb: &mut Manager, m: MaterialKey, name: &str) -> Result<(), MaterialError> {
         if let Some((param, stored)) = self.check_write(fb, m, name)? {
-            fb.material(self.materials[m.key].instance).set_bytes(param, &stored.bytes)?;
+            fb.material(self.materials[m].instance).set_bytes(param, &stored.bytes)?;
         }
         Ok(())
     }
 
     /// The value names and the textures `m` sees, its own or inherited.
-    fn visible(&self, m: MaterialHandle) -> (BTreeSet<String>, BTreeMap<&str, &Resource>) {
+    fn visible(&self, m: MaterialKey) -> (BTreeSet<String>, BTreeMap<&str, &Resource>) {
         let mut names = BTreeSet::new();
         let mut textures: BTreeMap<&str, &Resource> = BTreeMap::new();
         let mut at = Some(m);
         while let Some(x) = at {
-            names.extend(self.materials[x.key].own.keys().cloned());
-            for (k, v) in &self.materials[x.key].textures {
+            names.extend(self.materials[x].own.keys().cloned());
+            for (k, v) in &self.materials[x].textures {
                 textures.entry(k.as_str()).or_insert(v);
             }
-            at = self.materials[x.key].parent;
+            at = self.materials[x].parent;
         }
         (names, textures)
     }
 
     /// Writes every value and texture `m` sees (after creation or a flag change).
-    fn apply(&self, fb: &mut Manager, m: MaterialHandle) -> Result<(), MaterialError> {
+    fn apply(&self, fb: &mut Manager, m: MaterialKey) -> Result<(), MaterialError> {
         let (names, textures) = self.visible(m);
         for name in names {
             self.write(fb, m, &name)?;
         }
-        let instance = self.materials[m.key].instance;
+        let instance = self.materials[m].instance;
         for (name, resource) in textures {
             resource.set(fb, instance, name)?;
         }
