@@ -243,7 +243,8 @@ impl InstanceTable {
     pub(crate) fn new(tag: u32) -> Self {
         let mut sets: [Instances<DefaultKey>; Frequency::COUNT] = std::array::from_fn(|_| Instances::new());
         let frame = &mut sets[Frequency::Frame.index()];
-        let (key, _) = frame.insert();
+        let (key, index) = frame.insert();
+        debug_assert_eq!(index, 0, "the frame is index 0 of its set");
         frame.mark_flushed();
         let mut implied = [None; Frequency::COUNT];
         implied[Frequency::Frame.index()] = Some(RawKey { tag, key: key.data() });
@@ -295,7 +296,9 @@ impl InstanceTable {
     /// [`FREED`], [`NOT_FLUSHED`], [`FOREIGN`] (see [`checked`]).
     #[inline]
     pub(crate) fn dense(&self, keys: &[Option<RawKey>; Frequency::COUNT]) -> [u32; Frequency::COUNT] {
-        std::array::from_fn(|i| match keys[i].or(self.implied[i]) {
+        // The frame's implied instance is index 0, always flushed: no lookup.
+        std::array::from_fn(|i| match keys[i] {
+            None if self.implied[i].is_some() => 0,
             None => NOT_GIVEN,
             Some(k) if k.tag != self.tag => FOREIGN,
             Some(k) => match self.sets[i].get_raw(k.key.into()) {
