@@ -219,12 +219,15 @@ fn count_stages(
                 ResourceKind::Storage { .. } => 2,
                 _ => continue,
             };
-            counts[i] = counts[i].saturating_add(r.count);
+            // As wgpu counts them: a binding array's elements only against
+            // the binding-array limits, a plain binding against its kind's.
             if r.count > 1 {
                 counts[3] = counts[3].saturating_add(r.count);
                 if i == 1 {
                     counts[4] = counts[4].saturating_add(r.count);
                 }
+            } else {
+                counts[i] = counts[i].saturating_add(r.count);
             }
         }
         let checks = [

@@ -155,3 +155,35 @@ fn unsized_binding_arrays_are_refused() {
     assert_eq!(limit_kind(e), LimitErrorKind::UnsizedBindingArray);
     still_consistent(&mut m);
 }
+
+/// Binding-array elements count against the binding-array limits only, as
+/// wgpu counts them: 20 textures in an array fit a stage that allows 16
+/// sampled textures, and 20 plain textures do not.
+#[test]
+fn binding_array_elements_count_only_against_the_binding_array_limit() {
+    use freqbuf::Registry;
+    use freqbuf::reflect::{ShaderReflection, ShaderSource};
+    let limits = wgpu::Limits {
+        max_binding_array_elements_per_shader_stage: 64,
+        max_binding_array_sampler_elements_per_shader_stage: 64,
+        ..wgpu::Limits::default()
+    };
+    let features = wgpu::Features::TEXTURE_BINDING_ARRAY
+        | wgpu::Features::SAMPLED_TEXTURE_AND_STORAGE_BUFFER_ARRAY_NON_UNIFORM_INDEXING;
+    let array = "enable wgpu_binding_array;\n@group(2) @binding(0) var ts: binding_array<texture_2d<f32>, 20>;\n@fragment fn fs() -> @location(0) vec4<f32> { return textureLoad(ts[0], vec2<i32>(0), 0); }";
+    let s = ShaderReflection::new("array.wgsl", ShaderSource::Wgsl(array)).unwrap();
+    Registry::check_device(&s, &limits, features).unwrap();
+    let over = wgpu::Limits { max_binding_array_elements_per_shader_stage: 19, ..limits.clone() };
+    let e = Registry::check_device(&s, &over, features).unwrap_err();
+    assert!(common::chain(&e).contains("max_binding_array_elements_per_shader_stage"), "{e}");
+    let plain = (0..20)
+        .map(|i| format!("@group(2) @binding({i}) var t{i}: texture_2d<f32>;\n"))
+        .chain(std::iter::once(format!(
+            "@fragment fn fs() -> @location(0) vec4<f32> {{ return {}; }}",
+            (0..20).map(|i| format!("textureLoad(t{i}, vec2<i32>(0), 0)")).collect::<Vec<_>>().join(" + ")
+        )))
+        .collect::<String>();
+    let s = ShaderReflection::new("plain.wgsl", ShaderSource::Wgsl(&plain)).unwrap();
+    let e = Registry::check_device(&s, &limits, features).unwrap_err();
+    assert!(common::chain(&e).contains("max_sampled_textures_per_shader_stage"), "{e}");
+}
