@@ -51,6 +51,9 @@ enum Command {
     },
     /// Print the WGSL declarations of the merged slots of FILES.
     Declare {
+        /// Stage of GLSL files whose extension does not say (.glsl).
+        #[arg(long, value_enum)]
+        stage: Option<Stage>,
         /// Shader files: .wgsl, .spv, .vert, .frag, .comp.
         #[arg(required = true)]
         files: Vec<std::path::PathBuf>,
@@ -75,7 +78,7 @@ fn main() -> ExitCode {
         Command::Effect { json, flags, all_permutations, file } => {
             effect(json, &flags, all_permutations, &file)
         }
-        Command::Declare { files } => declare(&files),
+        Command::Declare { stage, files } => declare(stage, &files),
     }
 }
 
@@ -223,8 +226,8 @@ fn effect(json: bool, flags: &[String], all: bool, file: &std::path::Path) -> Ex
     ExitCode::SUCCESS
 }
 
-fn declare(files: &[std::path::PathBuf]) -> ExitCode {
-    let Some(registry) = merged(files, None, Registry::DEFAULT_MAX_UNIFORM_BINDING_SIZE) else {
+fn declare(stage: Option<Stage>, files: &[std::path::PathBuf]) -> ExitCode {
+    let Some(registry) = merged(files, stage, Registry::DEFAULT_MAX_UNIFORM_BINDING_SIZE) else {
         return ExitCode::FAILURE;
     };
     match registry.declarations() {
@@ -250,6 +253,8 @@ fn to_json(registry: &Registry) -> Value {
                 "binding": s.binding().binding,
                 "frequency": s.frequency().as_str(),
                 "size": s.size(),
+                // An array slot: `size` is the element stride, one element per instance.
+                "array": s.is_array(),
                 "members": s.members().iter().map(|m| {
                     let m = &m.member;
                     let mut v = json!({"name": m.name, "offset": m.offset, "size": m.size,

@@ -220,6 +220,31 @@ fn effect_conflicts_and_unknown_flags_exit_1() {
     assert!(stderr.contains("no flag `BOGUS`") && stderr.contains("`NORMAL_MAP`"), "{stderr}");
 }
 
+/// `declare` takes `--stage` for `.glsl` files, as `reflect` does, and
+/// `reflect --json` says which slots are arrays.
+#[test]
+fn declare_takes_a_stage_and_json_marks_array_slots() {
+    let (code, stdout, stderr) = run(&["declare", "--stage", "fragment", "freqbuf/tests/shaders/tint.glsl"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("var<uniform>"), "{stdout}");
+    let dir = std::env::temp_dir().join(format!("freqbuf-cli-array-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("lights.wgsl");
+    std::fs::write(
+        &file,
+        "struct Light { color: vec4<f32> }\n@group(3) @binding(0) var<storage, read> lights: array<Light>;\n@vertex fn vs(@builtin(instance_index) i: u32) -> @builtin(position) vec4<f32> { return lights[i].color; }\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = run(&["reflect", "--json", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["slots"][0]["array"], Value::Bool(true), "{stdout}");
+    let (code, stdout, stderr) = run(&["declare", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("var<storage, read> lights: array<Light>;"), "{stdout}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn declare_prints_wgsl_that_reflects_back() {
     let (code, stdout, stderr) =
