@@ -190,7 +190,10 @@ fn stage(s: naga::ShaderStage) -> wgpu::ShaderStages {
 /// vertex entry point uses them (that needs vertex storage support).
 fn widest(kind: &ResourceKind) -> wgpu::ShaderStages {
     match kind {
-        ResourceKind::Storage { .. } => wgpu::ShaderStages::FRAGMENT | wgpu::ShaderStages::COMPUTE,
+        // Storage textures too: a writable one may not be visible to vertex shaders.
+        ResourceKind::Storage { .. } | ResourceKind::StorageTexture { .. } => {
+            wgpu::ShaderStages::FRAGMENT | wgpu::ShaderStages::COMPUTE
+        }
         _ => all_stages(),
     }
 }
@@ -208,7 +211,7 @@ fn count_stages(
         (wgpu::ShaderStages::COMPUTE, "compute"),
     ];
     for (bit, stage_name) in stages {
-        let mut counts = [0u32; 5];
+        let mut counts = [0u32; 6];
         for (r, v) in others.iter().zip(vis) {
             if !v.contains(bit) {
                 continue;
@@ -217,6 +220,7 @@ fn count_stages(
                 ResourceKind::Texture { .. } => 0,
                 ResourceKind::Sampler { .. } => 1,
                 ResourceKind::Storage { .. } => 2,
+                ResourceKind::StorageTexture { .. } => 5,
                 _ => continue,
             };
             // As wgpu counts them: a binding array's elements only against
@@ -249,6 +253,12 @@ fn count_stages(
                 limits.max_storage_buffers_per_shader_stage,
                 "storage buffers",
                 "max_storage_buffers_per_shader_stage",
+            ),
+            (
+                counts[5],
+                limits.max_storage_textures_per_shader_stage,
+                "storage textures",
+                "max_storage_textures_per_shader_stage",
             ),
             (
                 counts[3],

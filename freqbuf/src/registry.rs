@@ -386,7 +386,7 @@ impl Registry {
             return Err(err(ParamErrorKind::Unknown { suggestions: closest(seg.name, names) }));
         };
         let kind = match shared.resource.kind {
-            ResourceKind::Texture { .. } => "texture",
+            ResourceKind::Texture { .. } | ResourceKind::StorageTexture { .. } => "texture",
             ResourceKind::Sampler { .. } => "sampler",
             ResourceKind::Storage { .. } => "storage",
             ref k => k.as_str(),

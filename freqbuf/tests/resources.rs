@@ -99,3 +99,60 @@ fn resources_that_do_not_fit_are_refused_and_the_old_ones_stay() {
     assert_eq!(f, [1.0, 0.0, 0.0, 1.0, 0.75], "the red texture and the R32Float height stayed");
     assert_eq!(rec[6], 42, "the storage buffer stayed");
 }
+
+/// A storage texture is bound like any texture: a compute shader writes
+/// through the one the material set (read back), a placeholder stands in
+/// before one is set, and a view the binding cannot take is refused.
+#[test]
+fn storage_textures_are_written_through_the_view_an_instance_set() {
+    let Some(h) = gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let shader = fb
+        .register_wgsl(
+            "write.wgsl",
+            "struct M { color: vec4<f32> }
+@group(2) @binding(0) var<uniform> m: M;
+@group(2) @binding(1) var out: texture_storage_2d<rgba8unorm, write>;
+@compute @workgroup_size(1) fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    textureStore(out, vec2<i32>(id.xy), m.color);
+}",
+        )
+        .unwrap();
+    let color = fb.param("color").unwrap();
+    let (a, b) = (fb.create_material(), fb.create_material());
+    fb.material(a).set(color, &[1.0f32, 0.0, 0.0, 1.0]).unwrap();
+    fb.material(b).set(color, &[0.0f32, 0.0, 1.0, 1.0]).unwrap();
+    let size = wgpu::Extent3d { width: 2, height: 2, depth_or_array_layers: 1 };
+    let usage = wgpu::TextureUsages::STORAGE_BINDING | wgpu::TextureUsages::COPY_SRC;
+    let target = gpu::texture(h, wgpu::TextureFormat::Rgba8Unorm, size, usage);
+    fb.material(a).set_texture("out", &target.create_view(&Default::default())).unwrap();
+    // A sampled-only texture cannot be a storage binding: refused, `a` keeps its view.
+    let sampled =
+        gpu::texture(h, wgpu::TextureFormat::Rgba8Unorm, size, wgpu::TextureUsages::TEXTURE_BINDING);
+    let e = fb.material(a).set_texture("out", &sampled.create_view(&Default::default())).unwrap_err();
+    assert!(incompatible(e).starts_with("a D2 storage texture view of format Rgba8Unorm (WriteOnly)"));
+    fb.flush(&h.queue).unwrap();
+    let layout = fb.pipeline_layout(shader).unwrap();
+    let module = fb.create_shader_module(shader).unwrap();
+    let pipeline = h.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: None,
+        layout: Some(layout),
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let mut enc = h.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        let mut binder = freqbuf::Binder::new();
+        // `b` has set nothing: its placeholder takes the writes.
+        binder.bind(&mut fb, &mut pass, &Draw::new(shader).material(b)).unwrap();
+        pass.dispatch_workgroups(2, 2, 1);
+        binder.bind(&mut fb, &mut pass, &Draw::new(shader).material(a)).unwrap();
+        pass.dispatch_workgroups(2, 2, 1);
+    }
+    let texels = gpu::read_texture(h, enc, &target, 4);
+    assert_eq!(texels, vec![u32::from_le_bytes([255, 0, 0, 255]); 4]);
+}

@@ -110,7 +110,7 @@ impl BindGroups {
             let point = BindingPoint::new(v.group, binding);
             let set = |el| owned.and_then(|r| r.get(point, el));
             match ty {
-                wgpu::BindingType::Texture { .. } => {
+                wgpu::BindingType::Texture { .. } | wgpu::BindingType::StorageTexture { .. } => {
                     let list = (0..count)
                         .map(|el| match set(el) {
                             Some(Bound::Texture(t)) => t.clone(),
@@ -151,7 +151,7 @@ impl BindGroups {
                 VariantEntry::Uniform(s) | VariantEntry::Array(s) => slot_resource(&slots[s.index()])?,
                 VariantEntry::Resource { binding, ty, count } => {
                     let resource = match ty {
-                        wgpu::BindingType::Texture { .. } => {
+                        wgpu::BindingType::Texture { .. } | wgpu::BindingType::StorageTexture { .. } => {
                             let list =
                                 &view_refs.iter().find(|(b, _)| *b == binding).expect("resolved above").1;
                             if count > 1 {
@@ -209,7 +209,8 @@ impl BindGroups {
                     wgpu::BindingType::Buffer {
                         ty: wgpu::BufferBindingType::Storage { read_only: false },
                         ..
-                    } => wgpu::ShaderStages::COMPUTE,
+                    }
+                    | wgpu::BindingType::StorageTexture { .. } => wgpu::ShaderStages::COMPUTE,
                     _ => wgpu::ShaderStages::FRAGMENT,
                 };
                 let entry = wgpu::BindGroupLayoutEntry { binding: 0, visibility, ty, count: None };
@@ -276,6 +277,9 @@ pub(crate) fn describe(ty: wgpu::BindingType) -> String {
             format!("a {view_dimension:?} texture view of {article} {sample} format{ms}")
         }
         wgpu::BindingType::Sampler(kind) => format!("a {kind:?} sampler").to_lowercase(),
+        wgpu::BindingType::StorageTexture { access, format, view_dimension } => {
+            format!("a {view_dimension:?} storage texture view of format {format:?} ({access:?})")
+        }
         wgpu::BindingType::Buffer {
             ty: wgpu::BufferBindingType::Storage { read_only },
             min_binding_size,

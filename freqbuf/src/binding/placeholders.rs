@@ -18,24 +18,32 @@ impl Placeholders {
         device: &wgpu::Device,
         ty: wgpu::BindingType,
     ) -> Option<&wgpu::TextureView> {
-        let wgpu::BindingType::Texture { sample_type, view_dimension, multisampled } = ty else {
-            return None;
+        // A storage texture's placeholder has its format and takes (and
+        // drops) what a shader writes.
+        let (format, view_dimension, multisampled, usage) = match ty {
+            wgpu::BindingType::Texture { sample_type, view_dimension, multisampled } => {
+                let format = match sample_type {
+                    wgpu::TextureSampleType::Sint => wgpu::TextureFormat::Rgba8Sint,
+                    wgpu::TextureSampleType::Uint => wgpu::TextureFormat::Rgba8Uint,
+                    wgpu::TextureSampleType::Depth => wgpu::TextureFormat::Depth32Float,
+                    wgpu::TextureSampleType::Float { .. } => wgpu::TextureFormat::Rgba8Unorm,
+                };
+                (format, view_dimension, multisampled, wgpu::TextureUsages::TEXTURE_BINDING)
+            }
+            wgpu::BindingType::StorageTexture { format, view_dimension, .. } => {
+                (format, view_dimension, false, wgpu::TextureUsages::STORAGE_BINDING)
+            }
+            _ => return None,
         };
         Some(self.views.entry(ty).or_insert_with(|| {
             use wgpu::TextureViewDimension as V;
-            let format = match sample_type {
-                wgpu::TextureSampleType::Sint => wgpu::TextureFormat::Rgba8Sint,
-                wgpu::TextureSampleType::Uint => wgpu::TextureFormat::Rgba8Uint,
-                wgpu::TextureSampleType::Depth => wgpu::TextureFormat::Depth32Float,
-                wgpu::TextureSampleType::Float { .. } => wgpu::TextureFormat::Rgba8Unorm,
-            };
             let (dimension, layers) = match view_dimension {
                 V::D1 => (wgpu::TextureDimension::D1, 1),
                 V::D3 => (wgpu::TextureDimension::D3, 1),
                 V::Cube | V::CubeArray => (wgpu::TextureDimension::D2, 6),
                 V::D2 | V::D2Array => (wgpu::TextureDimension::D2, 1),
             };
-            let mut usage = wgpu::TextureUsages::TEXTURE_BINDING;
+            let mut usage = usage;
             if multisampled {
                 usage |= wgpu::TextureUsages::RENDER_ATTACHMENT;
             }

@@ -48,16 +48,17 @@ impl Resource {
     pub(crate) fn binding_type(&self) -> Result<wgpu::BindingType, &'static str> {
         use naga::{ImageClass, ImageDimension as D, ScalarKind};
         let sampled = self.sampled;
+        let view = |dim, arrayed| match (dim, arrayed) {
+            (D::D1, _) => wgpu::TextureViewDimension::D1,
+            (D::D2, false) => wgpu::TextureViewDimension::D2,
+            (D::D2, true) => wgpu::TextureViewDimension::D2Array,
+            (D::D3, _) => wgpu::TextureViewDimension::D3,
+            (D::Cube, false) => wgpu::TextureViewDimension::Cube,
+            (D::Cube, true) => wgpu::TextureViewDimension::CubeArray,
+        };
         let ty = match self.kind {
             ResourceKind::Texture { dim, arrayed, class } => {
-                let view_dimension = match (dim, arrayed) {
-                    (D::D1, _) => wgpu::TextureViewDimension::D1,
-                    (D::D2, false) => wgpu::TextureViewDimension::D2,
-                    (D::D2, true) => wgpu::TextureViewDimension::D2Array,
-                    (D::D3, _) => wgpu::TextureViewDimension::D3,
-                    (D::Cube, false) => wgpu::TextureViewDimension::Cube,
-                    (D::Cube, true) => wgpu::TextureViewDimension::CubeArray,
-                };
+                let view_dimension = view(dim, arrayed);
                 let (sample_type, multisampled) = match class {
                     ImageClass::Sampled { kind, multi } => (
                         match kind {
@@ -68,7 +69,7 @@ impl Resource {
                         multi,
                     ),
                     ImageClass::Depth { multi } => (wgpu::TextureSampleType::Depth, multi),
-                    _ => return Err("external and storage images are not supported"),
+                    _ => return Err("external textures are not supported"),
                 };
                 wgpu::BindingType::Texture { sample_type, view_dimension, multisampled }
             }
@@ -82,9 +83,20 @@ impl Resource {
                 has_dynamic_offset: false,
                 min_binding_size: None,
             },
-            ResourceKind::StorageTexture { .. } => {
-                return Err("storage textures are not supported yet");
+            ResourceKind::StorageTexture { dim, arrayed, class: ImageClass::Storage { format, access } } => {
+                let access = if access.contains(naga::StorageAccess::ATOMIC) {
+                    wgpu::StorageTextureAccess::Atomic
+                } else if access.contains(naga::StorageAccess::LOAD | naga::StorageAccess::STORE) {
+                    wgpu::StorageTextureAccess::ReadWrite
+                } else if access.contains(naga::StorageAccess::STORE) {
+                    wgpu::StorageTextureAccess::WriteOnly
+                } else {
+                    wgpu::StorageTextureAccess::ReadOnly
+                };
+                let format = wgpu_naga_bridge::map_storage_format_from_naga(format);
+                wgpu::BindingType::StorageTexture { access, format, view_dimension: view(dim, arrayed) }
             }
+            ResourceKind::StorageTexture { .. } => return Err("a storage texture without a storage class"),
             ResourceKind::AccelerationStructure => {
                 return Err("acceleration structures are not supported");
             }
