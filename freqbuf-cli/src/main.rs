@@ -136,12 +136,14 @@ fn reflect(
 }
 
 /// The device the CLI checks against: WebGPU's default limits with the given
-/// uniform binding size, and binding arrays as long as any device allows.
+/// uniform binding size, binding arrays as long as any device allows, and
+/// 128 bytes of immediate data (Vulkan's guaranteed push-constant size).
 fn freqbuf_limits(max_uniform_size: u32) -> wgpu::Limits {
     wgpu::Limits {
         max_uniform_buffer_binding_size: max_uniform_size.into(),
         max_binding_array_elements_per_shader_stage: u32::MAX,
         max_binding_array_sampler_elements_per_shader_stage: u32::MAX,
+        max_immediate_size: 128,
         ..wgpu::Limits::default()
     }
 }

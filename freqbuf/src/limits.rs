@@ -136,6 +136,12 @@ pub(crate) fn check(shader: &ShaderReflection, caps: &DeviceCaps) -> Result<Chec
         });
     }
 
+    // Immediates: the capability check above refused them without the feature.
+    if shader.immediate_size() > limits.max_immediate_size {
+        let (size, limit) = (shader.immediate_size(), limits.max_immediate_size);
+        return Err(fail(None, LimitErrorKind::ImmediateSize { size, limit }));
+    }
+
     let uniforms = shader.used_resources().filter(|r| caps.dynamic(r)).count() as u32;
     let limit = limits.max_dynamic_uniform_buffers_per_pipeline_layout;
     if uniforms > limit {

@@ -263,3 +263,63 @@ fn binding_arrays_without_the_feature_are_a_clear_error() {
     );
     assert_eq!(m.registry().shaders().len(), 0, "nothing was registered");
 }
+
+/// `var<immediate>` data: the pipeline layout gets the shader's immediate
+/// size, and what `set_immediates` sets reaches the shader beside freqbuf's
+/// slots. A device without the feature, or with too small a limit, is a
+/// typed error at register.
+#[test]
+fn immediates_reach_the_shader_through_the_pipeline_layout() {
+    const SHADER: &str = "struct M { scale: vec4<f32> }
+@group(2) @binding(0) var<uniform> m: M;
+@group(2) @binding(1) var<storage, read_write> out: array<vec4<f32>, 1>;
+var<immediate> k: vec4<f32>;
+@compute @workgroup_size(1) fn main() { out[0] = k * m.scale; }";
+    let Some(plain) = gpu::device() else { return };
+    let e = Manager::new(&plain.device, SlotPlan::default()).register_wgsl("imm.wgsl", SHADER).unwrap_err();
+    assert!(common::chain(&e).contains("IMMEDIATE"), "{}", common::chain(&e));
+    let Some(h) = gpu::device_with(wgpu::Features::IMMEDIATES, |l| l.max_immediate_size = 16) else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let shader = fb.register_wgsl("imm.wgsl", SHADER).unwrap();
+    assert_eq!(fb.registry()[shader].immediate_size(), 16);
+    let wide = SHADER
+        .replace("var<immediate> k: vec4<f32>;", "var<immediate> k: array<vec4<f32>, 2>;")
+        .replace("k * m", "k[1] * m");
+    let e = fb.register_wgsl("wide.wgsl", &wide).unwrap_err();
+    assert_eq!(
+        common::chain(&e),
+        "wide.wgsl: the shader reads 32 bytes of immediate data, over the limit of 16 (max_immediate_size)"
+    );
+    let mat = fb.create_material();
+    let scale = fb.param("scale").unwrap();
+    fb.material(mat).set(scale, &[2.0f32, 3.0, 4.0, 5.0]).unwrap();
+    let out = h.device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: 16,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    fb.material(mat).set_buffer("out", &out).unwrap();
+    fb.flush(&h.queue).unwrap();
+    let module = fb.create_shader_module(shader).unwrap();
+    let pipeline = h.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: None,
+        layout: Some(fb.pipeline_layout(shader).unwrap()),
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let mut enc = h.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        Binder::new().bind(&mut fb, &mut pass, &Draw::new(shader).material(mat)).unwrap();
+        let k = [1.0f32, 10.0, 100.0, 1000.0].iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<_>>();
+        pass.set_immediates(0, &k);
+        pass.dispatch_workgroups(1, 1, 1);
+    }
+    h.queue.submit([enc.finish()]);
+    let got = read_words(&h, &out).into_iter().map(f32::from_bits).collect::<Vec<_>>();
+    assert_eq!(got, [2.0, 30.0, 400.0, 5000.0]);
+}

@@ -209,7 +209,7 @@ impl Layouts {
             device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: Some(shader.name()),
                 bind_group_layouts: &layouts,
-                immediate_size: 0,
+                immediate_size: shader.immediate_size(),
             })
         })?;
         Ok(Prepared { groups, pipeline_layout, batched: checked.batched })
@@ -338,7 +338,7 @@ impl Layouts {
                         device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                             label: Some(reflection.name()),
                             bind_group_layouts: &groups,
-                            immediate_size: 0,
+                            immediate_size: reflection.immediate_size(),
                         })
                     })
                     .collect::<Vec<_>>()

@@ -26,6 +26,16 @@ impl LimitError {
 #[derive(Clone, Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum LimitErrorKind {
+    /// The shader reads more immediate data than the device's `max_immediate_size`.
+    #[error(
+        "the shader reads {size} bytes of immediate data, over the limit of {limit} (max_immediate_size)"
+    )]
+    ImmediateSize {
+        /// Bytes its `var<immediate>` takes.
+        size: u32,
+        /// The device's limit.
+        limit: u32,
+    },
     /// The group index is at or past the device's `max_bind_groups`.
     #[error("group {group} is past the device's last bind group (max_bind_groups = {limit})")]
     Group {

@@ -56,6 +56,8 @@ pub struct ShaderReflection {
     info: ModuleInfo,
     entry_points: Vec<EntryPoint>,
     resources: Vec<Resource>,
+    /// Bytes of `var<immediate>` data its entry points read.
+    immediate_size: u32,
     /// The text it came from, for `line:column` in later errors.
     source: Option<String>,
 }
@@ -225,8 +227,17 @@ impl ShaderReflection {
             .collect::<Vec<_>>();
 
         let mut resources = Vec::new();
+        let mut immediate_size = 0;
         for (handle, var) in module.global_variables.iter() {
             let kind = match var.space {
+                // Not a binding: the pipeline layout's immediate range.
+                AddressSpace::Immediate => {
+                    let used = (0..entry_points.len()).any(|i| !info.get_entry_point(i)[handle].is_empty());
+                    if used {
+                        immediate_size = immediate_size.max(layouter[var.ty].size);
+                    }
+                    continue;
+                }
                 AddressSpace::Uniform => ResourceKind::Uniform,
                 AddressSpace::Storage { access } => {
                     ResourceKind::Storage { read_only: !access.contains(naga::StorageAccess::STORE) }
@@ -318,13 +329,29 @@ impl ShaderReflection {
             });
         }
         resources.sort_by_key(|r| r.binding);
-        Ok(Self { name, module, info, entry_points, resources, source: source.map(str::to_owned) })
+        Ok(Self {
+            name,
+            module,
+            info,
+            entry_points,
+            resources,
+            immediate_size,
+            source: source.map(str::to_owned),
+        })
     }
 
     /// The name given at construction (a path, for files).
     #[inline]
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Bytes of `var<immediate>` data its entry points read (0 without):
+    /// its pipeline layout's `immediate_size`, set per draw with
+    /// `set_immediates`. Needs the device's `Features::IMMEDIATES`.
+    #[inline]
+    pub fn immediate_size(&self) -> u32 {
+        self.immediate_size
     }
 
     /// The module's entry points, in declaration order.

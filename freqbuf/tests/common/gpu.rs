@@ -197,6 +197,12 @@ pub fn color_pass<'e>(enc: &'e mut wgpu::CommandEncoder, view: &wgpu::TextureVie
 /// A fresh device whose limits `adjust` lowers from WebGPU's defaults (to
 /// reach size limits with small scenes), or `None` outside CI without an adapter.
 pub fn device_with_limits(adjust: impl FnOnce(&mut wgpu::Limits)) -> Option<Headless> {
+    device_with(wgpu::Features::empty(), adjust)
+}
+
+/// A fresh device with `features` (which the adapter must offer) and limits
+/// `adjust`ed from WebGPU's defaults, or `None` outside CI without an adapter.
+pub fn device_with(features: wgpu::Features, adjust: impl FnOnce(&mut wgpu::Limits)) -> Option<Headless> {
     device()?;
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
         backends: wgpu::Backends::VULKAN | wgpu::Backends::GL,
@@ -205,10 +211,12 @@ pub fn device_with_limits(adjust: impl FnOnce(&mut wgpu::Limits)) -> Option<Head
     let adapter = pollster::block_on(instance.request_adapter(&Default::default())).expect("an adapter");
     let mut limits = wgpu::Limits::defaults();
     adjust(&mut limits);
-    let (device, queue) = pollster::block_on(
-        adapter.request_device(&wgpu::DeviceDescriptor { required_limits: limits, ..Default::default() }),
-    )
-    .expect("a device with lowered limits");
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        required_features: features,
+        required_limits: limits,
+        ..Default::default()
+    }))
+    .expect("a device with these features and limits");
     let downlevel = adapter.get_downlevel_capabilities().flags;
     Some(Headless { device, queue, info: adapter.get_info(), downlevel })
 }
