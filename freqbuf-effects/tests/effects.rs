@@ -413,3 +413,55 @@ fn effect_files_and_sources_must_be_regular_files() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `[defs]` give shader defs values for every permutation, as Bevy's valued
+/// defs do: `#if COUNT > 1` compares them, `#{BINDING}` substitutes them, and
+/// a value that is not a boolean or an integer that fits names the def.
+#[test]
+fn valued_defs_are_compared_and_substituted() {
+    let Some(h) = gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let wgsl = "#if COUNT > 1
+@group(2) @binding(#{BINDING}) var<uniform> many: vec4<f32>;
+fn pick() -> f32 { return many.x; }
+#else
+@group(2) @binding(#{BINDING}) var<uniform> few: vec4<f32>;
+fn pick() -> f32 { return few.x; }
+#endif
+@group(2) @binding(0) var<storage, read_write> seen: array<f32, 1>;
+@compute @workgroup_size(1) fn main() {
+#ifdef SHOW
+    seen[0] = pick();
+#endif
+}
+";
+    let toml = |defs: &str| {
+        format!(
+            "name = \"v\"\nsource = \"v.wgsl\"\nflags = [\"SHOW\"]\n{defs}\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"main\"\n"
+        )
+    };
+    let mut fx = Effects::new();
+    let id = fx.add("v.effect.toml", &toml("[defs]\nCOUNT = 4\nBINDING = 5"), wgsl).unwrap();
+    let shader = fx.shader(&mut fb, fx.flags(id, &["SHOW"]).unwrap()).unwrap();
+    let names = fb.registry()[shader]
+        .used_resources()
+        .map(|r| (r.name.clone(), r.binding.binding))
+        .collect::<Vec<_>>();
+    assert!(names.contains(&("many".into(), 5)), "{names:?}");
+    let id = fx.add("w.effect.toml", &toml("[defs]\nCOUNT = 1\nBINDING = 3"), wgsl).unwrap();
+    let shader = fx.shader(&mut fb, fx.flags(id, &["SHOW"]).unwrap()).unwrap();
+    let names = fb.registry()[shader]
+        .used_resources()
+        .map(|r| (r.name.clone(), r.binding.binding))
+        .collect::<Vec<_>>();
+    assert!(names.contains(&("few".into(), 3)), "{names:?}");
+    let e = fx.add("x.effect.toml", &toml("[defs]\nCOUNT = 1.5"), wgsl).unwrap_err();
+    assert_eq!(
+        common::chain(&e),
+        "x.effect.toml:5:9: def `COUNT` is a float; a def is a boolean or an integer"
+    );
+    let e = fx.add("y.effect.toml", &toml("[defs]\nSHOW = true"), wgsl).unwrap_err();
+    assert!(common::chain(&e).contains("def `SHOW` is also a flag"), "{e}");
+    let e = fx.add("z.effect.toml", &toml("[defs]\nCOUNT = 5000000000"), wgsl).unwrap_err();
+    assert!(common::chain(&e).contains("def `COUNT` is 5000000000, which u32 cannot hold"), "{e}");
+}

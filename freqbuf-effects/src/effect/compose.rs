@@ -48,16 +48,20 @@ impl Compose {
         added.map_err(|e| self.error(*e, ""))
     }
 
-    /// Composes `source` with the shader defs `defs` switched on.
+    /// Composes `source` with the valued defs `fixed` and the flags `on` switched on.
     pub(crate) fn compose(
         &mut self,
         file: &str,
         source: &str,
-        defs: &[&str],
+        fixed: &[(String, ShaderDefValue)],
+        on: &[&str],
         flags: &str,
     ) -> Result<naga::Module, EffectError> {
-        let shader_defs: HashMap<String, ShaderDefValue> =
-            defs.iter().map(|d| ((*d).to_owned(), ShaderDefValue::Bool(true))).collect();
+        let shader_defs: HashMap<String, ShaderDefValue> = fixed
+            .iter()
+            .cloned()
+            .chain(on.iter().map(|d| ((*d).to_owned(), ShaderDefValue::Bool(true))))
+            .collect();
         let composer = &mut self.composer;
         // The imported modules were parsed when added; the source's own size bounds the depth.
         let composed = deep(file, flags, source.len(), move || {

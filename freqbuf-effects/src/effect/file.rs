@@ -17,6 +17,11 @@ pub(crate) struct EffectFile {
     /// Shader defs that materials switch on.
     #[serde(default)]
     pub(crate) flags: Vec<Spanned<String>>,
+    /// Shader defs with fixed values for every permutation (Bevy's valued
+    /// defs): `true`/`false`, or an integer (`u32` when not negative, as Bevy
+    /// declares counts and binding indices; `i32` when negative).
+    #[serde(default)]
+    pub(crate) defs: BTreeMap<String, Spanned<toml::Value>>,
     /// Material defaults (Ogre's `param_named`), kept for the materials layer.
     #[serde(default)]
     pub(crate) params: BTreeMap<String, toml::Value>,

@@ -160,6 +160,27 @@ impl Effects {
             }
             flags.push(f.get_ref().clone());
         }
+        let mut defs = Vec::new();
+        for (name, value) in &parsed.defs {
+            let bad = |what: String| at(value.span(), EffectErrorKind::BadDef { name: name.clone(), what });
+            if flags.contains(name) {
+                return Err(bad("is also a flag; a def has one value for every permutation".into()));
+            }
+            use naga_oil::compose::ShaderDefValue as V;
+            let v = match value.get_ref() {
+                toml::Value::Boolean(b) => V::Bool(*b),
+                toml::Value::Integer(i) if *i >= 0 => {
+                    V::UInt(u32::try_from(*i).map_err(|_| bad(format!("is {i}, which u32 cannot hold")))?)
+                }
+                toml::Value::Integer(i) => {
+                    V::Int(i32::try_from(*i).map_err(|_| bad(format!("is {i}, which i32 cannot hold")))?)
+                }
+                other => {
+                    return Err(bad(format!("is a {}; a def is a boolean or an integer", other.type_str())));
+                }
+            };
+            defs.push((name.clone(), v));
+        }
         let mut techniques = Vec::new();
         let mut passes = Vec::new();
         for t in parsed.technique {
@@ -198,6 +219,7 @@ impl Effects {
             source_file,
             source,
             flags,
+            defs,
             tested,
             params: parsed.params,
             auto: parsed.auto.into_iter().map(|(k, v)| (k, v.into_inner())).collect(),
@@ -327,7 +349,8 @@ impl Effects {
             effect.flags.iter().enumerate().filter(|(i, _)| bits & (1 << i) != 0).map(|(_, f)| f.as_str());
         let defs = defs.collect::<Vec<_>>();
         let flags = effect.describe(bits);
-        let module = self.compose.compose(&effect.source_file, &effect.source, &defs, &flags)?;
+        let module =
+            self.compose.compose(&effect.source_file, &effect.source, &effect.defs, &defs, &flags)?;
         self.stats.compositions += 1;
         for pass in &effect.passes {
             let wanted = [

@@ -94,6 +94,8 @@ pub struct Effect {
     pub(super) source_file: String,
     pub(super) source: String,
     pub(super) flags: Vec<String>,
+    /// `[defs]`: shader defs with fixed values, for every permutation.
+    pub(super) defs: Vec<(String, naga_oil::compose::ShaderDefValue)>,
     /// The flags the source (and what it imports) tests, as bits.
     pub(super) tested: u32,
     pub(super) params: std::collections::BTreeMap<String, toml::Value>,

@@ -55,6 +55,14 @@ pub enum EffectErrorKind {
     /// A flag is declared twice, or an effect declares more flags than fit.
     #[error("{0}")]
     BadFlags(String),
+    /// A `[defs]` value is not a boolean or an integer that fits, or names a flag.
+    #[error("def `{name}` {what}")]
+    BadDef {
+        /// The def.
+        name: String,
+        /// What is wrong with it.
+        what: String,
+    },
     /// A pass names no vertex or compute entry point, or mixes compute with render stages.
     #[error("pass `{pass}` {what}")]
     BadPass {
