@@ -100,7 +100,6 @@ fn run(
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/scene");
     let mut fb = Manager::new(device, SlotPlan::default());
     let mut fx = Effects::new();
-    fx.add_module("common.wgsl", &std::fs::read_to_string(format!("{dir}/common.wgsl"))?)?;
     let solid = fx.load(format!("{dir}/solid.effect.toml"))?;
     let stripes = fx.load(format!("{dir}/stripes.effect.toml"))?;
     let glass = fx.load(format!("{dir}/glass.effect.toml"))?;

@@ -270,3 +270,23 @@ fn effect_checks_params_and_auto_against_every_permutation() {
     let (code, _, stderr) = run(&["effect", "freqbuf-effects/tests/effects/probe.effect.toml"]);
     assert_eq!(code, 0, "{stderr}");
 }
+
+/// An effect file lists the naga_oil modules its source imports: the CLI
+/// checks the scene example's effects, which import `scene::common`, and a
+/// module file that does not exist is an error at its line and column.
+#[test]
+fn effect_files_bring_their_modules() {
+    let (code, stdout, stderr) = run(&["effect", "examples/scene/solid.effect.toml", "--all-permutations"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("solid"), "{stdout}");
+    let dir = std::env::temp_dir().join(format!("freqbuf-cli-modules-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("lost.effect.toml");
+    std::fs::write(&file, "source = \"lost.wgsl\"\nmodules = [\"nowhere.wgsl\"]\n").unwrap();
+    std::fs::write(dir.join("lost.wgsl"), "@compute @workgroup_size(1) fn main() {}\n").unwrap();
+    let (code, _, stderr) = run(&["effect", file.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    let at = format!("{}:2:12: cannot read the file: ", file.display());
+    assert!(stderr.contains(&at) && stderr.contains("nowhere.wgsl"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -14,6 +14,10 @@ pub(crate) struct EffectFile {
     pub(crate) name: Option<String>,
     /// WGSL with naga_oil directives, relative to the effect file.
     pub(crate) source: Spanned<String>,
+    /// naga_oil modules (`#define_import_path`) the source imports, relative
+    /// to the effect file; each file is added to the library once.
+    #[serde(default)]
+    pub(crate) modules: Vec<Spanned<String>>,
     /// Shader defs that materials switch on.
     #[serde(default)]
     pub(crate) flags: Vec<Spanned<String>>,

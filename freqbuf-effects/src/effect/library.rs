@@ -46,6 +46,8 @@ pub struct Effects {
     /// a manager moved to another device (`Manager::recreate`) drops them all.
     pub(super) device: u64,
     pub(super) stats: EffectStats,
+    /// Module files effect files listed, added once each.
+    pub(super) module_files: std::collections::HashSet<std::path::PathBuf>,
 }
 
 static NEXT_LIBRARY: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
@@ -69,6 +71,7 @@ impl Effects {
             compute: HashMap::new(),
             device: 0,
             stats: EffectStats::default(),
+            module_files: Default::default(),
         }
     }
 
@@ -110,7 +113,23 @@ impl Effects {
             kind: Box::new(EffectErrorKind::Io(e)),
         })?;
         let parsed = parse(&file, &toml_text)?;
-        let source_path = path.parent().unwrap_or(Path::new("")).join(parsed.source.get_ref());
+        let dir = path.parent().unwrap_or(Path::new(""));
+        for module in &parsed.modules {
+            let module_path = dir.join(module.get_ref());
+            let key = module_path.canonicalize().unwrap_or_else(|_| module_path.clone());
+            if self.module_files.contains(&key) {
+                continue;
+            }
+            let module_file = module_path.display().to_string();
+            let text = read_text(&module_path).map_err(|e| EffectError {
+                file: file.clone(),
+                location: Some(locate(&toml_text, module.span().start)),
+                kind: Box::new(EffectErrorKind::Io(format!("{module_file}: {e}"))),
+            })?;
+            self.add_module(&module_file, &text)?;
+            self.module_files.insert(key);
+        }
+        let source_path = dir.join(parsed.source.get_ref());
         let source_file = source_path.display().to_string();
         let source = read_text(&source_path).map_err(|e| EffectError {
             file: file.clone(),
@@ -124,6 +143,8 @@ impl Effects {
 
     /// Adds an effect from text: `file` names the TOML in errors, and the
     /// WGSL `source` stands for the file its `source` field names.
+    /// Its `modules` must have been added with [`Effects::add_module`]
+    /// (only [`Effects::load`] reads files).
     pub fn add(&mut self, file: &str, toml_text: &str, source: &str) -> Result<EffectId, EffectError> {
         let parsed = parse(file, toml_text)?;
         let source_file = parsed.source.get_ref().clone();
