@@ -12,8 +12,48 @@ use serde_json::{Value, json};
 #[derive(Parser)]
 #[command(name = "freqbuf", version, about = "Reflect shaders into shared, frequency-sorted uniform slots")]
 struct Cli {
+    /// The slot plan, as `GROUP=FREQUENCY` or `GROUP.BINDING=FREQUENCY`
+    /// entries (frequencies: frame, view, material, object), comma-separated;
+    /// for example Bevy's `0=view,1=object,2=material`. Default: 0 frame,
+    /// 1 view, 2 material, 3 object.
+    #[arg(long, global = true, value_delimiter = ',', value_parser = plan_entry)]
+    plan: Vec<PlanEntry>,
     #[command(subcommand)]
     command: Command,
+}
+
+/// One `--plan` entry: a group, or one binding point, and its frequency.
+#[derive(Clone, Copy, Debug)]
+struct PlanEntry {
+    group: u32,
+    binding: Option<u32>,
+    frequency: freqbuf::Frequency,
+}
+
+fn plan_entry(text: &str) -> Result<PlanEntry, String> {
+    let (point, frequency) =
+        text.split_once('=').ok_or("expected GROUP=FREQUENCY or GROUP.BINDING=FREQUENCY")?;
+    let frequency = freqbuf::Frequency::ALL
+        .into_iter()
+        .find(|f| f.as_str() == frequency.trim())
+        .ok_or_else(|| format!("`{frequency}` is not a frequency (frame, view, material, object)"))?;
+    let number = |n: &str| n.trim().parse::<u32>().map_err(|e| format!("`{n}`: {e}"));
+    let (group, binding) = match point.split_once('.') {
+        Some((g, b)) => (number(g)?, Some(number(b)?)),
+        None => (number(point)?, None),
+    };
+    Ok(PlanEntry { group, binding, frequency })
+}
+
+/// The plan `--plan` gives, or the default one.
+fn slot_plan(entries: &[PlanEntry]) -> SlotPlan {
+    if entries.is_empty() {
+        return SlotPlan::default();
+    }
+    entries.iter().fold(SlotPlan::empty(), |plan, e| match e.binding {
+        Some(b) => plan.with_point(freqbuf::BindingPoint::new(e.group, b), e.frequency),
+        None => plan.with_group(e.group, e.frequency),
+    })
 }
 
 #[derive(Subcommand)]
@@ -71,25 +111,32 @@ fn main() -> ExitCode {
     // naga panics on some corrupt inputs; freqbuf reports those as errors of their
     // file, so the default hook's message and backtrace would only be noise.
     std::panic::set_hook(Box::new(|_| {}));
-    match Cli::parse().command {
+    let cli = Cli::parse();
+    let plan = slot_plan(&cli.plan);
+    match cli.command {
         Command::Reflect { json, stage, max_uniform_size, files } => {
-            reflect(json, stage, max_uniform_size, &files)
+            reflect(&plan, json, stage, max_uniform_size, &files)
         }
         Command::Effect { json, flags, all_permutations, file } => {
-            effect(json, &flags, all_permutations, &file)
+            effect(&plan, json, &flags, all_permutations, &file)
         }
-        Command::Declare { stage, files } => declare(stage, &files),
+        Command::Declare { stage, files } => declare(&plan, stage, &files),
     }
 }
 
 /// Reflects and merges `files`, printing every error; `None` when one failed.
-fn merged(files: &[std::path::PathBuf], stage: Option<Stage>, max_uniform_size: u32) -> Option<Registry> {
+fn merged(
+    plan: &SlotPlan,
+    files: &[std::path::PathBuf],
+    stage: Option<Stage>,
+    max_uniform_size: u32,
+) -> Option<Registry> {
     let stage = stage.map(|s| match s {
         Stage::Vertex => freqbuf::naga::ShaderStage::Vertex,
         Stage::Fragment => freqbuf::naga::ShaderStage::Fragment,
         Stage::Compute => freqbuf::naga::ShaderStage::Compute,
     });
-    let mut registry = Registry::with_limit(SlotPlan::default(), max_uniform_size);
+    let mut registry = Registry::with_limit(plan.clone(), max_uniform_size);
     let limits = freqbuf_limits(max_uniform_size);
     let mut errors = Vec::new();
     for file in files {
@@ -108,12 +155,13 @@ fn merged(files: &[std::path::PathBuf], stage: Option<Stage>, max_uniform_size: 
 }
 
 fn reflect(
+    plan: &SlotPlan,
     json: bool,
     stage: Option<Stage>,
     max_uniform_size: u32,
     files: &[std::path::PathBuf],
 ) -> ExitCode {
-    let Some(registry) = merged(files, stage, max_uniform_size) else {
+    let Some(registry) = merged(plan, files, stage, max_uniform_size) else {
         return ExitCode::FAILURE;
     };
     for (frequency, name, slots) in registry.ambiguous_names() {
@@ -148,9 +196,9 @@ fn freqbuf_limits(max_uniform_size: u32) -> wgpu::Limits {
     }
 }
 
-fn effect(json: bool, flags: &[String], all: bool, file: &std::path::Path) -> ExitCode {
+fn effect(plan: &SlotPlan, json: bool, flags: &[String], all: bool, file: &std::path::Path) -> ExitCode {
     let mut fx = freqbuf_effects::Effects::new();
-    let mut registry = Registry::new(SlotPlan::default());
+    let mut registry = Registry::new(plan.clone());
     let result = fx.load(file).and_then(|id| {
         let names = flags.iter().map(String::as_str).collect::<Vec<_>>();
         let only = if all { None } else { Some(fx.flags(id, &names)?) };
@@ -164,7 +212,7 @@ fn effect(json: bool, flags: &[String], all: bool, file: &std::path::Path) -> Ex
         }
     };
     // [params] and [auto] are checked against every permutation, whatever was printed.
-    let mut every = Registry::new(SlotPlan::default());
+    let mut every = Registry::new(plan.clone());
     let tables = fx
         .merge(&mut every, id, None)
         .map_err(freqbuf_effects::MaterialError::from)
@@ -228,8 +276,8 @@ fn effect(json: bool, flags: &[String], all: bool, file: &std::path::Path) -> Ex
     ExitCode::SUCCESS
 }
 
-fn declare(stage: Option<Stage>, files: &[std::path::PathBuf]) -> ExitCode {
-    let Some(registry) = merged(files, stage, Registry::DEFAULT_MAX_UNIFORM_BINDING_SIZE) else {
+fn declare(plan: &SlotPlan, stage: Option<Stage>, files: &[std::path::PathBuf]) -> ExitCode {
+    let Some(registry) = merged(plan, files, stage, Registry::DEFAULT_MAX_UNIFORM_BINDING_SIZE) else {
         return ExitCode::FAILURE;
     };
     match registry.declarations() {

@@ -290,3 +290,36 @@ fn effect_files_bring_their_modules() {
     assert!(stderr.contains(&at) && stderr.contains("nowhere.wgsl"), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--plan` gives the slot plan, so Bevy's numbering (0 view, 1 mesh,
+/// 2 material) can be checked; a malformed entry is refused by name.
+#[test]
+fn a_slot_plan_can_be_given() {
+    let dir = std::env::temp_dir().join(format!("freqbuf-cli-plan-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("bevy.wgsl");
+    std::fs::write(
+        &file,
+        "struct View { clip_from_world: mat4x4<f32> }\n@group(0) @binding(0) var<uniform> view: View;\nstruct Mesh { world_from_local: mat4x4<f32> }\n@group(1) @binding(0) var<uniform> mesh: Mesh;\nstruct Material { color: vec4<f32> }\n@group(2) @binding(0) var<uniform> material: Material;\n@vertex fn vs() -> @builtin(position) vec4<f32> { return view.clip_from_world * mesh.world_from_local[3] * material.color.x; }\n",
+    )
+    .unwrap();
+    let frequencies = |args: &[&str]| {
+        let (code, stdout, stderr) = run(args);
+        assert_eq!(code, 0, "{stderr}");
+        let v: Value = serde_json::from_str(&stdout).unwrap();
+        v["slots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["frequency"].as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    let path = file.to_str().unwrap();
+    assert_eq!(frequencies(&["reflect", "--json", path]), ["frame", "view", "material"]);
+    let bevy = frequencies(&["reflect", "--json", "--plan", "0=view,1=object,2=material", path]);
+    assert_eq!(bevy, ["view", "object", "material"]);
+    let (code, _, stderr) = run(&["reflect", "--plan", "0=mesh", path]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("`mesh` is not a frequency"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
