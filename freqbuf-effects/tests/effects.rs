@@ -465,3 +465,46 @@ fn pick() -> f32 { return few.x; }
     let e = fx.add("z.effect.toml", &toml("[defs]\nCOUNT = 5000000000"), wgsl).unwrap_err();
     assert!(common::chain(&e).contains("def `COUNT` is 5000000000, which u32 cannot hold"), "{e}");
 }
+
+/// A pass whose entry point exists only under a flag (Bevy's
+/// `downsample_first` under `FIRST_DOWNSAMPLE`) says so with `requires`:
+/// other permutations do not have it, the whole-effect check passes, and a
+/// pipeline of it without the flag is a typed error.
+#[test]
+fn a_pass_can_require_the_flags_its_entry_point_exists_under() {
+    let Some(h) = gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let wgsl = "@group(2) @binding(0) var<storage, read_write> seen: array<f32, 1>;
+#ifdef FIRST_DOWNSAMPLE
+@compute @workgroup_size(1) fn downsample_first() { seen[0] = 1.0; }
+#endif
+@compute @workgroup_size(1) fn downsample() { seen[0] = 2.0; }
+";
+    let toml = |requires: &str| {
+        format!(
+            "name = \"bloom\"\nsource = \"bloom.wgsl\"\nflags = [\"FIRST_DOWNSAMPLE\"]\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"first\"\n  compute = \"downsample_first\"\n  {requires}\n  [[technique.pass]]\n  name = \"rest\"\n  compute = \"downsample\"\n"
+        )
+    };
+    let mut fx = Effects::new();
+    let without = fx.add("old.effect.toml", &toml(""), wgsl).unwrap();
+    let e = fx.check(&Registry::new(SlotPlan::default()), without, None).unwrap_err();
+    assert!(matches!(*e.kind, EffectErrorKind::MissingEntryPoint { .. }), "{e}");
+    let id = fx.add("bloom.effect.toml", &toml("requires = [\"FIRST_DOWNSAMPLE\"]"), wgsl).unwrap();
+    let report = fx.check(&Registry::new(SlotPlan::default()), id, None).unwrap();
+    assert_eq!((report.permutations, report.exhaustive), (2, true));
+    let mut passes = fx.technique(id, "t").unwrap();
+    let (first, rest) = (passes.next().unwrap(), passes.next().unwrap());
+    let none = fx.flags(id, &[]).unwrap();
+    let e = fx.compute_pipeline(&mut fb, first, none).unwrap_err();
+    assert_eq!(
+        common::chain(&e),
+        "bloom: pass `t.first` exists only with FIRST_DOWNSAMPLE, and the flags are [no flags]"
+    );
+    fx.compute_pipeline(&mut fb, rest, none).unwrap();
+    fx.compute_pipeline(&mut fb, first, fx.flags(id, &["FIRST_DOWNSAMPLE"]).unwrap()).unwrap();
+    let e = fx.add("bad.effect.toml", &toml("requires = [\"SECOND\"]"), wgsl).unwrap_err();
+    assert_eq!(
+        common::chain(&e),
+        "bad.effect.toml:9:15: pass `t.first` requires `SECOND`, which is not one of the effect's flags"
+    );
+}

@@ -51,6 +51,9 @@ pub(crate) struct PassFile {
     pub(crate) vertex: Option<Spanned<String>>,
     pub(crate) fragment: Option<Spanned<String>>,
     pub(crate) compute: Option<Spanned<String>>,
+    /// Flags the pass exists under (its entry points exist only with them).
+    #[serde(default)]
+    pub(crate) requires: Vec<Spanned<String>>,
     #[serde(default)]
     pub(crate) blend: Blend,
     #[serde(default)]

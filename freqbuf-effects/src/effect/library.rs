@@ -84,7 +84,9 @@ impl Effects {
     pub fn add_module(&mut self, file: &str, source: &str) -> Result<(), EffectError> {
         self.compose.add_module(file, source)?;
         for index in 0..self.effects.len() {
-            let tested = self.tested_bits(&self.effects[index].source, &self.effects[index].flags);
+            let effect = &self.effects[index];
+            let required = effect.passes.iter().fold(0, |m, p| m | p.required);
+            let tested = self.tested_bits(&effect.source, &effect.flags) | required;
             if tested != self.effects[index].tested {
                 self.effects[index].tested = tested;
                 let library = self.tag;
@@ -220,6 +222,15 @@ impl Effects {
                     }
                     _ => {}
                 }
+                let mut required = 0;
+                for r in &p.requires {
+                    let Some(i) = flags.iter().position(|f| f == r.get_ref()) else {
+                        let what =
+                            format!("requires `{}`, which is not one of the effect's flags", r.get_ref());
+                        return Err(at(r.span(), EffectErrorKind::BadFlags(format!("pass `{name}` {what}"))));
+                    };
+                    required |= 1 << i;
+                }
                 let get = |s: Option<toml::Spanned<String>>| s.map(toml::Spanned::into_inner);
                 passes.push(Pass {
                     name,
@@ -230,11 +241,14 @@ impl Effects {
                     cull: p.cull,
                     depth: p.depth,
                     color_write: p.color_write,
+                    requires: p.requires.into_iter().map(toml::Spanned::into_inner).collect(),
+                    required,
                 });
             }
             techniques.push((t.name.into_inner(), start..passes.len() as u32));
         }
-        let tested = self.tested_bits(&source, &flags);
+        // A flag a pass requires changes the permutation even if the source never tests it.
+        let tested = self.tested_bits(&source, &flags) | passes.iter().fold(0, |m, p| m | p.required);
         let effect = Effect {
             name: parsed.name.unwrap_or_else(|| stem.to_owned()),
             source_file,
@@ -373,7 +387,7 @@ impl Effects {
         let module =
             self.compose.compose(&effect.source_file, &effect.source, &effect.defs, &defs, &flags)?;
         self.stats.compositions += 1;
-        for pass in &effect.passes {
+        for pass in effect.passes.iter().filter(|p| bits & p.required == p.required) {
             let wanted = [
                 ("vertex", &pass.vertex, naga::ShaderStage::Vertex),
                 ("fragment", &pass.fragment, naga::ShaderStage::Fragment),

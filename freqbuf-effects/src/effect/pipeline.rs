@@ -26,6 +26,18 @@ impl Effects {
                 }),
             });
         }
+        let (p, effect) = (self.pass(pass), self.effect(pass.effect));
+        if flags.bits & p.required != p.required {
+            return Err(EffectError {
+                file: effect.name.clone(),
+                location: None,
+                kind: Box::new(EffectErrorKind::PassNeedsFlags {
+                    pass: p.name.clone(),
+                    requires: p.requires.join("+"),
+                    flags: effect.describe(flags.bits),
+                }),
+            });
+        }
         if self.device != manager.device_serial() {
             self.modules.clear();
             self.render.clear();

@@ -84,6 +84,11 @@ pub struct Pass {
     pub depth: Option<DepthState>,
     /// Whether the pass writes color.
     pub color_write: bool,
+    /// The flags the pass exists under (Bevy's entry points that exist only
+    /// under a def): other permutations do not have it.
+    pub requires: Vec<String>,
+    /// `requires`, as flag bits.
+    pub(crate) required: u32,
 }
 
 /// A loaded effect: its flags, techniques and passes, and the tables the

@@ -89,6 +89,16 @@ pub enum EffectErrorKind {
         /// The panic's message.
         message: String,
     },
+    /// A pipeline of a pass was asked for without the flags the pass requires.
+    #[error("pass `{pass}` exists only with {requires}, and the flags are [{flags}]")]
+    PassNeedsFlags {
+        /// `technique.pass`.
+        pass: String,
+        /// The flags it requires.
+        requires: String,
+        /// The flags asked for.
+        flags: String,
+    },
     /// A permutation lacks an entry point its pass names.
     #[error("pass `{pass}` [{flags}]: the permutation has no {stage} entry point `{entry}`")]
     MissingEntryPoint {
