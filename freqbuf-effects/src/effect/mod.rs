@@ -1,6 +1,6 @@
-//! Effects (feature `effects`): techniques made of passes with render state,
-//! flag permutations composed with naga_oil, the whole-effect check, render
-//! and compute pipelines,.
+//! Effects: techniques made of passes with render state, flag permutations
+//! composed with naga_oil, the whole-effect check, render and compute
+//! pipelines.
 //!
 //! Use an effect when shaders come in flag permutations or need render state
 //! kept beside them; register plain shaders with [`freqbuf::Manager`] directly

@@ -1,8 +1,8 @@
-//! Materials and auto constants (feature `effects`): the application layer of
+//! Materials and auto constants: the application layer of
 //! Ogre's material scripts and auto constants and of Unreal's material
 //! instances, on the shared slots.
 //!
-//! They are in the `effects` feature rather than one of their own: a material
+//! They are in the effects crate rather than one of their own: a material
 //! is an effect and its flags, and they add no dependency beyond it.
 
 mod auto;
