@@ -3,7 +3,7 @@
 //!
 //! `cargo run --release --all-features --example stress -- --help`
 
-#[path = "../freqbuf/benches/support/mod.rs"]
+#[path = "../crates/freqbuf/benches/support/mod.rs"]
 mod support;
 
 #[path = "support/gpu.rs"]

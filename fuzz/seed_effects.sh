@@ -7,7 +7,7 @@ cd "$(dirname "$0")"
 out=corpus/effect_file
 mkdir -p "$out"
 n=0
-for toml in ../examples/effects/*.effect.toml ../examples/scene/*.effect.toml ../tests/effects/*.effect.toml; do
+for toml in ../examples/effects/*.effect.toml ../examples/scene/*.effect.toml ../crates/freqbuf-effects/tests/effects/*.effect.toml; do
   dir=$(dirname "$toml")
   src=$(sed -n 's/^source *= *"\(.*\)"/\1/p' "$toml" | head -1)
   [[ -f $dir/$src ]] || continue

@@ -13,6 +13,11 @@ fn path(name: &str) -> String {
     format!("{}/tests/effects/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The effects example's lit effect.
+fn lit_file() -> String {
+    format!("{}/../../examples/effects/lit.effect.toml", env!("CARGO_MANIFEST_DIR"))
+}
+
 #[test]
 fn two_permutations_of_a_compute_pass_read_their_values_from_one_slot() {
     let Some(h) = gpu::device() else { return };
@@ -78,7 +83,7 @@ fn the_whole_effect_check_names_the_combination_and_both_members() {
     let report = fx.check(&registry, id, Some(only)).unwrap();
     assert_eq!((report.permutations, report.exhaustive), (1, false));
     // The good effect: all 8 combinations of its 3 tested flags agree; FOG is never tested.
-    let lit = fx.load(format!("{}/../examples/effects/lit.effect.toml", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let lit = fx.load(lit_file()).unwrap();
     let report = fx.check(&registry, lit, None).unwrap();
     assert_eq!((report.permutations, report.exhaustive), (8, true));
 }
@@ -88,7 +93,7 @@ fn the_whole_effect_check_names_the_combination_and_both_members() {
 fn render_two_objects(h: &freqbuf::Headless, with_prepass: bool) -> Vec<[u8; 4]> {
     let mut fb = Manager::new(&h.device, SlotPlan::default());
     let mut fx = Effects::new();
-    let lit = fx.load(format!("{}/../examples/effects/lit.effect.toml", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let lit = fx.load(lit_file()).unwrap();
     let flags = fx.flags(lit, &[]).unwrap();
     let targets =
         Targets::color(wgpu::TextureFormat::Rgba8Unorm).with_depth(wgpu::TextureFormat::Depth32Float);
@@ -176,7 +181,7 @@ fn pipelines_and_permutations_are_built_once() {
     let Some(h) = gpu::device() else { return };
     let mut fb = Manager::new(&h.device, SlotPlan::default());
     let mut fx = Effects::new();
-    let lit = fx.load(format!("{}/../examples/effects/lit.effect.toml", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let lit = fx.load(lit_file()).unwrap();
     let targets =
         Targets::color(wgpu::TextureFormat::Rgba8Unorm).with_depth(wgpu::TextureFormat::Depth32Float);
     let color = fx.technique(lit, "forward").unwrap().nth(1).unwrap();

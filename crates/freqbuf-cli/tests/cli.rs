@@ -6,7 +6,7 @@ use serde_json::Value;
 
 fn run(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_freqbuf"))
-        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
         .args(args)
         .output()
         .unwrap();
@@ -22,11 +22,11 @@ fn json_has_the_documented_shape() {
     let (code, stdout, stderr) = run(&[
         "reflect",
         "--json",
-        "freqbuf/tests/shaders/frame.wgsl",
-        "freqbuf/tests/shaders/frame.vert",
-        "freqbuf/tests/shaders/padding.wgsl",
-        "freqbuf/tests/shaders/texture_array.wgsl",
-        "freqbuf/tests/shaders/unused.wgsl",
+        "crates/freqbuf/tests/shaders/frame.wgsl",
+        "crates/freqbuf/tests/shaders/frame.vert",
+        "crates/freqbuf/tests/shaders/padding.wgsl",
+        "crates/freqbuf/tests/shaders/texture_array.wgsl",
+        "crates/freqbuf/tests/shaders/unused.wgsl",
     ]);
     assert_eq!(code, 0, "{stderr}");
     let v: Value = serde_json::from_str(&stdout).unwrap();
@@ -40,7 +40,7 @@ fn json_has_the_documented_shape() {
     );
     let users = frame["shaders"].as_array().unwrap();
     assert_eq!(users.len(), 3, "{users:?}");
-    assert!(users.contains(&Value::from("freqbuf/tests/shaders/frame.vert")));
+    assert!(users.contains(&Value::from("crates/freqbuf/tests/shaders/frame.vert")));
 
     let cascade = slots.iter().find(|s| s["group"] == 0 && s["binding"] == 3).unwrap();
     let m = &cascade["members"][0];
@@ -50,13 +50,14 @@ fn json_has_the_documented_shape() {
     );
 
     let shaders = v["shaders"].as_array().unwrap();
-    let tex = shaders.iter().find(|s| s["name"] == "freqbuf/tests/shaders/texture_array.wgsl").unwrap();
+    let tex =
+        shaders.iter().find(|s| s["name"] == "crates/freqbuf/tests/shaders/texture_array.wgsl").unwrap();
     let gmrts = tex["resources"].as_array().unwrap().iter().find(|r| r["name"] == "GMRTs").unwrap();
     assert_eq!(
         (gmrts["group"].as_u64(), gmrts["binding"].as_u64(), gmrts["kind"].as_str(), gmrts["count"].as_u64()),
         (Some(2), Some(3), Some("texture"), Some(4))
     );
-    let unused = shaders.iter().find(|s| s["name"] == "freqbuf/tests/shaders/unused.wgsl").unwrap();
+    let unused = shaders.iter().find(|s| s["name"] == "crates/freqbuf/tests/shaders/unused.wgsl").unwrap();
     assert_eq!(unused["unused"], serde_json::json!(["debug_view"]));
     let kinds = unused["resources"]
         .as_array()
@@ -71,7 +72,7 @@ fn json_has_the_documented_shape() {
 
 #[test]
 fn table_output_is_readable() {
-    let (code, stdout, _) = run(&["reflect", "freqbuf/tests/shaders/frame.wgsl"]);
+    let (code, stdout, _) = run(&["reflect", "crates/freqbuf/tests/shaders/frame.wgsl"]);
     assert_eq!(code, 0);
     assert!(
         stdout.contains("frame") && stdout.contains("view_proj") && stdout.contains("mat4x4<f32>"),
@@ -84,15 +85,15 @@ fn errors_exit_1_and_name_every_file() {
     let (code, stdout, stderr) = run(&[
         "reflect",
         "--json",
-        "freqbuf/tests/shaders/frame.wgsl",
-        "freqbuf/tests/shaders/bad/syntax.wgsl",
-        "freqbuf/tests/shaders/bad/conflict_type.wgsl",
+        "crates/freqbuf/tests/shaders/frame.wgsl",
+        "crates/freqbuf/tests/shaders/bad/syntax.wgsl",
+        "crates/freqbuf/tests/shaders/bad/conflict_type.wgsl",
     ]);
     assert_eq!(code, 1);
     assert!(stdout.is_empty());
-    assert!(stderr.contains("freqbuf/tests/shaders/bad/syntax.wgsl:6:"), "{stderr}");
+    assert!(stderr.contains("crates/freqbuf/tests/shaders/bad/syntax.wgsl:6:"), "{stderr}");
     assert!(
-        stderr.contains("conflict_type.wgsl") && stderr.contains("freqbuf/tests/shaders/frame.wgsl"),
+        stderr.contains("conflict_type.wgsl") && stderr.contains("crates/freqbuf/tests/shaders/frame.wgsl"),
         "{stderr}"
     );
     assert_eq!(stderr.lines().filter(|l| l.starts_with("error")).count(), 2, "{stderr}");
@@ -110,7 +111,7 @@ fn missing_files_and_arguments_do_not_panic() {
 
 #[test]
 fn stage_applies_to_glsl_files_only() {
-    let (code, _, stderr) = run(&["reflect", "freqbuf/tests/shaders/tint.glsl"]);
+    let (code, _, stderr) = run(&["reflect", "crates/freqbuf/tests/shaders/tint.glsl"]);
     assert_eq!(code, 1);
     assert!(stderr.contains("tint.glsl") && stderr.contains("stage"), "{stderr}");
     let (code, stdout, stderr) = run(&[
@@ -118,8 +119,8 @@ fn stage_applies_to_glsl_files_only() {
         "--json",
         "--stage",
         "fragment",
-        "freqbuf/tests/shaders/prefix_full.wgsl",
-        "freqbuf/tests/shaders/tint.glsl",
+        "crates/freqbuf/tests/shaders/prefix_full.wgsl",
+        "crates/freqbuf/tests/shaders/tint.glsl",
     ]);
     assert_eq!(code, 0, "{stderr}");
     let v: Value = serde_json::from_str(&stdout).unwrap();
@@ -129,7 +130,7 @@ fn stage_applies_to_glsl_files_only() {
 
 #[test]
 fn names_two_blocks_declare_are_warnings_with_their_qualified_spellings() {
-    let (code, _, stderr) = run(&["reflect", "freqbuf/tests/shaders/two_materials.wgsl"]);
+    let (code, _, stderr) = run(&["reflect", "crates/freqbuf/tests/shaders/two_materials.wgsl"]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(
         stderr.trim(),
@@ -139,7 +140,7 @@ fn names_two_blocks_declare_are_warnings_with_their_qualified_spellings() {
 
 #[test]
 fn nested_arrays_have_their_dimensions_in_the_json() {
-    let (code, stdout, stderr) = run(&["reflect", "--json", "freqbuf/tests/shaders/nested.wgsl"]);
+    let (code, stdout, stderr) = run(&["reflect", "--json", "crates/freqbuf/tests/shaders/nested.wgsl"]);
     assert_eq!(code, 0, "{stderr}");
     let v: Value = serde_json::from_str(&stdout).unwrap();
     let m = &v["slots"][0]["members"][0];
@@ -162,8 +163,8 @@ fn only_regular_files_are_read_and_other_files_are_still_reported() {
         "reflect",
         fifo.to_str().unwrap(),
         zero.to_str().unwrap(),
-        "freqbuf/tests/shaders/bad/syntax.wgsl",
-        "freqbuf/tests/shaders/frame.wgsl",
+        "crates/freqbuf/tests/shaders/bad/syntax.wgsl",
+        "crates/freqbuf/tests/shaders/frame.wgsl",
     ]);
     assert_eq!(code, 1);
     assert!(stderr.contains("x.wgsl: cannot read the file: not a regular file"), "{stderr}");
@@ -206,7 +207,7 @@ fn effect_prints_techniques_passes_and_slots_and_counts_permutations() {
 #[test]
 fn effect_conflicts_and_unknown_flags_exit_1() {
     let (code, _, stderr) =
-        run(&["effect", "freqbuf-effects/tests/effects/conflict.effect.toml", "--all-permutations"]);
+        run(&["effect", "crates/freqbuf-effects/tests/effects/conflict.effect.toml", "--all-permutations"]);
     assert_eq!(code, 1);
     assert!(
         stderr.contains("[ALPHA_TEST]")
@@ -224,7 +225,8 @@ fn effect_conflicts_and_unknown_flags_exit_1() {
 /// `reflect --json` says which slots are arrays.
 #[test]
 fn declare_takes_a_stage_and_json_marks_array_slots() {
-    let (code, stdout, stderr) = run(&["declare", "--stage", "fragment", "freqbuf/tests/shaders/tint.glsl"]);
+    let (code, stdout, stderr) =
+        run(&["declare", "--stage", "fragment", "crates/freqbuf/tests/shaders/tint.glsl"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("var<uniform>"), "{stdout}");
     let dir = std::env::temp_dir().join(format!("freqbuf-cli-array-{}", std::process::id()));
@@ -247,8 +249,11 @@ fn declare_takes_a_stage_and_json_marks_array_slots() {
 
 #[test]
 fn declare_prints_wgsl_that_reflects_back() {
-    let (code, stdout, stderr) =
-        run(&["declare", "freqbuf/tests/shaders/frame.wgsl", "freqbuf/tests/shaders/padding.wgsl"]);
+    let (code, stdout, stderr) = run(&[
+        "declare",
+        "crates/freqbuf/tests/shaders/frame.wgsl",
+        "crates/freqbuf/tests/shaders/padding.wgsl",
+    ]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("@group(0) @binding(0) var<uniform> frame: Frame;"), "{stdout}");
     let used = "@compute @workgroup_size(1) fn main() { _ = frame; _ = object; }";
@@ -261,13 +266,14 @@ fn declare_prints_wgsl_that_reflects_back() {
 
 #[test]
 fn effect_checks_params_and_auto_against_every_permutation() {
-    let (code, _, stderr) = run(&["effect", "freqbuf-effects/tests/effects/two_frequencies.effect.toml"]);
+    let (code, _, stderr) =
+        run(&["effect", "crates/freqbuf-effects/tests/effects/two_frequencies.effect.toml"]);
     assert_eq!(code, 1);
     assert!(
         stderr.contains("world_view_proj") && stderr.contains("view_proj") && stderr.contains("no frequency"),
         "{stderr}"
     );
-    let (code, _, stderr) = run(&["effect", "freqbuf-effects/tests/effects/probe.effect.toml"]);
+    let (code, _, stderr) = run(&["effect", "crates/freqbuf-effects/tests/effects/probe.effect.toml"]);
     assert_eq!(code, 0, "{stderr}");
 }
 

@@ -28,5 +28,5 @@ pub use queue::{Geometry, ItemId, Order, QueueContext, QueueItem, QueueStats, Re
 /// The workspace README's examples (the core's and this crate's), compiled
 /// as doc tests here, where both crates are in scope.
 #[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
+#[doc = include_str!("../../../README.md")]
 struct ReadmeDoctests;
