@@ -4,8 +4,6 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use slotmap::SlotMap;
-
 use super::value::{params_bytes, value_text};
 use crate::effect::{EffectId, Effects, FlagSet};
 use crate::error::{MaterialError, MaterialErrorKind};
@@ -16,11 +14,6 @@ use freqbuf::Registry;
 use freqbuf::ShaderId;
 use freqbuf::Uniform;
 use freqbuf::reflect::ValueType;
-
-slotmap::new_key_type! {
-    /// A material's entry in its store.
-    struct MaterialKey;
-}
 
 /// A texture or sampler set by name.
 #[derive(Clone, Debug)]
@@ -49,9 +42,8 @@ struct Stored {
 struct MaterialData {
     effect: EffectId,
     flags: FlagSet,
-    instance: MaterialId,
-    parent: Option<MaterialKey>,
-    children: Vec<MaterialKey>,
+    parent: Option<MaterialId>,
+    children: Vec<MaterialId>,
     /// Values set on this material (and `[params]` defaults on a root).
     own: BTreeMap<String, Stored>,
     /// Textures and samplers set on this material, by name.
@@ -70,8 +62,8 @@ struct MaterialData {
 /// create (the manager's own, or another store's) is an error.
 #[derive(Debug, Default)]
 pub struct Materials {
-    materials: SlotMap<MaterialKey, MaterialData>,
-    by_instance: HashMap<MaterialId, MaterialKey>,
+    /// By the material instance that holds each one's values.
+    materials: HashMap<MaterialId, MaterialData>,
     /// Every permutation of each effect merged, and the names they declare.
     effects: HashMap<EffectId, EffectInfo>,
 }
@@ -108,39 +100,40 @@ impl Materials {
             own.insert(name.clone(), default_value(merged, name, value)?);
         }
         let instance = fb.create_material();
-        let m = self.materials.insert(MaterialData {
-            effect,
-            flags,
+        self.materials.insert(
             instance,
-            parent: None,
-            children: Vec::new(),
-            own,
-            textures: BTreeMap::new(),
-        });
-        self.by_instance.insert(instance, m);
-        self.apply(fb, m)?;
+            MaterialData {
+                effect,
+                flags,
+                parent: None,
+                children: Vec::new(),
+                own,
+                textures: BTreeMap::new(),
+            },
+        );
+        self.apply(fb, instance)?;
         Ok(instance)
     }
 
     /// A material instance of `parent`: its flags and current values, with
     /// values set on it later overriding the parent's.
     pub fn derive(&mut self, fb: &mut Manager, parent: MaterialId) -> Result<MaterialId, MaterialError> {
-        let parent = self.key(parent)?;
-        let p = &self.materials[parent];
+        let p = &self.materials[&self.check(parent)?];
         let (effect, flags) = (p.effect, p.flags);
         let instance = fb.create_material();
-        let child = self.materials.insert(MaterialData {
-            effect,
-            flags,
+        self.materials.insert(
             instance,
-            parent: Some(parent),
-            children: Vec::new(),
-            own: BTreeMap::new(),
-            textures: BTreeMap::new(),
-        });
-        self.by_instance.insert(instance, child);
-        self.materials[parent].children.push(child);
-        self.apply(fb, child)?;
+            MaterialData {
+                effect,
+                flags,
+                parent: Some(parent),
+                children: Vec::new(),
+                own: BTreeMap::new(),
+                textures: BTreeMap::new(),
+            },
+        );
+        self.data(parent).children.push(instance);
+        self.apply(fb, instance)?;
         Ok(instance)
     }
 
@@ -155,16 +148,16 @@ impl Materials {
         name: &str,
         value: &T,
     ) -> Result<(), MaterialError> {
-        let m = self.key(m)?;
+        self.check(m)?;
         self.check_name(m, name)?;
         let stored = Stored { ty: Some(T::TYPE), bytes: bytemuck::bytes_of(&value.to_gpu()).to_vec() };
         // Checked against the merge of every permutation, before anything
         // changes, whichever permutations the manager has registered yet.
-        let merged = &self.effects[&self.materials[m].effect].merged;
+        let merged = &self.effects[&self.materials[&m].effect].merged;
         if let Ok(param) = merged.resolve(name, Some(Frequency::Material)) {
             check_type(name, param.value_type(), &stored)?;
         }
-        self.materials[m].own.insert(name.to_owned(), stored);
+        self.data(m).own.insert(name.to_owned(), stored);
         for target in self.inheritors(m, name, false) {
             self.write(fb, target, name)?;
         }
@@ -202,12 +195,12 @@ impl Materials {
         name: &str,
         resource: Resource,
     ) -> Result<(), MaterialError> {
-        let m = self.key(m)?;
+        self.check(m)?;
         self.check_name(m, name)?;
-        resource.set(fb, self.materials[m].instance, name)?;
-        self.materials[m].textures.insert(name.to_owned(), resource.clone());
+        resource.set(fb, m, name)?;
+        self.data(m).textures.insert(name.to_owned(), resource.clone());
         for target in self.inheritors(m, name, true) {
-            resource.set(fb, self.materials[target].instance, name)?;
+            resource.set(fb, target, name)?;
         }
         Ok(())
     }
@@ -221,15 +214,15 @@ impl Materials {
         m: MaterialId,
         flags: &[&str],
     ) -> Result<(), MaterialError> {
-        let m = self.key(m)?;
-        let effect = self.materials[m].effect;
+        self.check(m)?;
+        let effect = self.materials[&m].effect;
         let flags = fx.flags(effect, flags)?;
         fx.shader(fb, flags)?;
         // Every value must fit the permutation before the material switches.
         for name in self.visible(m).0 {
             self.check_write(fb, m, &name)?;
         }
-        self.materials[m].flags = flags;
+        self.data(m).flags = flags;
         self.apply(fb, m)
     }
 
@@ -248,26 +241,33 @@ impl Materials {
         fb: &mut Manager,
         m: MaterialId,
     ) -> Result<ShaderId, MaterialError> {
-        Ok(fx.shader(fb, self.materials[self.key(m)?].flags)?)
+        Ok(fx.shader(fb, self.materials[&self.check(m)?].flags)?)
     }
 
     /// The material's flags, to build its pipelines with (`None`: not a
     /// material of this store).
     pub fn flags(&self, m: MaterialId) -> Option<FlagSet> {
-        self.key(m).ok().map(|k| self.materials[k].flags)
+        self.checked_flags(m).ok()
     }
 
     /// The material's flags, or the error for one the store did not create.
     pub(crate) fn checked_flags(&self, m: MaterialId) -> Result<FlagSet, MaterialError> {
-        Ok(self.materials[self.key(m)?].flags)
+        Ok(self.materials[&self.check(m)?].flags)
     }
 
-    /// The store's entry of a material; one it did not create is an error.
-    fn key(&self, m: MaterialId) -> Result<MaterialKey, MaterialError> {
-        self.by_instance.get(&m).copied().ok_or_else(|| MaterialError {
-            subject: "material".into(),
-            kind: Box::new(MaterialErrorKind::Foreign),
-        })
+    /// `m`, or the error for a material the store did not create.
+    fn check(&self, m: MaterialId) -> Result<MaterialId, MaterialError> {
+        match self.materials.contains_key(&m) {
+            true => Ok(m),
+            false => {
+                Err(MaterialError { subject: "material".into(), kind: Box::new(MaterialErrorKind::Foreign) })
+            }
+        }
+    }
+
+    /// A material's data, to change; `m` was checked.
+    fn data(&mut self, m: MaterialId) -> &mut MaterialData {
+        self.materials.get_mut(&m).expect("a checked material")
     }
 
     /// The merge of every permutation of `effect`, and its names (once per effect).
@@ -290,8 +290,8 @@ impl Materials {
         Ok(())
     }
 
-    fn check_name(&self, m: MaterialKey, name: &str) -> Result<(), MaterialError> {
-        let info = &self.effects[&self.materials[m].effect];
+    fn check_name(&self, m: MaterialId, name: &str) -> Result<(), MaterialError> {
+        let info = &self.effects[&self.materials[&m].effect];
         let known = &info.names;
         let first = name.split(['.', '[']).next().unwrap_or_default().trim().to_owned();
         if known.contains(&first) {
@@ -307,13 +307,13 @@ impl Materials {
     }
 
     /// `m` and its descendants that take `name` from it (no override of their own).
-    fn inheritors(&self, m: MaterialKey, name: &str, texture: bool) -> Vec<MaterialKey> {
+    fn inheritors(&self, m: MaterialId, name: &str, texture: bool) -> Vec<MaterialId> {
         let mut out = Vec::new();
         let mut stack = vec![m];
         while let Some(x) = stack.pop() {
             out.push(x);
-            for &c in &self.materials[x].children {
-                let d = &self.materials[c];
+            for &c in &self.materials[&x].children {
+                let d = &self.materials[&c];
                 let overrides =
                     if texture { d.textures.contains_key(name) } else { d.own.contains_key(name) };
                 if !overrides {
@@ -325,13 +325,13 @@ impl Materials {
     }
 
     /// The value `m` sees for `name`: its own, else its nearest ancestor's.
-    fn effective(&self, m: MaterialKey, name: &str) -> Option<&Stored> {
+    fn effective(&self, m: MaterialId, name: &str) -> Option<&Stored> {
         let mut at = Some(m);
         while let Some(x) = at {
-            if let Some(v) = self.materials[x].own.get(name) {
+            if let Some(v) = self.materials[&x].own.get(name) {
                 return Some(v);
             }
-            at = self.materials[x].parent;
+            at = self.materials[&x].parent;
         }
         None
     }
@@ -341,7 +341,7 @@ impl Materials {
     fn check_write(
         &self,
         fb: &Manager,
-        m: MaterialKey,
+        m: MaterialId,
         name: &str,
     ) -> Result<Option<(freqbuf::Param, Stored)>, MaterialError> {
         let Some(stored) = self.effective(m, name).cloned() else { return Ok(None) };
@@ -351,37 +351,36 @@ impl Materials {
     }
 
     /// Writes what `m` sees for `name` into its instance, if its permutation has it.
-    fn write(&self, fb: &mut Manager, m: MaterialKey, name: &str) -> Result<(), MaterialError> {
+    fn write(&self, fb: &mut Manager, m: MaterialId, name: &str) -> Result<(), MaterialError> {
         if let Some((param, stored)) = self.check_write(fb, m, name)? {
-            fb.material(self.materials[m].instance).set_bytes(param, &stored.bytes)?;
+            fb.material(m).set_bytes(param, &stored.bytes)?;
         }
         Ok(())
     }
 
     /// The value names and the textures `m` sees, its own or inherited.
-    fn visible(&self, m: MaterialKey) -> (BTreeSet<String>, BTreeMap<&str, &Resource>) {
+    fn visible(&self, m: MaterialId) -> (BTreeSet<String>, BTreeMap<&str, &Resource>) {
         let mut names = BTreeSet::new();
         let mut textures: BTreeMap<&str, &Resource> = BTreeMap::new();
         let mut at = Some(m);
         while let Some(x) = at {
-            names.extend(self.materials[x].own.keys().cloned());
-            for (k, v) in &self.materials[x].textures {
+            names.extend(self.materials[&x].own.keys().cloned());
+            for (k, v) in &self.materials[&x].textures {
                 textures.entry(k.as_str()).or_insert(v);
             }
-            at = self.materials[x].parent;
+            at = self.materials[&x].parent;
         }
         (names, textures)
     }
 
     /// Writes every value and texture `m` sees (after creation or a flag change).
-    fn apply(&self, fb: &mut Manager, m: MaterialKey) -> Result<(), MaterialError> {
+    fn apply(&self, fb: &mut Manager, m: MaterialId) -> Result<(), MaterialError> {
         let (names, textures) = self.visible(m);
         for name in names {
             self.write(fb, m, &name)?;
         }
-        let instance = self.materials[m].instance;
         for (name, resource) in textures {
-            resource.set(fb, instance, name)?;
+            resource.set(fb, m, name)?;
         }
         Ok(())
     }
