@@ -85,8 +85,7 @@ impl Effects {
         self.compose.add_module(file, source)?;
         for index in 0..self.effects.len() {
             let effect = &self.effects[index];
-            let required = effect.passes.iter().fold(0, |m, p| m | p.required);
-            let tested = self.tested_bits(&effect.source, &effect.flags) | required;
+            let tested = self.tested_bits(&effect.source, &effect.flags, &effect.passes);
             if tested != self.effects[index].tested {
                 self.effects[index].tested = tested;
                 let library = self.tag;
@@ -99,10 +98,14 @@ impl Effects {
         Ok(())
     }
 
-    /// The bits of `flags` that `source` or what it imports tests.
-    fn tested_bits(&self, source: &str, flags: &[String]) -> u32 {
+    /// The bits of `flags` that `source` or what it imports tests, and those
+    /// a pass requires: they decide whether the pass exists, so they change
+    /// the permutation even where the source never tests them.
+    fn tested_bits(&self, source: &str, flags: &[String], passes: &[Pass]) -> u32 {
         let names = self.compose.tested(source);
-        flags.iter().enumerate().filter(|(_, f)| names.contains(*f)).fold(0, |m, (i, _)| m | 1 << i)
+        let tested =
+            flags.iter().enumerate().filter(|(_, f)| names.contains(*f)).fold(0, |m, (i, _)| m | 1 << i);
+        passes.iter().fold(tested, |m, p| m | p.required)
     }
 
     /// Reads an effect file and the WGSL source it names (relative to it).
@@ -247,8 +250,7 @@ impl Effects {
             }
             techniques.push((t.name.into_inner(), start..passes.len() as u32));
         }
-        // A flag a pass requires changes the permutation even if the source never tests it.
-        let tested = self.tested_bits(&source, &flags) | passes.iter().fold(0, |m, p| m | p.required);
+        let tested = self.tested_bits(&source, &flags, &passes);
         let effect = Effect {
             name: parsed.name.unwrap_or_else(|| stem.to_owned()),
             source_file,
