@@ -272,7 +272,10 @@ impl InstanceTable {
     /// index. The frame cannot be freed ([`Error::StaleHandle`]).
     pub(crate) fn remove(&mut self, id: InstanceId) -> Result<(Frequency, u32), Error> {
         let f = id.frequency;
-        let key = id.key.ok_or(Error::StaleHandle(f)).and_then(|_| self.key(id))?;
+        if id.key.is_none() {
+            return Err(Error::StaleHandle(f)); // the frame
+        }
+        let key = self.key(id)?;
         let index = self.sets[f.index()].remove(key.into()).ok_or(Error::StaleHandle(f))?;
         self.frees += 1;
         if let Some(r) = self.resources[f.index()].get_mut(index as usize) {
