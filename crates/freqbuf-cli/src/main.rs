@@ -148,10 +148,11 @@ fn merged(
             errors.push(e);
         }
     }
-    for e in &errors {
-        eprintln!("error: {}", Chain(e));
+    let ok = errors.is_empty();
+    for e in errors {
+        eprintln!("error: {:#}", anyhow::Error::new(e));
     }
-    errors.is_empty().then_some(registry)
+    ok.then_some(registry)
 }
 
 fn reflect(
@@ -207,7 +208,7 @@ fn effect(plan: &SlotPlan, json: bool, flags: &[String], all: bool, file: &std::
     let (id, report) = match result {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("error: {}", Chain(&e));
+            eprintln!("error: {:#}", anyhow::Error::new(e));
             return ExitCode::FAILURE;
         }
     };
@@ -218,7 +219,7 @@ fn effect(plan: &SlotPlan, json: bool, flags: &[String], all: bool, file: &std::
         .map_err(freqbuf_effects::MaterialError::from)
         .and_then(|_| freqbuf_effects::validate_tables(&fx, id, &every));
     if let Err(e) = tables {
-        eprintln!("error: {}: {}", fx.effect(id).name(), Chain(&e));
+        eprintln!("error: {}: {:#}", fx.effect(id).name(), anyhow::Error::new(e));
         return ExitCode::FAILURE;
     }
     let effect = fx.effect(id);
@@ -286,7 +287,7 @@ fn declare(plan: &SlotPlan, stage: Option<Stage>, files: &[std::path::PathBuf]) 
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("error: {}", Chain(&e));
+            eprintln!("error: {:#}", anyhow::Error::new(e));
             ExitCode::FAILURE
         }
     }
@@ -374,21 +375,5 @@ fn print_table(registry: &Registry) {
             let used = if r.is_used() { "" } else { "  (unused)" };
             println!("  {:<22} {:<16} {}{}{}", r.binding.to_string(), r.kind.as_str(), r.name, count, used);
         }
-    }
-}
-
-/// An error and its sources, joined with `: `, as error reporters print them:
-/// each level's message says only its own part.
-struct Chain<'a>(&'a dyn std::error::Error);
-
-impl std::fmt::Display for Chain<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.0)?;
-        let mut source = self.0.source();
-        while let Some(s) = source {
-            write!(f, ": {s}")?;
-            source = s.source();
-        }
-        Ok(())
     }
 }

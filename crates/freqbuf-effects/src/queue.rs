@@ -180,8 +180,8 @@ impl RenderQueue {
         id: ItemId,
         item: QueueItem,
     ) -> Result<(), MaterialError> {
-        let (bin, key) = placement(fx, mats, &item)?;
         self.owns(id)?;
+        let (bin, key) = placement(fx, mats, &item)?;
         let Some(entry) = self.items.get_mut(id.key) else { return Ok(()) };
         if entry.bin == bin && entry.key == key {
             entry.item = item;
