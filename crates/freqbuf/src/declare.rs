@@ -19,16 +19,16 @@ use crate::registry::Registry;
 
 impl Registry {
     /// WGSL declarations of every slot: structs (nested ones included, each
-    /// once) and the `var<uniform>`s.
+    /// once) and the variables (`var<uniform>`, or `var<storage, read>` for
+    /// an array slot).
     ///
     /// A std140 array of scalars or 2-vectors (GLSL `float w[4]`, stride 16) has
     /// no WGSL spelling, since WGSL's element stride follows from the element
     /// type: such a slot is [`Error::Unsupported`].
     pub fn declarations(&self) -> Result<String, Error> {
-        let registry = self;
         let mut structs = BTreeMap::new();
         let mut vars = String::new();
-        let mut slots = registry.slots().map(|(_, s)| s).collect::<Vec<_>>();
+        let mut slots = self.slots().map(|(_, s)| s).collect::<Vec<_>>();
         slots.sort_by_key(|s| s.binding());
         for slot in slots {
             let p = slot.binding();
