@@ -257,3 +257,142 @@ mod model {
         assert_eq!(run(ops.collect()).unwrap(), 40);
     }
 }
+
+/// Each object draws the column `o.x` of a 4×1 target with its material's colour.
+const COLUMNS: &str = "struct M { color: vec4<f32> }\nstruct O { x: f32 }\n@group(2) @binding(0) var<uniform> m: M;\n@group(3) @binding(0) var<uniform> o: O;\n@vertex fn vs(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {\n    let c = array(vec2(0.0, -1.0), vec2(1.0, -1.0), vec2(0.0, 1.0), vec2(0.0, 1.0), vec2(1.0, -1.0), vec2(1.0, 1.0));\n    return vec4(o.x + c[i].x * 0.5, c[i].y, 0.0, 1.0);\n}\n@fragment fn fs() -> @location(0) vec4<f32> {\n#ifdef A\n    return m.color * 2.0;\n#else\n    return m.color;\n#endif\n}\n";
+
+/// Flushes, encodes pass `t.opaque` sorted into a 4×1 target and reads it back.
+fn encode_columns(
+    h: &freqbuf::Headless,
+    fx: &mut Effects,
+    fb: &mut Manager,
+    mats: &Materials,
+    rq: &mut RenderQueue,
+) -> (freqbuf_effects::QueueStats, Vec<u32>) {
+    fb.flush(&h.queue).unwrap();
+    let target = gpu::texture(
+        h,
+        wgpu::TextureFormat::Rgba8Unorm,
+        wgpu::Extent3d { width: 4, height: 1, depth_or_array_layers: 1 },
+        wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+    );
+    let view = target.create_view(&Default::default());
+    let mut enc = h.device.create_command_encoder(&Default::default());
+    let mut pass = gpu::color_pass(&mut enc, &view);
+    let targets = Targets::color(wgpu::TextureFormat::Rgba8Unorm);
+    let mut binder = Binder::new();
+    let mut cx = QueueContext {
+        effects: fx,
+        manager: fb,
+        materials: mats,
+        targets: &targets,
+        pass: &mut pass,
+        binder: &mut binder,
+    };
+    let stats = rq.encode("t.opaque", Order::Sorted, &mut cx).unwrap();
+    drop(pass);
+    (stats, gpu::read_texture(h, enc, &target, 4))
+}
+
+#[test]
+fn a_sorted_bin_is_drawn_from_a_kept_draw_list_made_again_when_it_no_longer_holds() {
+    let Some(h) = gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let mut fx = Effects::new();
+    let e = fx.add("q.effect.toml", TOML, COLUMNS).unwrap();
+    let opaque = fx.technique(e, "t").unwrap().next().unwrap();
+    let mut mats = Materials::new();
+    let red = mats.create(&mut fx, &mut fb, e, &[]).unwrap();
+    let green = mats.create(&mut fx, &mut fb, e, &[]).unwrap();
+    mats.set(&mut fb, red, "color", &[0.2f32, 0.0, 0.0, 1.0]).unwrap();
+    mats.set(&mut fb, green, "color", &[0.0f32, 0.4, 0.0, 1.0]).unwrap();
+    let x = fb.param("o.x").unwrap();
+    let mut rq = RenderQueue::new();
+    let mut ids = Vec::new();
+    for k in 0..4 {
+        let object = fb.create_object();
+        fb.object(object).set(x, &(-1.0f32 + 0.5 * k as f32)).unwrap();
+        let material = [red, green][k % 2];
+        let item = QueueItem {
+            pass: opaque,
+            material,
+            view: None,
+            object: Some(object),
+            geometry: Geometry::vertices(0..6),
+            depth: 0.0,
+        };
+        ids.push(rq.insert(&fx, &mats, item).unwrap());
+    }
+    // rgba8 words, little-endian: red 0.2 is 51, green 0.4 is 102 (0.8 doubled: 204).
+    let (r, g, g2) = (0xff00_0033u32, 0xff00_6600u32, 0xff00_cc00u32);
+
+    let (stats, seen) = encode_columns(h, &mut fx, &mut fb, &mats, &mut rq);
+    assert_eq!((stats.lists_made, stats.draws), (1, 4));
+    assert_eq!(seen, [r, g, r, g]);
+    let binds = fb.take_stats().shared.set_bind_group_calls;
+
+    // Nothing changed: the list and its bind commands are replayed.
+    let (stats, seen) = encode_columns(h, &mut fx, &mut fb, &mats, &mut rq);
+    assert_eq!((stats.lists_made, stats.draws), (0, 4));
+    assert_eq!(seen, [r, g, r, g]);
+    assert_eq!(fb.take_stats().shared.set_bind_group_calls, binds, "a replay sets what the recording set");
+
+    // New flags pick another shader for green's items: the list is made again.
+    mats.set_flags(&mut fx, &mut fb, green, &["A"]).unwrap();
+    let (stats, seen) = encode_columns(h, &mut fx, &mut fb, &mats, &mut rq);
+    assert_eq!(stats.lists_made, 1);
+    assert_eq!(seen, [r, g2, r, g2]);
+
+    // Freeing an instance the queue never drew makes the manager refuse the
+    // list (its indices could now name another handle): made again, once.
+    let stranger = fb.create_object();
+    fb.flush(&h.queue).unwrap();
+    fb.free(stranger.into()).unwrap();
+    let (stats, seen) = encode_columns(h, &mut fx, &mut fb, &mats, &mut rq);
+    assert_eq!(stats.lists_made, 1);
+    assert_eq!(seen, [r, g2, r, g2]);
+
+    // A removed item is no longer drawn.
+    assert!(rq.remove(ids[2]).unwrap());
+    let (stats, seen) = encode_columns(h, &mut fx, &mut fb, &mats, &mut rq);
+    assert_eq!((stats.lists_made, stats.draws), (1, 3));
+    assert_eq!(seen, [r, g2, 0xff00_0000, g2], "column 2 keeps the clear colour");
+}
+
+#[test]
+fn encoding_a_pass_no_effect_has_is_an_error() {
+    let Some(h) = gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let mut fx = Effects::new();
+    fx.add("q.effect.toml", TOML, WGSL).unwrap();
+    let mats = Materials::new();
+    let view = gpu::texture(
+        h,
+        wgpu::TextureFormat::Rgba8Unorm,
+        wgpu::Extent3d { width: 1, height: 1, depth_or_array_layers: 1 },
+        wgpu::TextureUsages::RENDER_ATTACHMENT,
+    )
+    .create_view(&Default::default());
+    let mut enc = h.device.create_command_encoder(&Default::default());
+    let mut pass = gpu::color_pass(&mut enc, &view);
+    let targets = Targets::color(wgpu::TextureFormat::Rgba8Unorm);
+    let mut binder = Binder::new();
+    let mut cx = QueueContext {
+        effects: &mut fx,
+        manager: &mut fb,
+        materials: &mats,
+        targets: &targets,
+        pass: &mut pass,
+        binder: &mut binder,
+    };
+    let mut rq = RenderQueue::new();
+    for order in [Order::Sorted, Order::Queued] {
+        let e = rq.encode("t.opaqe", order, &mut cx).unwrap_err();
+        assert_eq!(
+            common::chain(&e),
+            "pass `t.opaqe`: no loaded effect has a pass of that name; did you mean `t.opaque`?"
+        );
+    }
+    // A known pass with nothing queued draws nothing.
+    assert_eq!(rq.encode("t.glass", Order::Sorted, &mut cx).unwrap().draws, 0);
+}

@@ -63,13 +63,13 @@ fn binder(c: &mut Criterion) {
         });
         if !storage {
             // Shared access, as each thread of a parallel encode binds.
-            m.prepare(&draws).expect("prepare");
+            let state = m.prepare(&draws).expect("prepare");
             group.bench_function("prepared_shared_10k_draws", |b| {
                 b.iter(|| {
                     let mut target = Counter(0);
                     let mut binder = Binder::new();
                     for d in &draws {
-                        binder.bind_prepared(&m, &mut target, d).expect("bind");
+                        binder.bind_prepared(&state, &mut target, d).expect("bind");
                     }
                     target.0
                 })

@@ -118,7 +118,7 @@ impl<'h> Scene<'h> {
     /// bundle through a binder with shared access; returns the bind calls and pixels.
     fn draw_threaded(&self, threads: usize) -> Result<(u64, Vec<[f32; 4]>), Error> {
         let draws = self.objects.iter().map(|&o| Draw::new(self.shader).object(o)).collect::<Vec<_>>();
-        let (fb, pipeline) = (&self.fb, &self.pipeline);
+        let (state, pipeline) = (self.fb.state(), &self.pipeline);
         let chunk = draws.len().div_ceil(threads);
         let recorded = std::thread::scope(|scope| {
             let workers = draws
@@ -137,7 +137,7 @@ impl<'h> Scene<'h> {
                         enc.set_pipeline(pipeline);
                         let mut binder = Binder::new();
                         for d in part {
-                            let first = binder.bind_prepared(fb, &mut enc, d)?;
+                            let first = binder.bind_prepared(&state, &mut enc, d)?;
                             enc.draw(0..1, first..first + 1);
                         }
                         Ok((binder.calls(), enc.finish(&Default::default())))

@@ -293,6 +293,11 @@ impl Effects {
         Ok(&self.checked(id.effect, "pass")?.passes[id.index as usize])
     }
 
+    /// The names (`technique.pass`) of every loaded effect's passes.
+    pub(crate) fn pass_names(&self) -> impl Iterator<Item = &str> {
+        self.effects.iter().flat_map(|e| e.passes.iter().map(|p| p.name.as_str()))
+    }
+
     /// A pass of a loaded effect.
     pub fn pass(&self, id: PassId) -> &Pass {
         &self.effect(id.effect).passes[id.index as usize]

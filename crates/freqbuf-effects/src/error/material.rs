@@ -42,6 +42,12 @@ pub enum MaterialErrorKind {
         /// Its closest names.
         suggestions: Vec<String>,
     },
+    /// No loaded effect has a pass of that name (`technique.pass`).
+    #[error("no loaded effect has a pass of that name{}", suggest(.suggestions))]
+    UnknownPass {
+        /// The closest pass names.
+        suggestions: Vec<String>,
+    },
     /// A `[params]` value (or a set value) does not fit the member.
     #[error("the member is {expected}, the value {found}")]
     BadValue {

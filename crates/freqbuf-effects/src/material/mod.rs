@@ -10,4 +10,5 @@ mod store;
 mod value;
 
 pub use auto::{AutoConstants, Camera, Semantic};
+pub(crate) use store::closest;
 pub use store::{Materials, validate_tables};

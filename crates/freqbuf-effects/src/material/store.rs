@@ -428,7 +428,7 @@ pub fn validate_tables(fx: &Effects, effect: EffectId, merged: &Registry) -> Res
 }
 
 /// Up to three known names closest to `name`, best first.
-fn closest<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+pub(crate) fn closest<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Vec<String> {
     let mut scored = known
         .into_iter()
         .map(|k| (strsim::jaro_winkler(name, k), k))

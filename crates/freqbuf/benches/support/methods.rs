@@ -414,7 +414,7 @@ impl Freqbuf {
         shared: &Shared,
         n: usize,
     ) -> (Vec<wgpu::RenderBundle>, u64) {
-        let (m, draws) = (&self.m, &self.draws);
+        let (state, draws) = (self.m.state(), &self.draws);
         let chunk = draws.len().div_ceil(n).max(1);
         std::thread::scope(|scope| {
             let workers = draws
@@ -429,7 +429,7 @@ impl Freqbuf {
                                 enc.set_pipeline(&shared.pipelines[*s]);
                                 current = *s;
                             }
-                            let first = binder.bind_prepared(m, &mut enc, d).expect("prepared");
+                            let first = binder.bind_prepared(&state, &mut enc, d).expect("prepared");
                             enc.draw(0..4, first..first + 1);
                         }
                         (enc.finish(&Default::default()), binder.calls())

@@ -2,8 +2,15 @@
 //!
 //! Uniform slots are bound with dynamic offsets; textures, samplers and storage
 //! buffers belong to the instance of the group's frequency (usually the
-//! material), which owns one bind group per variant. `Binder::bind`, the
-//! public entry, is in `manager.rs`: it hands this module the parts it reads.
+//! material), which owns one bind group per variant.
+//!
+//! Every way of binding goes through one path, `bind_resolved`: resolve each
+//! group of the draw's shader to a bind group and offsets (skipped while its
+//! inputs hold), then set it unless the same (bind group, offsets) is bound.
+//! [`Binder::bind_prepared`] reads a frozen [`BindState`]; the entries that
+//! build groups on a miss take the manager and live with it
+//! (`manager/bind.rs`); draw lists and bundle encoders are bind targets of
+//! that same path.
 
 use std::sync::atomic::Ordering;
 
@@ -11,16 +18,13 @@ use smallvec::SmallVec;
 
 use crate::array::Addressing;
 use crate::binding::Draw;
-use crate::binding::groups::{BindGroups, GroupInputs};
-use crate::binding::layouts::Layouts;
+use crate::binding::groups::GroupInputs;
+use crate::binding::state::{BindState, DrawInputs, GroupAccess};
 use crate::error::Error;
 use crate::id::ShaderId;
-use crate::instance::{InstanceTable, NOT_GIVEN, checked};
+use crate::instance::{NOT_GIVEN, checked};
 use crate::limits::MAX_GROUPS;
 use crate::plan::Frequency;
-use crate::registry::Registry;
-use crate::slot::Slot;
-use crate::stats::Stats;
 
 /// Something bind groups can be set on: a render pass, compute pass or bundle encoder.
 pub trait BindTarget {
@@ -49,13 +53,21 @@ impl BindTarget for wgpu::RenderBundleEncoder<'_> {
     }
 }
 
-/// What is bound at one group index: the bind group's serial (0: nothing) and
-/// the offsets, and what they were computed from, so that the next draw with
-/// the same inputs skips the lookups.
+/// What is bound at one group index: the bind group's serial (0: nothing)
+/// and its dynamic offsets. The binder decides what to set by comparing
+/// these alone, as wgpu-core's binder does.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Bound {
     serial: u64,
     offsets: SmallVec<[u32; Frequency::COUNT]>,
+}
+
+/// The inputs one group index was last resolved from. While they hold, the
+/// group resolves to what is bound, so the slot and bind group lookups are
+/// skipped: for the frame and view groups that is most draws, and it halved
+/// the binder's time per draw when it was added (docs/perf.md).
+#[derive(Clone, Debug, Default)]
+struct Memo {
     /// Whether the inputs below decide the bind group and offsets alone (no
     /// array slot, whose element varies per draw).
     reusable: bool,
@@ -68,16 +80,16 @@ struct Bound {
     index: [u32; Frequency::COUNT],
 }
 
-impl Bound {
-    /// Whether the same bind group and offsets are bound for these inputs:
-    /// bind groups change only when the generation moves.
+impl Memo {
+    /// Whether these inputs resolve to what was resolved last: bind groups
+    /// change only when the generation moves.
     #[inline]
     fn holds(&self, tag: u32, generation: u64, variant: u32, index: &[u32; Frequency::COUNT]) -> bool {
         self.reusable
             && self.variant == variant
             && self.generation == generation
             && self.tag == tag
-            && (0..4).all(|f| self.deps & (1 << f) == 0 || self.index[f] == index[f])
+            && (0..Frequency::COUNT).all(|f| self.deps & (1 << f) == 0 || self.index[f] == index[f])
     }
 }
 
@@ -88,29 +100,10 @@ impl Bound {
 /// switch alone sets nothing.
 #[derive(Debug, Default)]
 pub struct Binder {
-    bound: [Bound; MAX_GROUPS],
+    /// Per group index, side by side: one cache line per group a draw checks.
+    groups: [(Memo, Bound); MAX_GROUPS],
     /// `set_bind_group` calls made, for binders that bind with shared access.
     pub(crate) calls: u64,
-}
-
-/// Everything a draw reads, and how it gets bind groups.
-#[derive(Debug)]
-pub(crate) struct DrawInputs<'a> {
-    pub(crate) registry: &'a Registry,
-    pub(crate) layouts: &'a Layouts,
-    pub(crate) slots: &'a [Slot],
-    pub(crate) instances: &'a InstanceTable,
-    pub(crate) groups: GroupAccess<'a>,
-    /// [`crate::Manager::generation`]: no bind group changed while it holds.
-    pub(crate) generation: u64,
-}
-
-/// Bind groups for the binder: built on a miss (exclusive access to the
-/// manager), or only read (shared access, on several threads at once).
-#[derive(Debug)]
-pub(crate) enum GroupAccess<'a> {
-    Build { device: &'a wgpu::Device, groups: &'a mut BindGroups, stats: &'a mut Stats },
-    Shared(&'a BindGroups),
 }
 
 impl Binder {
@@ -123,7 +116,7 @@ impl Binder {
     /// Forgets what is bound (use it when reusing the binder for a new pass).
     #[inline]
     pub fn reset(&mut self) {
-        self.bound = Default::default();
+        self.groups = Default::default();
     }
 
     /// `set_bind_group` calls this binder has made (the manager's statistics
@@ -131,6 +124,25 @@ impl Binder {
     #[inline]
     pub fn calls(&self) -> u64 {
         self.calls
+    }
+
+    /// Like [`Binder::bind`](Binder::bind) on a frozen [`BindState`], so
+    /// that several threads, each with its own binder and pass or bundle
+    /// encoder, encode one frame's draws at once. Every bind group the draw
+    /// needs must have been built by [`crate::Manager::prepare`] (or an
+    /// exclusive bind) since it last changed, else [`Error::NotPrepared`].
+    /// Its `set_bind_group` calls are counted by [`Binder::calls`], not in
+    /// the manager's statistics.
+    ///
+    /// Cost: as [`Binder::bind`](Binder::bind), never building anything.
+    #[inline]
+    pub fn bind_prepared<P: BindTarget>(
+        &mut self,
+        state: &BindState<'_>,
+        pass: &mut P,
+        draw: &Draw,
+    ) -> Result<u32, Error> {
+        self.bind_with((*state).into(), pass, draw, u32::MAX)
     }
 
     /// Binds the groups in `mask` that `draw` needs. The hot path: no
@@ -180,7 +192,7 @@ impl Binder {
             if mask & (1 << group) == 0 {
                 continue;
             }
-            if self.bound[group as usize].holds(tag, generation, vid.0, &index) {
+            if self.groups[group as usize].0.holds(tag, generation, vid.0, &index) {
                 continue;
             }
             let v = &layouts.variants[vid.0 as usize];
@@ -232,14 +244,14 @@ impl Binder {
                     Error::NotPrepared { shader: registry[shader_id].name().to_owned(), group }
                 })?,
             };
-            let bound = &mut self.bound[group as usize];
-            let inputs = (reusable, tag, generation, vid.0, deps, index);
-            (bound.reusable, bound.tag, bound.generation, bound.variant, bound.deps, bound.index) = inputs;
+            let (memo, bound) = &mut self.groups[group as usize];
+            *memo = Memo { reusable, tag, generation, variant: vid.0, deps, index };
+            // The comparison wgpu-core's binder makes: (bind group, offsets).
             if bound.serial == cached.serial && same(&bound.offsets, &offsets) {
                 continue;
             }
             pass.set_bind_group(group, &cached.group, &offsets);
-            (bound.serial, bound.offsets) = (cached.serial, offsets);
+            *bound = Bound { serial: cached.serial, offsets };
             self.calls += 1;
             if let GroupAccess::Build { stats, .. } = &mut groups {
                 stats.set_bind_group_calls += 1;

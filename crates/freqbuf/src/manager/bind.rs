@@ -1,8 +1,9 @@
-//! The binder's entry points that take the manager, and `Manager::prepare`
-//! for binders with shared access on several threads.
+//! The binder's entry points that build bind groups on a miss, which take
+//! the manager (binding/ cannot call up to it), and `Manager::prepare` and
+//! `Manager::state`, which freeze the binding state for shared access.
 
 use super::Manager;
-use crate::binding::{BindTarget, Binder, Draw, DrawInputs, DrawList, GroupAccess, Recorder};
+use crate::binding::{BindState, BindTarget, Binder, Draw, DrawList, Recorder};
 use crate::error::Error;
 use crate::limits::MAX_GROUPS;
 
@@ -15,13 +16,14 @@ impl Manager {
         DrawList::new(self.registry.tag(), &self.instances, draws)
     }
 
-    /// Builds every bind group `draws` need, so that binders with shared
-    /// access ([`Binder::bind_prepared`]) can encode them on several threads.
-    /// Call it after the flush, and again for new draws or when
-    /// [`Manager::generation`] moves; between those, groups stay built.
+    /// Builds every bind group `draws` need and returns the frozen state
+    /// that binders with shared access ([`Binder::bind_prepared`]) read, on
+    /// as many threads as the application likes. Call it after the flush, and
+    /// again for new draws or when [`Manager::generation`] moves; between
+    /// those, groups stay built and [`Manager::state`] gives the state again.
     ///
     /// Cost: one exclusive [`Binder::bind`] per draw, without a pass.
-    pub fn prepare<'d>(&mut self, draws: impl IntoIterator<Item = &'d Draw>) -> Result<(), Error> {
+    pub fn prepare<'d>(&mut self, draws: impl IntoIterator<Item = &'d Draw>) -> Result<BindState<'_>, Error> {
         let mut binder = Binder::new();
         // Nothing is bound: the binder's calls into `NoPass` are not counted.
         let calls = self.stats.shared.set_bind_group_calls;
@@ -29,7 +31,22 @@ impl Manager {
             .into_iter()
             .try_for_each(|draw| binder.bind_with(self.draw_inputs(), &mut NoPass, draw, u32::MAX).map(drop));
         self.stats.shared.set_bind_group_calls = calls;
-        result
+        result.map(|()| self.state())
+    }
+
+    /// The binding state as it is, frozen, for [`Binder::bind_prepared`]:
+    /// the groups built so far by [`Manager::prepare`] and exclusive binds.
+    /// Cost: none.
+    #[inline]
+    pub fn state(&self) -> BindState<'_> {
+        BindState {
+            registry: &self.registry,
+            layouts: &self.layouts,
+            slots: &self.slots,
+            instances: &self.instances,
+            groups: &self.groups,
+            generation: self.generation(),
+        }
     }
 }
 
@@ -105,32 +122,6 @@ impl Binder {
         draw: &Draw,
     ) -> Result<u32, Error> {
         self.bind_with(manager.draw_inputs(), pass, draw, u32::MAX)
-    }
-
-    /// Like [`Binder::bind`] with shared access to the manager, so that
-    /// several threads, each with its own binder and pass or bundle encoder,
-    /// encode one frame's draws at once. Every bind group the draw needs must
-    /// have been built by [`Manager::prepare`] (or an exclusive bind) since it
-    /// last changed, else [`Error::NotPrepared`]. Its `set_bind_group` calls
-    /// are counted by [`Binder::calls`], not in the manager's statistics.
-    ///
-    /// Cost: as [`Binder::bind`], never building anything.
-    #[inline]
-    pub fn bind_prepared<P: BindTarget>(
-        &mut self,
-        manager: &Manager,
-        pass: &mut P,
-        draw: &Draw,
-    ) -> Result<u32, Error> {
-        let inputs = DrawInputs {
-            registry: &manager.registry,
-            layouts: &manager.layouts,
-            slots: &manager.slots,
-            instances: &manager.instances,
-            groups: GroupAccess::Shared(&manager.groups),
-            generation: manager.generation(),
-        };
-        self.bind_with(inputs, pass, draw, u32::MAX)
     }
 
     /// Like [`Binder::bind`], but only for the group indices in `groups`; the

@@ -291,6 +291,7 @@ impl Rig {
         let mut clear = h.device.create_command_encoder(&Default::default());
         clear.clear_buffer(&self.out, 0, None);
         let per = draws.len().div_ceil(threads.max(1)).max(1);
+        let state = m.state();
         let (buffers, outcomes): (Vec<_>, Vec<_>) = std::thread::scope(|s| {
             let runs = draws
                 .chunks(per)
@@ -304,7 +305,7 @@ impl Rig {
                                 .map(|d| {
                                     pass.set_pipeline(&self.pipelines[&d.shader()].0);
                                     binder
-                                        .bind_prepared(m, &mut pass, d)
+                                        .bind_prepared(&state, &mut pass, d)
                                         .map(|_| pass.dispatch_workgroups(1, 1, 1))
                                 })
                                 .collect::<Vec<_>>()

@@ -11,11 +11,13 @@ use std::ops::Range;
 
 use slotmap::SlotMap;
 
-use freqbuf::{Binder, Draw, InstanceId, Manager, MaterialId, ObjectId, ViewId};
+use freqbuf::{Binder, Manager, MaterialId, ObjectId, ViewId};
 
 use crate::effect::{Blend, Effects, PassId, Targets};
 use crate::error::{MaterialError, MaterialErrorKind};
 use crate::material::Materials;
+
+mod listed;
 
 slotmap::new_key_type! {
     struct ItemKey;
@@ -82,6 +84,8 @@ pub struct QueueStats {
     pub full_sorts: u64,
     /// Items moved into or out of a sorted bin by binary search.
     pub moved: u64,
+    /// Draw lists made for sorted bins (0 when every bin's list held).
+    pub lists_made: u64,
 }
 
 type SortKey = (u64, u64, u64);
@@ -98,6 +102,10 @@ struct Bin {
     sorted: Vec<(SortKey, ItemId)>,
     added: Vec<ItemId>,
     removed: Vec<(SortKey, ItemId)>,
+    /// Moves on every change to the bin's order or items.
+    version: u64,
+    /// The sorted order as a draw list, made by the last sorted encode.
+    listed: Option<listed::Listed>,
 }
 
 impl Default for RenderQueue {
@@ -185,6 +193,7 @@ impl RenderQueue {
         let Some(entry) = self.items.get_mut(id.key) else { return Ok(()) };
         if entry.bin == bin && entry.key == key {
             entry.item = item;
+            self.bins.entry(bin).or_default().version += 1;
             return Ok(());
         }
         let old = std::mem::replace(entry, Entry { item, bin: bin.clone(), key });
@@ -216,8 +225,16 @@ impl RenderQueue {
     /// through `cx`: a pipeline is set when it changes, bind groups through
     /// the binder, vertex and index buffers when they change.
     ///
+    /// A sorted bin is encoded as a [`freqbuf::DrawList`] the queue keeps: its
+    /// handles are resolved once, and its bind commands are replayed while the
+    /// manager's generation holds ([`freqbuf::Binder::bind_list`]). The list
+    /// is made again when the bin changes, an item's material now picks
+    /// another shader, or an instance was freed ([`QueueStats::lists_made`]).
+    ///
     /// Cost: settling the bin (a merge of what moved since the last encode),
-    /// then one pipeline lookup and one bind per item.
+    /// then one pipeline lookup per item, and a replay of the list's bind
+    /// commands (one bind per item when the list is made, or in
+    /// [`Order::Queued`]).
     pub fn encode(
         &mut self,
         name: &str,
@@ -227,12 +244,12 @@ impl RenderQueue {
         let mut stats = QueueStats::default();
         match order {
             Order::Sorted => {
-                let Some(bin) = self.bins.get_mut(name) else { return Ok(stats) };
+                let Some(bin) = self.bins.get_mut(name) else { return known(name, cx).map(|()| stats) };
                 settle(bin, &self.items, &mut stats);
-                let order = bin.sorted.iter().map(|&(_, id)| id);
-                encode_items(order, &self.items, cx, &mut stats)?;
+                listed::encode_bin(bin, &self.items, cx, &mut stats)?;
             }
             Order::Queued => {
+                known(name, cx)?;
                 let tag = self.tag;
                 let order =
                     self.items.iter().filter(|(_, e)| e.bin == name).map(|(key, _)| ItemId { tag, key });
@@ -272,6 +289,19 @@ impl RenderQueue {
     }
 }
 
+/// Whether a pass is named `name`: a pass with nothing queued draws nothing,
+/// a name no effect has is an error, since it is a typo.
+fn known(name: &str, cx: &QueueContext<'_, '_>) -> Result<(), MaterialError> {
+    if cx.effects.pass_names().any(|n| n == name) {
+        return Ok(());
+    }
+    let suggestions = crate::material::closest(name, cx.effects.pass_names());
+    Err(MaterialError {
+        subject: format!("pass `{name}`"),
+        kind: Box::new(MaterialErrorKind::UnknownPass { suggestions }),
+    })
+}
+
 /// The bin and sort key of an item: pipeline, material, object; or, in a
 /// blending pass, back to front.
 fn placement(fx: &Effects, mats: &Materials, item: &QueueItem) -> Result<(String, SortKey), MaterialError> {
@@ -303,6 +333,7 @@ fn settle(bin: &mut Bin, items: &SlotMap<ItemKey, Entry>, stats: &mut QueueStats
     if changes == 0 {
         return;
     }
+    bin.version += 1;
     if changes * 8 > bin.sorted.len() {
         let removed = bin.removed.drain(..).collect::<std::collections::HashSet<_>>();
         bin.sorted.retain(|e| !removed.contains(e));
@@ -367,27 +398,33 @@ fn encode_items(
             pipeline = Some(p.clone());
             stats.pipelines += 1;
         }
-        let instances: [Option<InstanceId>; 3] =
-            [item.view.map(Into::into), Some(item.material.into()), item.object.map(Into::into)];
-        let draw = instances.into_iter().flatten().fold(Draw::new(shader), Draw::with);
-        let first = binder.bind(fb, *pass, &draw)?;
-        let g = &item.geometry;
-        // An array slot's element is the instance index: shift the range by it.
-        let instances = g.instances.start + first..g.instances.end + first;
-        if geometry.is_none_or(|last| last.vertex_buffers != g.vertex_buffers || last.index != g.index) {
-            for (slot, b) in g.vertex_buffers.iter().enumerate() {
-                pass.set_vertex_buffer(slot as u32, b.slice(..));
-            }
-            if let Some((b, format)) = &g.index {
-                pass.set_index_buffer(b.slice(..), *format);
-            }
-        }
-        geometry = Some(g);
-        match g.index {
-            Some(_) => pass.draw_indexed(g.range.clone(), g.base_vertex, instances),
-            None => pass.draw(g.range.clone(), instances),
-        }
+        let first = binder.bind(fb, *pass, &listed::draw(shader, item))?;
+        geometry = Some(draw_geometry(pass, &item.geometry, geometry, first));
         stats.draws += 1;
     }
     Ok(())
+}
+
+/// Sets `g`'s vertex and index buffers unless `last` had the same, and draws
+/// it with its instances shifted by `first`, the draw's array-slot element.
+fn draw_geometry<'g>(
+    pass: &mut wgpu::RenderPass<'_>,
+    g: &'g Geometry,
+    last: Option<&Geometry>,
+    first: u32,
+) -> &'g Geometry {
+    if last.is_none_or(|last| last.vertex_buffers != g.vertex_buffers || last.index != g.index) {
+        for (slot, b) in g.vertex_buffers.iter().enumerate() {
+            pass.set_vertex_buffer(slot as u32, b.slice(..));
+        }
+        if let Some((b, format)) = &g.index {
+            pass.set_index_buffer(b.slice(..), *format);
+        }
+    }
+    let instances = g.instances.start + first..g.instances.end + first;
+    match g.index {
+        Some(_) => pass.draw_indexed(g.range.clone(), g.base_vertex, instances),
+        None => pass.draw(g.range.clone(), instances),
+    }
+    g
 }

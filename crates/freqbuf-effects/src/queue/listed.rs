@@ -1,0 +1,79 @@
+//! A sorted bin encoded as a draw list: its handles resolved once and its
+//! bind commands replayed while the manager's generation holds.
+//!
+//! The list is kept while the bin's order holds and every item still draws
+//! with the shader it was listed with (a material's flags pick the shader, so
+//! they are checked every encode); freeing any instance makes the manager
+//! refuse the list, and it is made again.
+
+use slotmap::SlotMap;
+
+use freqbuf::{Draw, DrawList, Error, InstanceId, ShaderId};
+
+use super::{Bin, Entry, ItemKey, QueueContext, QueueItem, QueueStats};
+use crate::error::MaterialError;
+
+/// A bin's draw list, the bin version and the shaders it was made for.
+#[derive(Debug)]
+pub(super) struct Listed {
+    version: u64,
+    shaders: Vec<ShaderId>,
+    list: DrawList,
+}
+
+/// Encodes a settled bin through its draw list, making the list when the
+/// bin or its items' shaders changed or the manager refuses it.
+pub(super) fn encode_bin(
+    bin: &mut Bin,
+    items: &SlotMap<ItemKey, Entry>,
+    cx: &mut QueueContext<'_, '_>,
+    stats: &mut QueueStats,
+) -> Result<(), MaterialError> {
+    let QueueContext { effects: fx, manager: fb, materials: mats, targets, pass, binder } = cx;
+    // Pipelines every encode: a material's flags may have changed since.
+    let mut drawn = Vec::with_capacity(bin.sorted.len());
+    for &(_, id) in &bin.sorted {
+        let Some(Entry { item, .. }) = items.get(id.key) else { continue };
+        let flags = mats.checked_flags(item.material)?;
+        let (shader, p) = fx.render_pipeline(fb, item.pass, flags, targets)?;
+        drawn.push((shader, p.clone(), item));
+    }
+    for attempt in 0..2 {
+        let fresh = bin.listed.as_ref().is_some_and(|l| {
+            attempt == 0 && l.version == bin.version && l.shaders.iter().eq(drawn.iter().map(|d| &d.0))
+        });
+        if !fresh {
+            let draws = drawn.iter().map(|(shader, _, item)| draw(*shader, item)).collect::<Vec<_>>();
+            let list = fb.draw_list(&draws)?;
+            let shaders = drawn.iter().map(|d| d.0).collect();
+            bin.listed = Some(Listed { version: bin.version, shaders, list });
+            stats.lists_made += 1;
+        }
+        let Some(listed) = bin.listed.as_mut() else { unreachable!("made above") };
+        let mut current: Option<&wgpu::RenderPipeline> = None;
+        let mut geometry: Option<&super::Geometry> = None;
+        let result = binder.bind_list(fb, *pass, &mut listed.list, |pass, i, first| {
+            let (_, p, item) = &drawn[i];
+            if current != Some(p) {
+                pass.set_pipeline(p);
+                current = Some(p);
+                stats.pipelines += 1;
+            }
+            geometry = Some(super::draw_geometry(pass, &item.geometry, geometry, first));
+            stats.draws += 1;
+        });
+        match result {
+            // An instance was freed since the list was made: make it again, once.
+            Err(Error::StaleList) if attempt == 0 => continue,
+            r => return Ok(r?),
+        }
+    }
+    Ok(())
+}
+
+/// The draw of an item drawn with `shader`.
+pub(super) fn draw(shader: ShaderId, item: &QueueItem) -> Draw {
+    let instances: [Option<InstanceId>; 3] =
+        [item.view.map(Into::into), Some(item.material.into()), item.object.map(Into::into)];
+    instances.into_iter().flatten().fold(Draw::new(shader), Draw::with)
+}
