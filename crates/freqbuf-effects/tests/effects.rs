@@ -2,8 +2,7 @@
 //! whole-effect check catches permutations that disagree, render state is
 //! applied, pipelines are built once, and every effect error says where.
 
-#[path = "../../freqbuf/tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use common::gpu;
 use freqbuf::{Binder, Draw, Manager, Registry, SlotPlan};

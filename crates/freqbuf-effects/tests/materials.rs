@@ -3,8 +3,7 @@
 //! when and only when their inputs change, flags change without losing
 //! values, and derived materials inherit and override.
 
-#[path = "../../freqbuf/tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use common::gpu;
 use freqbuf::{Binder, Draw, Headless, Manager, Registry, SlotPlan};

@@ -1,8 +1,7 @@
 //! The render queue: sorted order, back to front in blending passes, bind
 //! counts against submission order, and bins that move only what changed.
 
-#[path = "../../freqbuf/tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use common::gpu;
 use freqbuf::{Binder, Manager, SlotPlan};

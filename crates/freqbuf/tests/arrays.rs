@@ -5,7 +5,7 @@
 //! buffers, where the slot falls back to batched uniform arrays. The same
 //! scene is also encoded on several threads with shared access.
 
-mod common;
+use crate::common;
 
 use common::gpu;
 use freqbuf::{Binder, Draw, Error, Frequency, Headless, LayoutErrorKind, Manager, ObjectId, SlotPlan};

@@ -2,7 +2,7 @@
 //! flush's new values when replayed, and `Manager::generation` says when a
 //! bundle must be recorded again (a slot buffer was replaced by growth).
 
-mod common;
+use crate::common;
 
 use common::gpu;
 use freqbuf::{Binder, Draw, Manager, SlotPlan};

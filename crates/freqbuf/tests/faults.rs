@@ -2,7 +2,7 @@
 //! creation fails keeps every range it did not move dirty, so the next flush
 //! moves it and no value is lost.
 
-mod common;
+use crate::common;
 
 use common::gpu;
 use common::scene::{Kind, Report, Rig, TestShader};

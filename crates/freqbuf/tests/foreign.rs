@@ -1,7 +1,7 @@
 //! Handles of another manager: params and shader ids carry their registry's
 //! tag and are refused; nothing of the other manager is written or read.
 
-mod common;
+use crate::common;
 
 use common::gpu;
 use common::scene::{FULL, LIGHTS, Rig};

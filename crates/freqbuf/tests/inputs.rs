@@ -2,7 +2,7 @@
 //! deep nesting, corrupt SPIR-V, every scalar width, and names that collide
 //! once normalized.
 
-mod common;
+use crate::common;
 
 use common::gpu;
 use common::scene::{Kind, Report, Rig, TestShader};

@@ -3,7 +3,7 @@
 //! Device: WebGPU default limits on lavapipe (4 groups, 8 dynamic uniform
 //! buffers, 16 sampled textures per stage, 1000 bindings per group).
 
-mod common;
+use crate::common;
 
 use common::gpu;
 use freqbuf::{Error, Frequency, LimitErrorKind, Manager, SlotPlan};

@@ -8,7 +8,7 @@
 //! reaches wgpu's validation), and `Error::SlotTooLarge`, whose full text
 //! `scale.rs` checks on a device with a 1 MiB `max_buffer_size`.
 
-mod common;
+use crate::common;
 
 use common::gpu;
 use freqbuf::naga::ShaderStage;

@@ -1,7 +1,7 @@
 //! Names are never ambiguous in silence: a member that two blocks of one
 //! frequency declare must be qualified by its block, and both resolve.
 
-mod common;
+use crate::common;
 
 use common::gpu;
 use common::scene::{Kind, Report, Rig, TestShader};

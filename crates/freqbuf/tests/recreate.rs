@@ -1,7 +1,7 @@
 //! Device loss loses nothing: a manager moves to a new device, rebuilds every
 //! slot buffer from its CPU shadows, and draws see what they saw before.
 
-mod common;
+use crate::common;
 
 use common::gpu;
 use common::scene::{self, FULL, LIGHTS, Model, Rig};

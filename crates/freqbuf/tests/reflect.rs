@@ -1,7 +1,7 @@
 //! Reflection, name normalization, slot planning and merging, on the shader corpus
 //! in `tests/shaders`.
 
-mod common;
+use crate::common;
 
 use common::rules::{Field, Rules, Ty, align_size, f, field_offsets, stride};
 use freqbuf::naga::ShaderStage;

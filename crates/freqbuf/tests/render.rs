@@ -1,7 +1,7 @@
 //! Render passes: vertex and fragment stages read shared slots, materials bind
 //! their own textures and samplers, and what the shaders saw is read back.
 
-mod common;
+use crate::common;
 
 use common::gpu::{self, read_words, render_pipeline, texel};
 use freqbuf::{Binder, Draw, Manager, SlotPlan};

@@ -2,7 +2,7 @@
 //! error and the instance keeps its old resource. A texture that is only
 //! loaded gets an unfilterable layout, so R32Float works.
 
-mod common;
+use crate::common;
 
 use common::gpu::{self, texel, texture_view as view};
 use common::scene::{Kind, Report, Rig, TestShader};

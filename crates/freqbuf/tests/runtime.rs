@@ -1,7 +1,7 @@
 //! The runtime on a real device: values set through the manager are read back
 //! from what compute shaders saw, and compared with a reference model.
 
-mod common;
+use crate::common;
 
 use common::gpu;
 use common::scene::{self, FULL, Kind, LIGHTS, Model, PREFIX, Rig};

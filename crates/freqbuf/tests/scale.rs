@@ -2,7 +2,7 @@
 //! typed errors that lose nothing, and packed uploads larger than a storage
 //! binding are cut into chunks.
 
-mod common;
+use crate::common;
 
 use common::gpu;
 use common::scene::{Kind, Report, Rig, TestShader};

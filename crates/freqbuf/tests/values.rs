@@ -2,7 +2,7 @@
 //! `mat3x3<f32>` columns, quaternions as `vec4<f32>`, row-major mint matrices
 //! transposed.
 
-mod common;
+use crate::common;
 
 use common::gpu;
 use common::scene::{Kind, Report, Rig, TestShader};

@@ -3,7 +3,7 @@
 //! reflect yet gets `Error::NotFlushed` or the values of the last flush, never
 //! another instance's bytes and never a wgpu panic.
 
-mod common;
+use crate::common;
 
 use common::gpu;
 use common::scene::{Kind, Report, Rig, TestShader};

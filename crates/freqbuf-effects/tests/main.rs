@@ -1,0 +1,9 @@
+//! The effects layer's integration tests, one module per topic, linked into
+//! one binary (each test binary links wgpu). They share the core's GPU helpers.
+
+#[path = "../../freqbuf/tests/common/mod.rs"]
+mod common;
+
+mod effects;
+mod materials;
+mod queue;

@@ -1,0 +1,21 @@
+//! The core's integration tests, one module per topic, linked into one
+//! binary: each test binary links wgpu, which costs CI seconds per binary.
+
+mod common;
+
+mod arrays;
+mod bundles;
+mod faults;
+mod foreign;
+mod inputs;
+mod limits;
+mod messages;
+mod names;
+mod recreate;
+mod reflect;
+mod render;
+mod resources;
+mod runtime;
+mod scale;
+mod values;
+mod visibility;
