@@ -18,6 +18,13 @@ struct Cli {
     /// 1 view, 2 material, 3 object.
     #[arg(long, global = true, value_delimiter = ',', value_parser = plan_entry)]
     plan: Vec<PlanEntry>,
+    /// Register each shader file once per pipeline, narrowed to these entry
+    /// points (comma-separated; repeat for each pipeline), as
+    /// `--pipeline vs_bake --pipeline vs_main,fs_main` for wgpu's shadow
+    /// example, whose entry points use different resources at one binding.
+    /// Default: each file whole.
+    #[arg(long, global = true)]
+    pipeline: Vec<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -113,20 +120,22 @@ fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|_| {}));
     let cli = Cli::parse();
     let plan = slot_plan(&cli.plan);
+    let pipelines = cli.pipeline.iter().map(|p| p.split(',').map(str::trim).collect()).collect::<Vec<_>>();
     match cli.command {
         Command::Reflect { json, stage, max_uniform_size, files } => {
-            reflect(&plan, json, stage, max_uniform_size, &files)
+            reflect(&plan, &pipelines, json, stage, max_uniform_size, &files)
         }
         Command::Effect { json, flags, all_permutations, file } => {
             effect(&plan, json, &flags, all_permutations, &file)
         }
-        Command::Declare { stage, files } => declare(&plan, stage, &files),
+        Command::Declare { stage, files } => declare(&plan, &pipelines, stage, &files),
     }
 }
 
 /// Reflects and merges `files`, printing every error; `None` when one failed.
 fn merged(
     plan: &SlotPlan,
+    pipelines: &[Vec<&str>],
     files: &[std::path::PathBuf],
     stage: Option<Stage>,
     max_uniform_size: u32,
@@ -139,12 +148,17 @@ fn merged(
     let mut registry = Registry::with_limit(plan.clone(), max_uniform_size);
     let limits = freqbuf_limits(max_uniform_size);
     let mut errors = Vec::new();
+    let mut add = |s: ShaderReflection| {
+        Registry::check_device(&s, &limits, wgpu::Features::all()).and_then(|()| registry.add(s))
+    };
     for file in files {
-        let shader = ShaderReflection::from_path(file, stage)
-            .map_err(freqbuf::Error::from)
-            .and_then(|s| Registry::check_device(&s, &limits, wgpu::Features::all()).map(|()| s))
-            .and_then(|s| registry.add(s));
-        if let Err(e) = shader {
+        let shader = ShaderReflection::from_path(file, stage).map_err(freqbuf::Error::from);
+        let added = match shader {
+            Ok(s) if pipelines.is_empty() => add(s).map(drop),
+            Ok(s) => pipelines.iter().try_for_each(|p| add(s.for_entry_points(p)?).map(drop)),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = added {
             errors.push(e);
         }
     }
@@ -157,12 +171,13 @@ fn merged(
 
 fn reflect(
     plan: &SlotPlan,
+    pipelines: &[Vec<&str>],
     json: bool,
     stage: Option<Stage>,
     max_uniform_size: u32,
     files: &[std::path::PathBuf],
 ) -> ExitCode {
-    let Some(registry) = merged(plan, files, stage, max_uniform_size) else {
+    let Some(registry) = merged(plan, pipelines, files, stage, max_uniform_size) else {
         return ExitCode::FAILURE;
     };
     for (frequency, name, slots) in registry.ambiguous_names() {
@@ -277,8 +292,14 @@ fn effect(plan: &SlotPlan, json: bool, flags: &[String], all: bool, file: &std::
     ExitCode::SUCCESS
 }
 
-fn declare(plan: &SlotPlan, stage: Option<Stage>, files: &[std::path::PathBuf]) -> ExitCode {
-    let Some(registry) = merged(plan, files, stage, Registry::DEFAULT_MAX_UNIFORM_BINDING_SIZE) else {
+fn declare(
+    plan: &SlotPlan,
+    pipelines: &[Vec<&str>],
+    stage: Option<Stage>,
+    files: &[std::path::PathBuf],
+) -> ExitCode {
+    let Some(registry) = merged(plan, pipelines, files, stage, Registry::DEFAULT_MAX_UNIFORM_BINDING_SIZE)
+    else {
         return ExitCode::FAILURE;
     };
     match registry.declarations() {
@@ -324,7 +345,12 @@ fn to_json(registry: &Registry) -> Value {
         .map(|(_, s)| {
             json!({
                 "name": s.name(),
-                "entry_points": s.entry_points().iter().map(|e| format!("{:?}:{}", e.stage, e.name)).collect::<Vec<_>>(),
+                "entry_points": s.entry_points().iter().enumerate().map(|(i, e)| json!({
+                    "name": e.name, "stage": format!("{:?}", e.stage).to_lowercase(),
+                    "bindings": s.resources().iter().filter(|r| r.users.contains(&i))
+                        .map(|r| json!({"group": r.binding.group, "binding": r.binding.binding, "name": r.name}))
+                        .collect::<Vec<_>>(),
+                })).collect::<Vec<_>>(),
                 "resources": s.resources().iter().map(|r| json!({
                     "group": r.binding.group, "binding": r.binding.binding, "name": r.name,
                     "kind": r.kind.as_str(), "count": r.count, "used": r.is_used(),

@@ -329,3 +329,28 @@ fn a_slot_plan_can_be_given() {
     assert!(stderr.contains("`mesh` is not a frequency"), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn pipelines_register_a_module_per_entry_point_set_and_json_lists_each_ones_bindings() {
+    const SHADOW: &str = "crates/freqbuf/tests/shaders/wgpu/shadow.wgsl";
+    // Whole, wgpu's shadow example puts two resources at one binding point.
+    let (code, _, stderr) = run(&["reflect", SHADOW]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("are both at this binding point"), "{stderr}");
+    let (code, stdout, stderr) =
+        run(&["reflect", "--json", "--pipeline", "vs_bake", "--pipeline", "vs_main,fs_main", SHADOW]);
+    assert_eq!(code, 0, "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    let shaders = v["shaders"].as_array().unwrap();
+    let names = shaders.iter().map(|s| s["name"].as_str().unwrap()).collect::<Vec<_>>();
+    assert_eq!(names, [format!("{SHADOW}[vs_bake]"), format!("{SHADOW}[vs_main,fs_main]")]);
+    let fs = &shaders[1]["entry_points"][1];
+    assert_eq!(fs["name"], "fs_main");
+    assert_eq!(fs["stage"], "fragment");
+    let bound =
+        fs["bindings"].as_array().unwrap().iter().map(|b| b["name"].as_str().unwrap()).collect::<Vec<_>>();
+    assert_eq!(bound, ["u_globals", "s_lights", "t_shadow", "sampler_shadow", "u_entity"]);
+    let (code, _, stderr) = run(&["reflect", "--pipeline", "vs_main,fs_lit", SHADOW]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("no entry point `fs_lit`"), "{stderr}");
+}

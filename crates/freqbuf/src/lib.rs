@@ -89,7 +89,7 @@ mod upload;
 pub use binding::{BindState, BindTarget, Binder, Draw, DrawList};
 pub use error::{
     Error, LayoutErrorKind, LimitErrorKind, Location, MemberSite, ParamError, ParamErrorKind, ReflectError,
-    ReflectErrorKind,
+    ReflectErrorKind, ResourceSite,
 };
 #[cfg(feature = "headless")]
 pub use headless::Headless;

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::ops::Index;
 
-use crate::error::{Error, LayoutErrorKind, ParamError, ParamErrorKind};
+use crate::error::{Error, LayoutErrorKind, ParamError, ParamErrorKind, ResourceSite};
 use crate::id::{NEXT_TAG, ShaderId, SlotId};
 use crate::layout::SlotLayout;
 use crate::limits::{self, DeviceCaps};
@@ -165,7 +165,20 @@ impl Registry {
         let mut new_bindings: Vec<SharedBinding> = Vec::new();
         let mut now_sampled: Vec<BindingPoint> = Vec::new();
         let mut array_frequency: Option<(Frequency, String)> = None;
-        for res in shader.used_resources() {
+        // Resources are sorted by binding point: two of one point are neighbours.
+        let used = shader.used_resources().collect::<Vec<_>>();
+        if let Some(pair) = used.windows(2).find(|w| w[0].binding == w[1].binding) {
+            let site = |r: &Resource| ResourceSite {
+                shader: name.to_owned(),
+                location: r.location,
+                name: r.name.clone(),
+                kind: describe(r),
+                entry_points: r.users.iter().map(|&i| shader.entry_points()[i].name.clone()).collect(),
+            };
+            let kind = LayoutErrorKind::SharedPoint { first: site(pair[0]), second: site(pair[1]) };
+            return Err(fail(pair[0].binding, kind));
+        }
+        for res in used {
             let point = res.binding;
             res.binding_type().map_err(|e| Error::Unsupported {
                 shader: name.to_owned(),

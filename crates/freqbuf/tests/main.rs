@@ -5,6 +5,7 @@ mod common;
 
 mod arrays;
 mod bundles;
+mod entry_points;
 mod faults;
 mod foreign;
 mod inputs;

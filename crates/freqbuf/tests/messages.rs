@@ -104,6 +104,11 @@ fn reflection_messages() {
         ShaderReflection::new("b.frag", unbound).unwrap_err(),
         "b.frag:2:24: GLSL parse error: uniform/buffer blocks require layout(binding=X)",
     );
+    s.check(
+        "unknown entry point",
+        wgsl("e.wgsl", FS).unwrap().for_entry_points(&["vs"]).unwrap_err(),
+        "e.wgsl: no entry point `vs`; the module has fs",
+    );
     s.finish();
 }
 
@@ -163,6 +168,14 @@ fn registry_messages() {
         plan(),
         &[file("bad/unplanned.wgsl")],
         "bad/unplanned.wgsl:4:23: `x` at @group(5) @binding(0): group 5 is past the device's last bind group (max_bind_groups = 4)",
+    );
+    let shared = "@group(0) @binding(0) var<uniform> a: vec4<f32>;\n@group(0) @binding(0) var t: texture_2d<f32>;\n@fragment fn fs() -> @location(0) vec4<f32> { return a; }\n@fragment fn fs_t() -> @location(0) vec4<f32> { return textureLoad(t, vec2<i32>(0), 0); }";
+    both(
+        &mut s,
+        "two resources at one binding point",
+        plan(),
+        &[wgsl("shared.wgsl", shared).unwrap()],
+        "@group(0) @binding(0): `a` in shared.wgsl:1:23 (uniform block, used by fs) and `t` in shared.wgsl:2:23 (texture_2d<f32>, used by fs_t) are both at this binding point; a pipeline binds one resource there, so register each pipeline's entry points apart (ShaderReflection::for_entry_points)",
     );
     let frame_only = SlotPlan::empty().with_group(0, Frequency::Frame);
     let unplanned = "@group(1) @binding(0) var<uniform> x: vec4<f32>;\n@fragment fn fs() -> @location(0) vec4<f32> { return x; }";

@@ -34,6 +34,28 @@ impl fmt::Display for MemberSite {
     }
 }
 
+/// One side of a binding point two resources of one shader claim.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResourceSite {
+    /// The shader that declares it.
+    pub shader: String,
+    /// Where it is declared, when known.
+    pub location: Option<Location>,
+    /// The resource's name.
+    pub name: String,
+    /// Its kind, described (`uniform block`, `array slot (storage array of structs)`).
+    pub kind: String,
+    /// The entry points that use it.
+    pub entry_points: Vec<String>,
+}
+
+impl fmt::Display for ResourceSite {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let site = Site(&self.shader, self.location);
+        write!(f, "`{}` in {site} ({}, used by {})", self.name, self.kind, self.entry_points.join(", "))
+    }
+}
+
 /// What an [`Error::Layout`](super::Error::Layout) is about: shaders (or the
 /// plan and a shader) that disagree about a binding point.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -122,6 +144,17 @@ pub enum LayoutErrorKind {
         second: String,
         /// Its frequency.
         second_frequency: Frequency,
+    },
+    /// Two resources of one shader at one binding point: a pipeline binds
+    /// one, so each pipeline's entry points must be registered apart.
+    #[error(
+        "{first} and {second} are both at this binding point; a pipeline binds one resource there, so register each pipeline's entry points apart (ShaderReflection::for_entry_points)"
+    )]
+    SharedPoint {
+        /// The resource declared first.
+        first: ResourceSite,
+        /// The other.
+        second: ResourceSite,
     },
     /// The group mixes frequencies in a way bind groups cannot express.
     #[error(

@@ -16,7 +16,7 @@ mod limit;
 mod param;
 mod reflect;
 
-pub use layout::{LayoutErrorKind, MemberSite};
+pub use layout::{LayoutErrorKind, MemberSite, ResourceSite};
 pub(crate) use limit::LimitError;
 pub use limit::LimitErrorKind;
 pub use param::{ParamError, ParamErrorKind};

@@ -46,6 +46,15 @@ pub enum ReflectErrorKind {
         /// The Cargo feature.
         feature: &'static str,
     },
+    /// [`ShaderReflection::for_entry_points`](crate::reflect::ShaderReflection::for_entry_points)
+    /// was given a name the module has no entry point of.
+    #[error("no entry point `{name}`; the module has {}", .known.join(", "))]
+    UnknownEntryPoint {
+        /// The name asked for.
+        name: String,
+        /// The module's entry points.
+        known: Vec<String>,
+    },
     /// The file's extension says neither the language nor the stage.
     #[error(
         "cannot tell the shader language or stage from the name; use .wgsl, .spv, .vert, .frag or .comp, or give the stage"

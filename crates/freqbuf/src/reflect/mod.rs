@@ -21,6 +21,7 @@ use crate::name::normalize;
 use crate::plan::BindingPoint;
 
 mod block;
+mod entry;
 mod types;
 
 pub use crate::stack::on_deep_stack;
