@@ -1,8 +1,10 @@
-//! The whole per-frame flow in one place: register two shaders that share
-//! slots, set values, flush, draw, and print what it cost.
+//! The whole per-frame flow in one place: register two shaders of one
+//! material family, so that they share slots, set values, flush, draw, and
+//! print what it cost.
 //!
 //! `cargo run --release --all-features --example flow`
 
+use freqbuf::reflect::{ShaderReflection, ShaderSource};
 use freqbuf::{Binder, Draw, Headless, Manager, SlotPlan};
 
 const LIT: &str = r#"
@@ -37,8 +39,14 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let gpu = Headless::new()?;
     println!("adapter: {} ({:?})", gpu.info.name, gpu.info.backend);
     let mut fb = Manager::new(&gpu.device, SlotPlan::default());
-    let lit = fb.register_wgsl("lit.wgsl", LIT)?;
-    let unlit = fb.register_wgsl("unlit.wgsl", UNLIT)?;
+    // One material type: unlit's block is a prefix of lit's, and in one
+    // family they merge into one material slot. (Unrelated material structs
+    // would each be a family of their own, the default.)
+    let family = |name, source| {
+        ShaderReflection::new(name, ShaderSource::Wgsl(source)).map(|s| s.with_family("basic"))
+    };
+    let lit = fb.register(family("lit.wgsl", LIT)?)?;
+    let unlit = fb.register(family("unlit.wgsl", UNLIT)?)?;
 
     // Pipelines use the layouts freqbuf generated; no bind group layout is written by hand.
     let format = wgpu::TextureFormat::Rgba8Unorm;

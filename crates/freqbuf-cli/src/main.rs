@@ -25,6 +25,11 @@ struct Cli {
     /// Default: each file whole.
     #[arg(long, global = true)]
     pipeline: Vec<String>,
+    /// Register every shader file in this family, so that their per-family
+    /// blocks (materials, by default) merge into one layout, as one material
+    /// type. Default: each file is a family of its own.
+    #[arg(long, global = true)]
+    family: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -123,19 +128,25 @@ fn main() -> ExitCode {
     let pipelines = cli.pipeline.iter().map(|p| p.split(',').map(str::trim).collect()).collect::<Vec<_>>();
     match cli.command {
         Command::Reflect { json, stage, max_uniform_size, files } => {
-            reflect(&plan, &pipelines, json, stage, max_uniform_size, &files)
+            reflect(&plan, (&pipelines, cli.family.as_deref()), json, stage, max_uniform_size, &files)
         }
         Command::Effect { json, flags, all_permutations, file } => {
             effect(&plan, json, &flags, all_permutations, &file)
         }
-        Command::Declare { stage, files } => declare(&plan, &pipelines, stage, &files),
+        Command::Declare { stage, files } => {
+            declare(&plan, (&pipelines, cli.family.as_deref()), stage, &files)
+        }
     }
 }
 
 /// Reflects and merges `files`, printing every error; `None` when one failed.
+/// How files register: once per pipeline (entry point sets; whole when
+/// none), and in one family when given.
+type Registration<'a> = (&'a [Vec<&'a str>], Option<&'a str>);
+
 fn merged(
     plan: &SlotPlan,
-    pipelines: &[Vec<&str>],
+    (pipelines, family): Registration<'_>,
     files: &[std::path::PathBuf],
     stage: Option<Stage>,
     max_uniform_size: u32,
@@ -152,7 +163,12 @@ fn merged(
         Registry::check_device(&s, &limits, wgpu::Features::all()).and_then(|()| registry.add(s))
     };
     for file in files {
-        let shader = ShaderReflection::from_path(file, stage).map_err(freqbuf::Error::from);
+        let shader = ShaderReflection::from_path(file, stage)
+            .map(|s| match family {
+                Some(f) => s.with_family(f),
+                None => s,
+            })
+            .map_err(freqbuf::Error::from);
         let added = match shader {
             Ok(s) if pipelines.is_empty() => add(s).map(drop),
             Ok(s) => pipelines.iter().try_for_each(|p| add(s.for_entry_points(p)?).map(drop)),
@@ -171,13 +187,13 @@ fn merged(
 
 fn reflect(
     plan: &SlotPlan,
-    pipelines: &[Vec<&str>],
+    registration: Registration<'_>,
     json: bool,
     stage: Option<Stage>,
     max_uniform_size: u32,
     files: &[std::path::PathBuf],
 ) -> ExitCode {
-    let Some(registry) = merged(plan, pipelines, files, stage, max_uniform_size) else {
+    let Some(registry) = merged(plan, registration, files, stage, max_uniform_size) else {
         return ExitCode::FAILURE;
     };
     for (frequency, name, slots) in registry.ambiguous_names() {
@@ -294,11 +310,11 @@ fn effect(plan: &SlotPlan, json: bool, flags: &[String], all: bool, file: &std::
 
 fn declare(
     plan: &SlotPlan,
-    pipelines: &[Vec<&str>],
+    registration: Registration<'_>,
     stage: Option<Stage>,
     files: &[std::path::PathBuf],
 ) -> ExitCode {
-    let Some(registry) = merged(plan, pipelines, files, stage, Registry::DEFAULT_MAX_UNIFORM_BINDING_SIZE)
+    let Some(registry) = merged(plan, registration, files, stage, Registry::DEFAULT_MAX_UNIFORM_BINDING_SIZE)
     else {
         return ExitCode::FAILURE;
     };
@@ -324,6 +340,7 @@ fn to_json(registry: &Registry) -> Value {
                 "group": s.binding().group,
                 "binding": s.binding().binding,
                 "frequency": s.frequency().as_str(),
+                "family": s.family(),
                 "size": s.size(),
                 // An array slot: `size` is the element stride, one element per instance.
                 "array": s.is_array(),
@@ -376,10 +393,17 @@ fn dims(m: &freqbuf::reflect::Member) -> Option<Value> {
 
 fn print_table(registry: &Registry) {
     let mut slots = registry.slots().map(|(_, s)| s).collect::<Vec<_>>();
-    slots.sort_by_key(|s| s.binding());
+    slots.sort_by_key(|s| (s.binding(), s.family().map(str::to_owned)));
     for s in slots {
         let users = s.users().iter().map(|&u| registry[u].name()).collect::<Vec<_>>();
-        println!("slot {} {} ({} bytes) used by {}", s.binding(), s.frequency(), s.size(), users.join(", "));
+        let family = s.family().map_or_else(String::new, |f| format!(" of family {f}"));
+        println!(
+            "slot {} {}{family} ({} bytes) used by {}",
+            s.binding(),
+            s.frequency(),
+            s.size(),
+            users.join(", ")
+        );
         println!("  {:>6} {:>6}  {:<16} {:>5} {:>6}  name", "offset", "size", "type", "count", "stride");
         for m in s.members() {
             let m = &m.member;

@@ -114,17 +114,21 @@ fn stage_applies_to_glsl_files_only() {
     let (code, _, stderr) = run(&["reflect", "crates/freqbuf/tests/shaders/tint.glsl"]);
     assert_eq!(code, 1);
     assert!(stderr.contains("tint.glsl") && stderr.contains("stage"), "{stderr}");
-    let (code, stdout, stderr) = run(&[
-        "reflect",
-        "--json",
-        "--stage",
-        "fragment",
-        "crates/freqbuf/tests/shaders/prefix_full.wgsl",
-        "crates/freqbuf/tests/shaders/tint.glsl",
-    ]);
+    let files = ["crates/freqbuf/tests/shaders/prefix_full.wgsl", "crates/freqbuf/tests/shaders/tint.glsl"];
+    let (code, stdout, stderr) = run(&["reflect", "--json", "--stage", "fragment", files[0], files[1]]);
+    assert_eq!(code, 0, "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    // Each file is a family of its own: a material slot each.
+    let materials = v["slots"].as_array().unwrap().iter().filter(|s| s["group"] == 2).collect::<Vec<_>>();
+    assert_eq!(materials.len(), 2);
+    assert_eq!(materials[0]["family"], files[0]);
+    // In one family, their material blocks merge.
+    let (code, stdout, stderr) =
+        run(&["reflect", "--json", "--stage", "fragment", "--family", "mat", files[0], files[1]]);
     assert_eq!(code, 0, "{stderr}");
     let v: Value = serde_json::from_str(&stdout).unwrap();
     let material = v["slots"].as_array().unwrap().iter().find(|s| s["group"] == 2).unwrap();
+    assert_eq!(material["family"], "mat");
     assert_eq!(material["shaders"].as_array().unwrap().len(), 2);
 }
 

@@ -202,6 +202,9 @@ impl<K: Key> Instances<K> {
     }
 }
 
+/// Marks an instance made in no family: it holds values in every family's slots.
+const NO_FAMILY: u32 = u32::MAX;
+
 /// Marks a frequency the draw gives no instance of.
 pub(crate) const NOT_GIVEN: u32 = u32::MAX;
 /// Marks an instance handle that was freed.
@@ -233,6 +236,8 @@ pub(crate) struct InstanceTable {
     /// The instance a draw that names none of a frequency gets: the frame's.
     implied: [Option<RawKey>; Frequency::COUNT],
     resources: [Vec<InstanceResources>; Frequency::COUNT],
+    /// The family of each instance made in one ([`NO_FAMILY`] otherwise), by dense index.
+    families: [Vec<u32>; Frequency::COUNT],
     /// Resource change counter: each change takes the next value.
     epoch: u64,
     /// Instances freed so far: a draw list's dense indices hold while it does.
@@ -248,13 +253,27 @@ impl InstanceTable {
         frame.mark_flushed();
         let mut implied = [None; Frequency::COUNT];
         implied[Frequency::Frame.index()] = Some(RawKey { tag, key: key.data() });
-        Self { tag, sets, implied, resources: Default::default(), epoch: 0, frees: 0 }
+        let families = Default::default();
+        Self { tag, sets, implied, resources: Default::default(), families, epoch: 0, frees: 0 }
     }
 
-    /// A new instance of `K`'s frequency and its dense index, pending until the next flush.
-    pub(crate) fn insert<K: FromRaw>(&mut self) -> (K, u32) {
-        let (key, index) = self.sets[K::FREQUENCY.index()].insert();
+    /// A new instance of `K`'s frequency and its dense index, pending until
+    /// the next flush; in family `family` (an index of the registry's) if given.
+    pub(crate) fn insert<K: FromRaw>(&mut self, family: Option<u32>) -> (K, u32) {
+        let f = K::FREQUENCY.index();
+        let (key, index) = self.sets[f].insert();
+        let families = &mut self.families[f];
+        if families.len() <= index as usize {
+            families.resize(index as usize + 1, NO_FAMILY);
+        }
+        families[index as usize] = family.unwrap_or(NO_FAMILY);
         (K::from_raw(RawKey { tag: self.tag, key: key.data() }), index)
+    }
+
+    /// The family an instance was made in, if any.
+    #[inline]
+    pub(crate) fn family(&self, f: Frequency, index: u32) -> Option<u32> {
+        self.families[f.index()].get(index as usize).copied().filter(|&fam| fam != NO_FAMILY)
     }
 
     /// The key an id stands for: its own, or the frame's for the frame.

@@ -19,6 +19,8 @@ pub struct SlotLayout {
     size: u32,
     /// An array slot: a storage array with one element per instance.
     array: bool,
+    /// The family (its index in the registry, and name) of a per-family slot.
+    family: Option<(u32, String)>,
     members: Vec<SlotMember>,
     users: Vec<ShaderId>,
     /// Block variable and struct type names its users declare (`mat_b`, `MatB`),
@@ -51,12 +53,18 @@ pub(crate) struct Resolved<'a> {
 }
 
 impl SlotLayout {
-    pub(crate) fn new(binding: BindingPoint, frequency: Frequency, array: bool) -> Self {
+    pub(crate) fn new(
+        binding: BindingPoint,
+        frequency: Frequency,
+        array: bool,
+        family: Option<(u32, String)>,
+    ) -> Self {
         Self {
             binding,
             frequency,
             size: 0,
             array,
+            family,
             members: Vec::new(),
             users: Vec::new(),
             aliases: Vec::new(),
@@ -67,6 +75,19 @@ impl SlotLayout {
     #[inline]
     pub fn binding(&self) -> BindingPoint {
         self.binding
+    }
+
+    /// The family whose blocks it merges, for a slot of a per-family
+    /// frequency ([`crate::Sharing::PerFamily`]); `None` for a shared slot.
+    #[inline]
+    pub fn family(&self) -> Option<&str> {
+        self.family.as_ref().map(|f| f.1.as_str())
+    }
+
+    /// The registry's index of its family.
+    #[inline]
+    pub(crate) fn family_index(&self) -> Option<u32> {
+        self.family.as_ref().map(|f| f.0)
     }
 
     /// The slot's update frequency.

@@ -98,7 +98,7 @@ pub use instance::{InstanceId, MaterialId, ObjectId, ViewId};
 pub use layout::{SlotLayout, SlotMember};
 pub use manager::Manager;
 pub use param::{Param, Uniform};
-pub use plan::{BindingPoint, Frequency, SlotPlan};
+pub use plan::{BindingPoint, Frequency, Sharing, SlotPlan};
 pub use registry::Registry;
 pub use setters::InstanceMut;
 pub use stats::{FrameStats, Stats};

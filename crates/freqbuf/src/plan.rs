@@ -91,12 +91,45 @@ impl fmt::Display for BindingPoint {
 pub struct SlotPlan {
     groups: BTreeMap<u32, Frequency>,
     points: BTreeMap<BindingPoint, Frequency>,
+    /// Per frequency (by [`Frequency::index`]): shared or per family.
+    sharing: [Sharing; Frequency::COUNT],
+}
+
+/// Whether the blocks of one frequency at one binding point share a layout.
+///
+/// *Shared*: every shader's block at a binding point merges into one slot
+/// (the engine's own frame, view and object data). *Per family*: each family
+/// of shaders (an effect with all its permutations, or a raw shader, unless
+/// they name a family they share) has its own slot there, with its own
+/// layout and buffer, so unrelated material structs need no common layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Sharing {
+    /// One merged layout per binding point.
+    Shared,
+    /// One merged layout per binding point and family.
+    PerFamily,
 }
 
 impl SlotPlan {
-    /// A plan that maps nothing; add groups or points to it.
+    /// A plan that maps nothing; add groups or points to it. Materials are
+    /// per family, other frequencies shared ([`SlotPlan::with_sharing`]).
     pub fn empty() -> Self {
-        Self { groups: BTreeMap::new(), points: BTreeMap::new() }
+        let mut sharing = [Sharing::Shared; Frequency::COUNT];
+        sharing[Frequency::Material.index()] = Sharing::PerFamily;
+        Self { groups: BTreeMap::new(), points: BTreeMap::new(), sharing }
+    }
+
+    /// Sets whether `frequency`'s blocks are shared or per family (by
+    /// default materials are per family, the rest shared).
+    pub fn with_sharing(mut self, frequency: Frequency, sharing: Sharing) -> Self {
+        self.sharing[frequency.index()] = sharing;
+        self
+    }
+
+    /// Whether `frequency`'s blocks are shared or per family.
+    #[inline]
+    pub fn sharing(&self, frequency: Frequency) -> Sharing {
+        self.sharing[frequency.index()]
     }
 
     /// Maps every binding of `group` to `frequency` (unless a point overrides it).
@@ -125,7 +158,8 @@ impl SlotPlan {
 }
 
 impl Default for SlotPlan {
-    /// Group 0 = frame, 1 = view, 2 = material, 3 = object.
+    /// Group 0 = frame, 1 = view, 2 = material, 3 = object; materials per
+    /// family, the rest shared.
     fn default() -> Self {
         Frequency::ALL
             .iter()

@@ -4,7 +4,7 @@
 //! index the registry with either. Registration is all-or-nothing: a shader
 //! that conflicts with what is registered changes nothing.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Index;
 
 use crate::error::{Error, LayoutErrorKind, ParamError, ParamErrorKind, ResourceSite};
@@ -13,7 +13,7 @@ use crate::layout::SlotLayout;
 use crate::limits::{self, DeviceCaps};
 use crate::name::{closest, parse_path};
 use crate::param::Param;
-use crate::plan::{BindingPoint, Frequency, SlotPlan};
+use crate::plan::{BindingPoint, Frequency, Sharing, SlotPlan};
 use crate::reflect::{Resource, ResourceKind, ShaderReflection};
 
 /// A binding that is not a uniform block, as first registered at its binding point.
@@ -26,14 +26,18 @@ pub(crate) struct SharedBinding {
     pub frequency: Frequency,
     /// The shader that first declared it.
     pub shader: ShaderId,
+    /// Its family's index, at a per-family frequency.
+    pub family: Option<u32>,
 }
 
 /// A shader's registration, checked and merged but not committed.
 #[derive(Debug)]
 pub(crate) struct Staged {
+    /// The shader's family: an index, and the name when it is new.
+    family: (u32, Option<String>),
     slots: BTreeMap<BindingPoint, SlotLayout>,
     new_bindings: Vec<SharedBinding>,
-    now_sampled: Vec<BindingPoint>,
+    now_sampled: Vec<Key>,
 }
 
 /// All registered shaders and the merged layouts of their slots.
@@ -44,9 +48,16 @@ pub struct Registry {
     max_uniform_binding_size: u32,
     shaders: Vec<ShaderReflection>,
     slots: Vec<SlotLayout>,
-    slot_by_point: BTreeMap<BindingPoint, SlotId>,
-    bindings: BTreeMap<BindingPoint, SharedBinding>,
+    /// Slots by binding point and family (`None` at a shared frequency).
+    slot_by_point: BTreeMap<Key, SlotId>,
+    bindings: BTreeMap<Key, SharedBinding>,
+    /// Family names, by index; and each shader's family, by shader index.
+    families: Vec<String>,
+    shader_family: Vec<u32>,
 }
+
+/// Where a slot or binding lives: its point, and its family at a per-family frequency.
+type Key = (BindingPoint, Option<u32>);
 
 impl Registry {
     /// WebGPU's default `max_uniform_buffer_binding_size`, used when there is no device.
@@ -68,6 +79,8 @@ impl Registry {
             slots: Vec::new(),
             slot_by_point: BTreeMap::new(),
             bindings: BTreeMap::new(),
+            families: Vec::new(),
+            shader_family: Vec::new(),
         }
     }
 
@@ -85,6 +98,8 @@ impl Registry {
             slots: self.slots.clone(),
             slot_by_point: self.slot_by_point.clone(),
             bindings: self.bindings.clone(),
+            families: self.families.clone(),
+            shader_family: self.shader_family.clone(),
         }
     }
 
@@ -163,8 +178,13 @@ impl Registry {
         // Merge into copies first so that a conflict leaves the registry as it was.
         let mut staged: BTreeMap<BindingPoint, SlotLayout> = BTreeMap::new();
         let mut new_bindings: Vec<SharedBinding> = Vec::new();
-        let mut now_sampled: Vec<BindingPoint> = Vec::new();
+        let mut now_sampled: Vec<Key> = Vec::new();
         let mut array_frequency: Option<(Frequency, String)> = None;
+        let family = match self.family_index(shader.family()) {
+            Some(i) => (i, None),
+            None => (self.families.len() as u32, Some(shader.family().to_owned())),
+        };
+        let key_of = |point, frequency| (point, self.per_family(frequency).then_some(family.0));
         // Resources are sorted by binding point: two of one point are neighbours.
         let used = shader.used_resources().collect::<Vec<_>>();
         if let Some(pair) = used.windows(2).find(|w| w[0].binding == w[1].binding) {
@@ -187,6 +207,7 @@ impl Registry {
             let frequency = self.plan.frequency(point).ok_or_else(|| {
                 fail(point, LayoutErrorKind::Unplanned { shader: name.to_owned(), name: res.name.clone() })
             })?;
+            let key = key_of(point, frequency);
             // The instance of one frequency owns a group's textures, samplers and buffers.
             if !res.is_slot() {
                 let group = point.group;
@@ -202,9 +223,9 @@ impl Registry {
                 }
             }
             let other =
-                self.bindings.get(&point).map(|b| (&self.shaders[b.shader.index()], &b.resource)).or_else(
+                self.bindings.get(&key).map(|b| (&self.shaders[b.shader.index()], &b.resource)).or_else(
                     || {
-                        let slot = &self.slots[self.slot_by_point.get(&point)?.index()];
+                        let slot = &self.slots[self.slot_by_point.get(&key)?.index()];
                         let user = &self.shaders[slot.users().first()?.index()];
                         Some((user, user.resource(point)?))
                     },
@@ -243,9 +264,12 @@ impl Registry {
                             },
                         ));
                     }
-                    let slot = staged.entry(point).or_insert_with(|| match self.slot_by_point.get(&point) {
+                    let slot = staged.entry(point).or_insert_with(|| match self.slot_by_point.get(&key) {
                         Some(s) => self.slots[s.index()].clone(),
-                        None => SlotLayout::new(point, frequency, res.is_array_slot()),
+                        None => {
+                            let fam = key.1.map(|i| (i, shader.family().to_owned()));
+                            SlotLayout::new(point, frequency, res.is_array_slot(), fam)
+                        }
                     });
                     // Every user indexes the same elements: one stride.
                     let size = slot.size();
@@ -262,40 +286,48 @@ impl Registry {
                     }
                     slot.merge(id, name, &res.name, res.location, block).map_err(|k| fail(point, k))?;
                 }
-                None if other.is_none() => {
-                    new_bindings.push(SharedBinding { resource: res.clone(), frequency, shader: id })
-                }
+                None if other.is_none() => new_bindings.push(SharedBinding {
+                    resource: res.clone(),
+                    frequency,
+                    shader: id,
+                    family: key.1,
+                }),
                 None => {
-                    if res.sampled && self.bindings.get(&point).is_some_and(|b| !b.resource.sampled) {
-                        now_sampled.push(point);
+                    if res.sampled && self.bindings.get(&key).is_some_and(|b| !b.resource.sampled) {
+                        now_sampled.push(key);
                     }
                 }
             }
         }
-        Ok(Staged { slots: staged, new_bindings, now_sampled })
+        Ok(Staged { family, slots: staged, new_bindings, now_sampled })
     }
 
     /// Commits what [`Registry::stage`] checked for the same shader.
     pub(crate) fn commit(&mut self, shader: ShaderReflection, staged: Staged) -> ShaderId {
         let id = ShaderId::new(self.tag, self.shaders.len() as u32);
-        let Staged { slots, new_bindings, now_sampled } = staged;
+        let Staged { family, slots, new_bindings, now_sampled } = staged;
+        if let Some(name) = family.1 {
+            self.families.push(name);
+        }
         for (point, layout) in slots {
-            match self.slot_by_point.get(&point) {
+            let key = (point, layout.family_index());
+            match self.slot_by_point.get(&key) {
                 Some(s) => self.slots[s.index()] = layout,
                 None => {
-                    self.slot_by_point.insert(point, SlotId::new(self.tag, self.slots.len() as u32));
+                    self.slot_by_point.insert(key, SlotId::new(self.tag, self.slots.len() as u32));
                     self.slots.push(layout);
                 }
             }
         }
         for b in new_bindings {
-            self.bindings.insert(b.resource.binding, b);
+            self.bindings.insert((b.resource.binding, b.family), b);
         }
-        for point in now_sampled {
-            if let Some(b) = self.bindings.get_mut(&point) {
+        for key in now_sampled {
+            if let Some(b) = self.bindings.get_mut(&key) {
                 b.resource.sampled = true;
             }
         }
+        self.shader_family.push(family.0);
         self.shaders.push(shader);
         id
     }
@@ -322,10 +354,55 @@ impl Registry {
         self.slots.iter().enumerate().map(|(i, s)| (SlotId::new(self.tag, i as u32), s))
     }
 
-    /// The slot at a binding point, if a used uniform block is there.
+    /// The slot at a binding point, if a used uniform block is there; at a
+    /// per-family frequency, the first family's ([`Registry::slot_in`] picks one).
     #[inline]
     pub fn slot_at(&self, point: BindingPoint) -> Option<SlotId> {
-        self.slot_by_point.get(&point).copied()
+        self.slot_by_point.range((point, None)..=(point, Some(u32::MAX))).next().map(|(_, &s)| s)
+    }
+
+    /// The slot that shaders of `family` use at a binding point: the shared
+    /// slot there, or at a per-family frequency that family's own.
+    pub fn slot_in(&self, family: &str, point: BindingPoint) -> Option<SlotId> {
+        let frequency = self.plan.frequency(point)?;
+        let key = match self.per_family(frequency) {
+            true => Some(self.family_index(family)?),
+            false => None,
+        };
+        self.slot_by_point.get(&(point, key)).copied()
+    }
+
+    /// The slot a registered shader uses at a binding point.
+    pub(crate) fn slot_of(&self, shader: ShaderId, point: BindingPoint) -> Option<SlotId> {
+        let frequency = self.plan.frequency(point)?;
+        let key = self.per_family(frequency).then(|| self.shader_family[shader.index()]);
+        self.slot_by_point.get(&(point, key)).copied()
+    }
+
+    /// Whether `frequency`'s blocks get a slot per family.
+    #[inline]
+    pub(crate) fn per_family(&self, frequency: Frequency) -> bool {
+        self.plan.sharing(frequency) == Sharing::PerFamily
+    }
+
+    /// The index of a family a registered shader belongs to.
+    #[inline]
+    pub(crate) fn family_index(&self, family: &str) -> Option<u32> {
+        self.families.iter().position(|f| f == family).map(|i| i as u32)
+    }
+
+    /// A family's index, adding the family when no shader named it yet.
+    pub(crate) fn intern_family(&mut self, family: &str) -> u32 {
+        self.family_index(family).unwrap_or_else(|| {
+            self.families.push(family.to_owned());
+            self.families.len() as u32 - 1
+        })
+    }
+
+    /// A family's name, by its index.
+    #[inline]
+    pub(crate) fn family_name(&self, index: u32) -> &str {
+        &self.families[index as usize]
     }
 
     /// Bindings that are not uniform blocks (textures, samplers, storage), by binding point.
@@ -338,10 +415,38 @@ impl Registry {
     ///
     /// Unknown names get the closest known names as suggestions.
     pub fn resolve(&self, path: &str, frequency: Option<Frequency>) -> Result<Param, ParamError> {
+        self.resolve_scoped(path, frequency, None)
+    }
+
+    /// [`Registry::resolve`] among the slots shaders of `family` use: the
+    /// shared ones, and at per-family frequencies that family's own.
+    pub fn resolve_in(
+        &self,
+        family: &str,
+        path: &str,
+        frequency: Option<Frequency>,
+    ) -> Result<Param, ParamError> {
+        // A family no shader named yet has no slots of its own.
+        let index = self.family_index(family).unwrap_or(u32::MAX);
+        self.resolve_scoped(path, frequency, Some(index))
+    }
+
+    /// Resolves among the slots of `frequency` (every one when `None`) that
+    /// belong to no family or to `family` (every family when `None`).
+    pub(crate) fn resolve_scoped(
+        &self,
+        path: &str,
+        frequency: Option<Frequency>,
+        family: Option<u32>,
+    ) -> Result<Param, ParamError> {
         let err = |kind| ParamError { name: path.to_owned(), kind };
         let parsed = parse_path(path).map_err(err)?;
         let first = parsed[0].name;
-        let candidates = || self.slots().filter(|(_, s)| frequency.is_none_or(|f| s.frequency() == f));
+        let in_scope = |s: &SlotLayout| {
+            frequency.is_none_or(|f| s.frequency() == f)
+                && family.is_none_or(|fi| s.family_index().is_none_or(|sf| sf == fi))
+        };
+        let candidates = || self.slots().filter(|(_, s)| in_scope(s));
         // A member name first; then a block name qualifying one: `mat_b.color`, `MatB.color`.
         let mut found: Vec<_> = candidates().filter(|(_, s)| s.member(first).is_some()).collect();
         let mut rest = &parsed[..];
@@ -355,6 +460,12 @@ impl Registry {
                 return slot.resolve(rest).map(|r| Param::new(id, slot.frequency(), &r)).map_err(err);
             }
             _ => {
+                // One block per family: the family decides, not a qualifier.
+                let families = found.iter().filter_map(|(_, s)| s.family()).collect::<BTreeSet<_>>();
+                if families.len() == found.len() {
+                    let families = families.into_iter().map(str::to_owned).collect();
+                    return Err(err(ParamErrorKind::InFamilies { families }));
+                }
                 let tail = rest.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(".");
                 let spellings = found
                     .iter()
@@ -377,12 +488,14 @@ impl Registry {
 
     /// Resolves a texture, sampler or storage buffer name (`albedo_tex`, or
     /// `GMRTs[2]` for an element of a binding array) among the bindings of
-    /// `frequency`: the binding and the array element. `want` is the kind the
+    /// `frequency` that an instance of `family` (any, when `None`) can set:
+    /// the binding and the array element. `want` is the kind the
     /// caller sets (`texture`, `sampler`, `storage`).
     pub(crate) fn resolve_binding(
         &self,
         path: &str,
         frequency: Frequency,
+        family: Option<u32>,
         want: &'static str,
     ) -> Result<(&SharedBinding, u32), ParamError> {
         let err = |kind| ParamError { name: path.to_owned(), kind };
@@ -390,8 +503,10 @@ impl Registry {
         let [seg] = &parsed[..] else {
             return Err(err(ParamErrorKind::Malformed));
         };
-        let Some(shared) = self.bindings().find(|b| b.resource.name == seg.name) else {
-            if self.resolve(seg.name, None).is_ok() {
+        // An instance of a family sees the shared bindings and its family's.
+        let in_scope = |b: &&SharedBinding| family.is_none_or(|fi| b.family.is_none_or(|bf| bf == fi));
+        let Some(shared) = self.bindings().filter(in_scope).find(|b| b.resource.name == seg.name) else {
+            if self.resolve_scoped(seg.name, None, family).is_ok() {
                 let found = want.into();
                 return Err(err(ParamErrorKind::TypeMismatch { expected: "a uniform value".into(), found }));
             }
@@ -426,13 +541,14 @@ impl Registry {
     /// Member names that more than one slot of a frequency declares, with the
     /// slots: a bare name is then ambiguous and must be qualified by its block.
     pub fn ambiguous_names(&self) -> Vec<(Frequency, String, Vec<SlotId>)> {
-        let mut seen: BTreeMap<(Frequency, &str), Vec<SlotId>> = BTreeMap::new();
+        // Within one family's view: blocks of two families never meet in a shader.
+        let mut seen: BTreeMap<(Frequency, Option<u32>, &str), Vec<SlotId>> = BTreeMap::new();
         for (id, slot) in self.slots() {
             for name in slot.names() {
-                seen.entry((slot.frequency(), name)).or_default().push(id);
+                seen.entry((slot.frequency(), slot.family_index(), name)).or_default().push(id);
             }
         }
-        seen.into_iter().filter(|(_, s)| s.len() > 1).map(|((f, n), s)| (f, n.to_owned(), s)).collect()
+        seen.into_iter().filter(|(_, s)| s.len() > 1).map(|((f, _, n), s)| (f, n.to_owned(), s)).collect()
     }
 }
 

@@ -91,6 +91,7 @@ impl InstanceMut<'_> {
     pub fn get_bytes(&self, param: Param) -> Result<Vec<u8>, Error> {
         self.check_param(param)?;
         let index = self.instances.index(self.id)?;
+        self.check_family(param, index)?;
         let slot = &self.slots[param.slot.index()];
         let bytes = slot.instance_bytes(index);
         let span = if param.count > 1 { param.count * param.stride } else { param.elem_size };
@@ -116,7 +117,14 @@ impl InstanceMut<'_> {
     }
 
     fn resolve(&self, name: &str) -> Result<Param, Error> {
-        Ok(self.registry.resolve(name, Some(self.id.frequency()))?)
+        let family = self.own_family()?;
+        Ok(self.registry.resolve_scoped(name, Some(self.id.frequency()), family)?)
+    }
+
+    /// The family this instance was made in, if any.
+    fn own_family(&self) -> Result<Option<u32>, Error> {
+        let index = self.instances.index(self.id)?;
+        Ok(self.instances.family(self.id.frequency(), index))
     }
 
     fn param_error(&self, param: Param, kind: ParamErrorKind) -> Error {
@@ -156,6 +164,21 @@ impl InstanceMut<'_> {
         Ok(())
     }
 
+    /// An instance made in a family sets only its family's (and shared) slots.
+    #[inline]
+    fn check_family(&self, param: Param, index: u32) -> Result<(), Error> {
+        let member = self.registry[param.slot].family_index();
+        let Some((member, own)) = member.zip(self.instances.family(self.id.frequency(), index)) else {
+            return Ok(());
+        };
+        if member == own {
+            return Ok(());
+        }
+        let member_family = self.registry.family_name(member).to_owned();
+        let instance_family = self.registry.family_name(own).to_owned();
+        Err(self.param_error(param, ParamErrorKind::OtherFamily { member_family, instance_family }))
+    }
+
     #[inline]
     fn check_type<T: Uniform>(&self, param: Param) -> Result<(), Error> {
         if param.value != Some(T::TYPE) || std::mem::size_of::<T::Gpu>() != param.elem_size as usize {
@@ -171,6 +194,7 @@ impl InstanceMut<'_> {
     fn write(&mut self, param: Param, elements: &[&[u8]]) -> Result<(), Error> {
         self.check_param(param)?;
         let index = self.instances.index(self.id)?;
+        self.check_family(param, index)?;
         let slot = &mut self.slots[param.slot.index()];
         for (i, bytes) in elements.iter().enumerate() {
             slot.write(index, param.offset + i as u32 * param.stride, bytes);
@@ -180,7 +204,8 @@ impl InstanceMut<'_> {
 
     fn set_resource(&mut self, name: &str, want: &'static str, bound: Bound) -> Result<(), Error> {
         let f = self.id.frequency();
-        let (shared, element) = self.registry.resolve_binding(name, f, want)?;
+        let family = self.own_family()?;
+        let (shared, element) = self.registry.resolve_binding(name, f, family, want)?;
         let resource = &shared.resource;
         let ty = match resource.binding_type().expect("registered bindings have a type") {
             wgpu::BindingType::Buffer { ty, has_dynamic_offset, .. } => wgpu::BindingType::Buffer {

@@ -14,10 +14,11 @@ fn shader(name: &str) -> ShaderReflection {
     ShaderReflection::from_path(&path, None).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// The files registered together, as one family: their material blocks merge.
 fn registry(names: &[&str]) -> Registry {
     let mut r = Registry::new(SlotPlan::default());
     for n in names {
-        r.add(shader(n)).unwrap_or_else(|e| panic!("{e}"));
+        r.add(shader(n).with_family("corpus")).unwrap_or_else(|e| panic!("{e}"));
     }
     r
 }
@@ -493,7 +494,7 @@ fn declarations_round_trip_on_the_shader_corpus() {
             continue;
         }
         round_trip(&one, &file.display().to_string());
-        let _ = all.add(shader);
+        let _ = all.add(shader.with_family("corpus"));
         checked += 1;
     }
     round_trip(&all, "the merged corpus");

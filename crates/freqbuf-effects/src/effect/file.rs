@@ -12,6 +12,9 @@ use toml::Spanned;
 pub(crate) struct EffectFile {
     /// Defaults to the file stem.
     pub(crate) name: Option<String>,
+    /// The family whose material layout it shares (`family = "pbr"`);
+    /// defaults to its own, named by the effect file.
+    pub(crate) family: Option<String>,
     /// WGSL with naga_oil directives, relative to the effect file.
     pub(crate) source: Spanned<String>,
     /// naga_oil modules (`#define_import_path`) the source imports, relative

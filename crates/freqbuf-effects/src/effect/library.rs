@@ -253,6 +253,7 @@ impl Effects {
         let tested = self.tested_bits(&source, &flags, &passes);
         let effect = Effect {
             name: parsed.name.unwrap_or_else(|| stem.to_owned()),
+            family: parsed.family.unwrap_or_else(|| file.to_owned()),
             source_file,
             source,
             flags,
@@ -291,6 +292,24 @@ impl Effects {
     /// A pass, or [`EffectErrorKind::Foreign`] for a pass of another library.
     pub(crate) fn checked_pass(&self, id: PassId) -> Result<&Pass, EffectError> {
         Ok(&self.checked(id.effect, "pass")?.passes[id.index as usize])
+    }
+
+    /// Puts an effect's permutations in `family`, shared with other effects
+    /// that name it: their material blocks then merge into one layout, as one
+    /// material type. Set it before the effect's first permutation is
+    /// registered; after, it is [`EffectErrorKind::FamilyFixed`].
+    pub fn set_family(&mut self, id: EffectId, family: &str) -> Result<(), EffectError> {
+        self.checked(id, "effect")?;
+        let effect = &self.effects[id.index as usize];
+        if effect.family != family && self.shaders.keys().any(|&(e, _)| e == id.index) {
+            return Err(EffectError {
+                file: effect.source_file.clone(),
+                location: None,
+                kind: Box::new(EffectErrorKind::FamilyFixed { family: effect.family.clone() }),
+            });
+        }
+        self.effects[id.index as usize].family = family.to_owned();
+        Ok(())
     }
 
     /// The names (`technique.pass`) of every loaded effect's passes.
@@ -417,11 +436,12 @@ impl Effects {
             }
         }
         let name = format!("{}[{flags}]", effect.name);
-        ShaderReflection::from_module(name, module).map_err(|e| EffectError {
+        let reflection = ShaderReflection::from_module(name, module).map_err(|e| EffectError {
             file: effect.source_file.clone(),
             location: e.location,
             kind: Box::new(EffectErrorKind::Register { flags, source: Box::new(e.into()) }),
-        })
+        })?;
+        Ok(reflection.with_family(effect.family.clone()))
     }
 }
 

@@ -96,6 +96,8 @@ pub struct Pass {
 #[derive(Debug)]
 pub struct Effect {
     pub(super) name: String,
+    /// The family its permutations register in (its material slots').
+    pub(super) family: String,
     pub(super) source_file: String,
     pub(super) source: String,
     pub(super) flags: Vec<String>,
@@ -113,6 +115,14 @@ impl Effect {
     /// The effect's name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The family its permutations register in: `family` in the effect
+    /// file, [`crate::Effects::set_family`], or by default the effect file's
+    /// path, a family of its own. Its materials are
+    /// [`freqbuf::Manager::create_material_in`] this family.
+    pub fn family(&self) -> &str {
+        &self.family
     }
 
     /// Its flags, in declaration order.

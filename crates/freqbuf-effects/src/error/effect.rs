@@ -32,6 +32,12 @@ pub enum EffectErrorKind {
     /// The TOML is malformed, or a value is not one the format allows.
     #[error("{0}")]
     Toml(String),
+    /// The effect's permutations are registered already, in their family.
+    #[error("its permutations are registered in family `{family}`; set its family before the first")]
+    FamilyFixed {
+        /// The family they are in.
+        family: String,
+    },
     /// A flag the effect does not declare.
     #[error("effect `{effect}` has no flag `{flag}`; its flags are {}", list(.known))]
     UnknownFlag {

@@ -161,10 +161,20 @@ impl Semantic {
         Err(fail(MaterialErrorKind::UnknownSemantic { known: ALL.iter().map(|s| s.as_str()).collect() }))
     }
 
-    /// Checks that `member` (resolved in `registry`) can hold this semantic.
-    pub(crate) fn check(self, registry: &Registry, member: &str) -> Result<Param, MaterialError> {
+    /// Checks that `member` (resolved in `registry`, among `family`'s slots
+    /// when given) can hold this semantic.
+    pub(crate) fn check(
+        self,
+        registry: &Registry,
+        family: Option<&str>,
+        member: &str,
+    ) -> Result<Param, MaterialError> {
         let fail = |kind| MaterialError { subject: format!("`{member}`"), kind: Box::new(kind) };
-        let param = registry.resolve(member, None).map_err(|e| fail(MaterialErrorKind::Manager(e.into())))?;
+        let param = match family {
+            Some(family) => registry.resolve_in(family, member, None),
+            None => registry.resolve(member, None),
+        };
+        let param = param.map_err(|e| fail(MaterialErrorKind::Manager(e.into())))?;
         if param.frequency() != self.frequency() {
             return Err(fail(MaterialErrorKind::WrongFrequency {
                 member: member.to_owned(),
@@ -229,8 +239,18 @@ impl AutoConstants {
     /// Binds `member` to `semantic`, checking the member's frequency and type.
     /// Every input is derived again at the next update.
     pub fn bind(&mut self, registry: &Registry, member: &str, semantic: &str) -> Result<(), MaterialError> {
+        self.bind_in(registry, None, member, semantic)
+    }
+
+    fn bind_in(
+        &mut self,
+        registry: &Registry,
+        family: Option<&str>,
+        member: &str,
+        semantic: &str,
+    ) -> Result<(), MaterialError> {
         let s = Semantic::parse(semantic)?;
-        let param = s.check(registry, member)?;
+        let param = s.check(registry, family, member)?;
         if !self.bound.contains(&(s, param)) {
             self.bound.push((s, param));
         }
@@ -243,7 +263,7 @@ impl AutoConstants {
     /// Binds every entry of an effect's `[auto]` table.
     pub fn bind_effect(&mut self, registry: &Registry, effect: &crate::Effect) -> Result<(), MaterialError> {
         for (member, semantic) in effect.auto() {
-            self.bind(registry, member, semantic)?;
+            self.bind_in(registry, Some(effect.family()), member, semantic)?;
         }
         Ok(())
     }

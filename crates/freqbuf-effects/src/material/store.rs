@@ -72,6 +72,8 @@ pub struct Materials {
 #[derive(Debug)]
 struct EffectInfo {
     name: String,
+    /// The family its permutations and materials are in.
+    family: String,
     merged: Registry,
     names: BTreeSet<String>,
 }
@@ -95,11 +97,11 @@ impl Materials {
         fx.shader(fb, flags)?;
         self.info(fx, fb.registry(), effect)?;
         let mut own = BTreeMap::new();
-        let merged = &self.effects[&effect].merged;
+        let info = &self.effects[&effect];
         for (name, value) in fx.effect(effect).params() {
-            own.insert(name.clone(), default_value(merged, name, value)?);
+            own.insert(name.clone(), default_value(&info.merged, &info.family, name, value)?);
         }
-        let instance = fb.create_material();
+        let instance = fb.create_material_in(fx.effect(effect).family());
         self.materials.insert(
             instance,
             MaterialData {
@@ -120,7 +122,8 @@ impl Materials {
     pub fn derive(&mut self, fb: &mut Manager, parent: MaterialId) -> Result<MaterialId, MaterialError> {
         let p = &self.materials[&self.check(parent)?];
         let (effect, flags) = (p.effect, p.flags);
-        let instance = fb.create_material();
+        let family = self.effects[&effect].family.clone();
+        let instance = fb.create_material_in(&family);
         self.materials.insert(
             instance,
             MaterialData {
@@ -153,8 +156,8 @@ impl Materials {
         let stored = Stored { ty: Some(T::TYPE), bytes: bytemuck::bytes_of(&value.to_gpu()).to_vec() };
         // Checked against the merge of every permutation, before anything
         // changes, whichever permutations the manager has registered yet.
-        let merged = &self.effects[&self.materials[&m].effect].merged;
-        if let Ok(param) = merged.resolve(name, Some(Frequency::Material)) {
+        let info = &self.effects[&self.materials[&m].effect];
+        if let Ok(param) = info.merged.resolve_in(&info.family, name, Some(Frequency::Material)) {
             check_type(name, param.value_type(), &stored)?;
         }
         self.data(m).own.insert(name.to_owned(), stored);
@@ -277,16 +280,18 @@ impl Materials {
         }
         let mut merged = registry.scratch();
         fx.merge(&mut merged, effect, None)?;
+        let family = fx.effect(effect).family().to_owned();
         let mut names = BTreeSet::new();
-        for (_, slot) in merged.slots() {
+        // What its shaders see: shared slots and its family's own.
+        for (_, slot) in merged.slots().filter(|(_, s)| s.family().is_none_or(|f| f == family)) {
             names.extend(slot.members().iter().map(|m| m.member.name.clone()));
             names.extend(slot.aliases().iter().cloned());
         }
-        for (_, shader) in merged.shaders() {
+        for (_, shader) in merged.shaders().filter(|(_, s)| s.family() == family) {
             names.extend(shader.used_resources().map(|r| r.name.clone()));
         }
         let name = fx.effect(effect).name().to_owned();
-        self.effects.insert(effect, EffectInfo { name, merged, names });
+        self.effects.insert(effect, EffectInfo { name, family, merged, names });
         Ok(())
     }
 
@@ -345,7 +350,10 @@ impl Materials {
         name: &str,
     ) -> Result<Option<(freqbuf::Param, Stored)>, MaterialError> {
         let Some(stored) = self.effective(m, name).cloned() else { return Ok(None) };
-        let Ok(param) = fb.registry().resolve(name, Some(Frequency::Material)) else { return Ok(None) };
+        let family = &self.effects[&self.materials[&m].effect].family;
+        let Ok(param) = fb.registry().resolve_in(family, name, Some(Frequency::Material)) else {
+            return Ok(None);
+        };
         check_type(name, param.value_type(), &stored)?;
         Ok(Some((param, stored)))
     }
@@ -397,8 +405,13 @@ fn check_type(name: &str, member: Option<ValueType>, stored: &Stored) -> Result<
 }
 
 /// A `[params]` default as bytes for its member, found in the merged permutations.
-fn default_value(merged: &Registry, name: &str, value: &toml::Value) -> Result<Stored, MaterialError> {
-    let param = merged.resolve(name, Some(Frequency::Material)).map_err(|e| MaterialError {
+fn default_value(
+    merged: &Registry,
+    family: &str,
+    name: &str,
+    value: &toml::Value,
+) -> Result<Stored, MaterialError> {
+    let param = merged.resolve_in(family, name, Some(Frequency::Material)).map_err(|e| MaterialError {
         subject: format!("[params] `{name}`"),
         kind: Box::new(MaterialErrorKind::Manager(e.into())),
     })?;
@@ -419,10 +432,10 @@ fn default_value(merged: &Registry, name: &str, value: &toml::Value) -> Result<S
 pub fn validate_tables(fx: &Effects, effect: EffectId, merged: &Registry) -> Result<(), MaterialError> {
     let e = fx.checked(effect, "effect id")?;
     for (name, value) in e.params() {
-        default_value(merged, name, value)?;
+        default_value(merged, e.family(), name, value)?;
     }
     for (member, semantic) in e.auto() {
-        crate::Semantic::parse(semantic)?.check(merged, member)?;
+        crate::Semantic::parse(semantic)?.check(merged, Some(e.family()), member)?;
     }
     Ok(())
 }

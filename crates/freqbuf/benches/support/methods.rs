@@ -182,10 +182,17 @@ impl Shared {
     }
 }
 
-/// Registers every shader of the scene, in order.
+/// Registers every shader of the scene, in order, as one family: they are
+/// variants of one material type (its blocks are prefixes and subsets of one
+/// `Material`), so their material blocks merge and switching between them
+/// rebinds nothing.
 pub fn register_all(m: &mut Manager, scene: &Scene) -> Vec<ShaderId> {
-    let register =
-        |s: &super::scene::ShaderDef| m.register_wgsl(&s.name, &s.wgsl).unwrap_or_else(|e| panic!("{e}"));
+    let register = |s: &super::scene::ShaderDef| {
+        let source = freqbuf::reflect::ShaderSource::Wgsl(&s.wgsl);
+        let reflection = freqbuf::reflect::ShaderReflection::new(s.name.as_str(), source)
+            .unwrap_or_else(|e| panic!("{e}"));
+        m.register(reflection.with_family("scene")).unwrap_or_else(|e| panic!("{e}"))
+    };
     scene.shaders.iter().map(register).collect()
 }
 

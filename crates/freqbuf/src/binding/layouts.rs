@@ -70,7 +70,11 @@ pub(crate) struct ShaderBinding {
 #[derive(Debug, Default)]
 pub(crate) struct Layouts {
     pub(crate) variants: Vec<Variant>,
+    /// A variant with each (group, layout entries), whose layout others reuse.
     index: HashMap<(u32, Vec<wgpu::BindGroupLayoutEntry>), VariantId>,
+    /// Variants by layout entries and the slots they bind: two families with
+    /// one layout at a group have one layout but two variants (two buffers).
+    by_slots: HashMap<(u32, Vec<wgpu::BindGroupLayoutEntry>, Vec<SlotId>), VariantId>,
     pub(crate) shaders: Vec<ShaderBinding>,
 }
 
@@ -216,7 +220,7 @@ impl Layouts {
     }
 
     /// Turns prepared layouts into variants once the registry has the shader's slots.
-    pub(crate) fn commit(&mut self, prepared: Prepared, registry: &Registry) {
+    pub(crate) fn commit(&mut self, prepared: Prepared, registry: &Registry, shader: ShaderId) {
         let mut groups: SmallVec<[(u32, VariantId); 4]> = SmallVec::new();
         let mut needs = SmallVec::new();
         for g in prepared.groups {
@@ -227,19 +231,30 @@ impl Layouts {
                     PreEntry::Uniform(point, need) => {
                         needs.push(need);
                         VariantEntry::Uniform(
-                            registry.slot_at(point).expect("the registry made a slot for each used block"),
+                            registry
+                                .slot_of(shader, point)
+                                .expect("the registry made a slot for each used block"),
                         )
                     }
                     PreEntry::Array(point) => VariantEntry::Array(
-                        registry.slot_at(point).expect("the registry made a slot for each used block"),
+                        registry
+                            .slot_of(shader, point)
+                            .expect("the registry made a slot for each used block"),
                     ),
                     PreEntry::Resource { binding, ty, count } => {
                         VariantEntry::Resource { binding, ty, count }
                     }
                 })
                 .collect::<Vec<_>>();
-            let key = (g.group, g.layout_entries);
-            let vid = match (self.index.get(&key), g.layout) {
+            let slots = entries
+                .iter()
+                .filter_map(|e| match e {
+                    VariantEntry::Uniform(s) | VariantEntry::Array(s) => Some(*s),
+                    VariantEntry::Resource { .. } => None,
+                })
+                .collect::<Vec<_>>();
+            let key = (g.group, g.layout_entries, slots);
+            let vid = match (self.by_slots.get(&key), g.layout) {
                 (Some(&v), _) => v,
                 (None, layout) => {
                     let v = VariantId(self.variants.len() as u32);
@@ -263,9 +278,15 @@ impl Layouts {
                         }
                         _ => None,
                     });
-                    let layout = layout.expect("prepared for every new key");
+                    let layout_key = (key.0, key.1.clone());
+                    let layout = match (layout, self.index.get(&layout_key)) {
+                        (Some(new), _) => new,
+                        (None, Some(v)) => self.variants[v.0 as usize].layout.clone(),
+                        (None, None) => unreachable!("prepare made a layout for every new key"),
+                    };
                     self.variants.push(Variant { group: g.group, layout, entries, uniforms, arrays, owner });
-                    self.index.insert(key, v);
+                    self.index.entry(layout_key).or_insert(v);
+                    self.by_slots.insert(key, v);
                     v
                 }
             };
@@ -306,14 +327,15 @@ impl Layouts {
 
     /// Every layout again on `device`, created before anything changes.
     pub(crate) fn recreate(&self, device: &wgpu::Device, registry: &Registry) -> Result<Recreated, Error> {
-        let mut keys: Vec<_> = self.index.iter().map(|(k, &v)| (v, k)).collect();
+        // One entry per variant, in variant order.
+        let mut keys: Vec<_> = self.by_slots.iter().map(|(k, &v)| (v, &k.1)).collect();
         keys.sort_by_key(|(v, _)| v.0);
         let layouts = scope::scoped(
             device,
             || "bind group layouts on the new device".into(),
             || {
                 keys.iter()
-                    .map(|(_, (_, entries))| {
+                    .map(|(_, entries)| {
                         device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
                             label: Some("freqbuf group"),
                             entries,

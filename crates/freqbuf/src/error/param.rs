@@ -33,6 +33,25 @@ pub enum ParamErrorKind {
         /// The qualified spellings that resolve (`mat_a.color`, `MatA.color`, ...).
         spellings: Vec<String>,
     },
+    /// Several families' own blocks declare it: resolve it in one family.
+    #[error(
+        "the blocks of families {} declare it; resolve it in one (Manager::param_in), or set it on a material of one (Manager::create_material_in)",
+        quoted(.families)
+    )]
+    InFamilies {
+        /// The families whose blocks declare the name.
+        families: Vec<String>,
+    },
+    /// The member is in a block of another family than the instance's.
+    #[error(
+        "it is a member of family `{member_family}`, but the instance belongs to family `{instance_family}`"
+    )]
+    OtherFamily {
+        /// The family of the member's slot.
+        member_family: String,
+        /// The family the instance was created in.
+        instance_family: String,
+    },
     /// The index is past the end of the array.
     #[error("index {index} is out of range for `{member}` (count {count})")]
     IndexOutOfRange {

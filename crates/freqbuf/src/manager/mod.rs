@@ -193,24 +193,48 @@ impl Manager {
         self.registry.resolve(name, None)
     }
 
+    /// [`Manager::param`] among the slots shaders of `family` use: the shared
+    /// ones and that family's own (materials, by default). Needed when
+    /// several families' blocks declare the name
+    /// ([`ParamErrorKind::InFamilies`](crate::ParamErrorKind::InFamilies)).
+    pub fn param_in(&self, family: &str, name: &str) -> Result<Param, ParamError> {
+        self.registry.resolve_in(family, name, None)
+    }
+
     /// Creates a view instance; its values start at zero.
     pub fn create_view(&mut self) -> ViewId {
-        self.create()
+        self.create(None)
     }
 
     /// Creates a material instance; its values start at zero and its textures are placeholders.
+    /// It belongs to no family: it has a place in every family's material
+    /// slots, and any of them can be set on it. Prefer
+    /// [`Manager::create_material_in`] when materials are per family.
     pub fn create_material(&mut self) -> MaterialId {
-        self.create()
+        self.create(None)
+    }
+
+    /// Creates a material instance of `family` (a shader's
+    /// [`ShaderReflection::family`](crate::reflect::ShaderReflection::family)):
+    /// names set on it resolve among its family's blocks, and a member of
+    /// another family's block is
+    /// [`ParamErrorKind::OtherFamily`](crate::ParamErrorKind::OtherFamily).
+    /// A family no shader has named yet is made, empty.
+    ///
+    /// Cost: as [`Manager::create_material`], and one family lookup.
+    pub fn create_material_in(&mut self, family: &str) -> MaterialId {
+        let index = self.registry.intern_family(family);
+        self.create(Some(index))
     }
 
     /// Creates an object instance; its values start at zero.
     pub fn create_object(&mut self) -> ObjectId {
-        self.create()
+        self.create(None)
     }
 
-    fn create<K: FromRaw>(&mut self) -> K {
+    fn create<K: FromRaw>(&mut self, family: Option<u32>) -> K {
         let f = K::FREQUENCY;
-        let (key, index) = self.instances.insert::<K>();
+        let (key, index) = self.instances.insert::<K>(family);
         let high = self.instances.high(f);
         for slot in self.slots.iter_mut().filter(|s| s.frequency() == f) {
             slot.reserve(high);

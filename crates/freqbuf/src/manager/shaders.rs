@@ -36,7 +36,7 @@ impl Manager {
         // Everything that can fail has passed: commit.
         let id = self.registry.commit(shader, staged);
         self.sync_slots();
-        self.layouts.commit(prepared, &self.registry);
+        self.layouts.commit(prepared, &self.registry, id);
         Ok(id)
     }
 

@@ -17,7 +17,8 @@ impl ShaderReflection {
     /// points, the resources they use (the others stay, unused) and the
     /// `var<immediate>` bytes they read. Register the result to lay out that
     /// pipeline alone. Its name lists the entry points,
-    /// `shadow.wgsl[vs_main,fs_main]`, so that errors say which pipeline.
+    /// `shadow.wgsl[vs_main,fs_main]`, so that errors say which pipeline; its
+    /// family stays the module's.
     ///
     /// A name the module has no entry point of is
     /// [`ReflectErrorKind::UnknownEntryPoint`]. Cost: a clone of the
@@ -47,6 +48,8 @@ impl ShaderReflection {
             kept.iter().any(|&(_, m)| !self.info.get_entry_point(m)[handle].is_empty())
         };
         let mut narrowed = self.clone();
+        // One module's pipelines stay one family: their materials are one type.
+        narrowed.family = Some(self.family().to_owned());
         narrowed.name = format!("{}[{}]", self.name, kept_names(self, &kept).join(","));
         narrowed.entry_points = kept.iter().map(|&(h, _)| self.entry_points[h].clone()).collect();
         narrowed.immediate_size = 0;

@@ -61,6 +61,8 @@ pub struct ShaderReflection {
     immediate_size: u32,
     /// The text it came from, for `line:column` in later errors.
     source: Option<String>,
+    /// The family its per-family blocks join; `None`: its own, by its name.
+    family: Option<String>,
 }
 
 impl ShaderReflection {
@@ -338,7 +340,24 @@ impl ShaderReflection {
             resources,
             immediate_size,
             source: source.map(str::to_owned),
+            family: None,
         })
+    }
+
+    /// The shader with its per-family blocks (materials, by default) in
+    /// family `family`: shaders of one family merge those blocks into one
+    /// layout, shaders of different families each have their own. Without
+    /// it, a shader is a family of its own, named by its name.
+    pub fn with_family(mut self, family: impl Into<String>) -> Self {
+        self.family = Some(family.into());
+        self
+    }
+
+    /// The family its per-family blocks belong to: the one given to
+    /// [`ShaderReflection::with_family`], or its name.
+    #[inline]
+    pub fn family(&self) -> &str {
+        self.family.as_deref().unwrap_or(&self.name)
     }
 
     /// The name given at construction (a path, for files).

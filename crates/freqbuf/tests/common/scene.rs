@@ -237,8 +237,14 @@ impl Rig {
 
     /// Registers a test shader and builds its pipeline with the manager's layout.
     pub fn register(&mut self, device: &wgpu::Device, m: &mut Manager, s: &'static TestShader) -> ShaderId {
-        let id =
-            m.register_wgsl(&format!("test{}.wgsl", s.tag), &source(s)).unwrap_or_else(|e| panic!("{e}"));
+        // One family: the test shaders share one material type, whose slot they merge.
+        let src = source(s);
+        let reflection = freqbuf::reflect::ShaderReflection::new(
+            format!("test{}.wgsl", s.tag),
+            freqbuf::reflect::ShaderSource::Wgsl(&src),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let id = m.register(reflection.with_family("rig")).unwrap_or_else(|e| panic!("{e}"));
         self.adopt(device, m, id, s);
         id
     }
