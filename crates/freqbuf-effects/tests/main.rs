@@ -5,5 +5,6 @@
 mod common;
 
 mod effects;
+mod families;
 mod materials;
 mod queue;

@@ -284,7 +284,8 @@ impl Registry {
                             },
                         ));
                     }
-                    slot.merge(id, name, &res.name, res.location, block).map_err(|k| fail(point, k))?;
+                    slot.merge(id, name, &res.name, res.location, block)
+                        .map_err(|k| fail(point, self.explain(k, frequency, key.1)))?;
                 }
                 None if other.is_none() => new_bindings.push(SharedBinding {
                     resource: res.clone(),
@@ -377,6 +378,27 @@ impl Registry {
         let frequency = self.plan.frequency(point)?;
         let key = self.per_family(frequency).then(|| self.shader_family[shader.index()]);
         self.slot_by_point.get(&(point, key)).copied()
+    }
+
+    /// A merge conflict with what the slot plan makes of it: inside a family,
+    /// or at a shared material frequency (which is per family by default).
+    fn explain(
+        &self,
+        conflict: LayoutErrorKind,
+        frequency: Frequency,
+        family: Option<u32>,
+    ) -> LayoutErrorKind {
+        let conflict = Box::new(conflict);
+        match family {
+            Some(f) => LayoutErrorKind::InFamily { family: self.family_name_or_new(f), conflict },
+            None if frequency == Frequency::Material => LayoutErrorKind::Shared { frequency, conflict },
+            None => *conflict,
+        }
+    }
+
+    /// A family's name; a family being staged is not in the list yet.
+    fn family_name_or_new(&self, index: u32) -> String {
+        self.families.get(index as usize).cloned().unwrap_or_default()
     }
 
     /// Whether `frequency`'s blocks get a slot per family.

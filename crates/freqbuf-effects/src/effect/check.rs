@@ -58,11 +58,7 @@ impl Effects {
             registry.add(reflection).map_err(|e| EffectError {
                 file: effect.source_file.clone(),
                 location: None,
-                kind: Box::new(EffectErrorKind::Conflict {
-                    flags: effect.describe(bits),
-                    passes: effect.passes_using(),
-                    source: Box::new(e),
-                }),
+                kind: Box::new(self.conflict(id, bits, e)),
             })?;
         }
         Ok(CheckReport { permutations: combos.len(), exhaustive: exhaustive && only.is_none() })

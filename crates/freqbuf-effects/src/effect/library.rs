@@ -389,17 +389,29 @@ impl Effects {
             file: effect.source_file.clone(),
             location: None,
             kind: Box::new(match e {
-                e @ Error::Layout { .. } => EffectErrorKind::Conflict {
-                    flags: effect.describe(bits),
-                    passes: effect.passes_using(),
-                    source: Box::new(e),
-                },
+                e @ Error::Layout { .. } => self.conflict(flags.effect, bits, e),
                 e => EffectErrorKind::Register { flags: effect.describe(bits), source: Box::new(e) },
             }),
         })?;
         self.stats.registered += 1;
         self.shaders.insert(key, id);
         Ok(id)
+    }
+
+    /// The error of a permutation whose blocks conflict with its family's slots.
+    pub(super) fn conflict(&self, id: EffectId, bits: u32, source: Error) -> EffectErrorKind {
+        let effect = self.effect(id);
+        let shared_with = (self.effects.iter().enumerate())
+            .filter(|&(i, e)| i != id.index as usize && e.family == effect.family)
+            .map(|(_, e)| e.name.clone())
+            .collect();
+        EffectErrorKind::Conflict {
+            flags: effect.describe(bits),
+            passes: effect.passes_using(),
+            family: effect.family.clone(),
+            shared_with,
+            source: Box::new(source),
+        }
     }
 
     /// Composes and reflects one permutation and checks that it has every

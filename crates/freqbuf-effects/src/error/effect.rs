@@ -119,12 +119,16 @@ pub enum EffectErrorKind {
     },
     /// A permutation's blocks disagree with another permutation (or another
     /// registered shader) about a slot.
-    #[error("[{flags}] (passes {passes})")]
+    #[error("[{flags}] (passes {passes}){}", family_note(.family, .shared_with))]
     Conflict {
         /// The flag combination.
         flags: String,
         /// The passes that use it.
         passes: String,
+        /// The effect's family.
+        family: String,
+        /// The other loaded effects in that family.
+        shared_with: Vec<String>,
         /// The layout error, naming both members.
         #[source]
         source: Box<Error>,
@@ -169,4 +173,16 @@ fn list(names: &[String]) -> String {
         return "none".into();
     }
     names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+}
+
+/// Names the effects a family is shared with, when it is: a conflict there
+/// may be two material types that belong in families of their own.
+fn family_note(family: &str, shared_with: &[String]) -> String {
+    if shared_with.is_empty() {
+        return String::new();
+    }
+    let others = shared_with.iter().map(|e| format!("`{e}`")).collect::<Vec<_>>().join(", ");
+    format!(
+        "; its family `{family}` is shared with {others}: give unrelated material types families of their own"
+    )
 }

@@ -156,6 +156,26 @@ pub enum LayoutErrorKind {
         /// The other.
         second: ResourceSite,
     },
+    /// A conflict inside one family's slot: its shaders share one layout there.
+    #[error("in family `{family}`, whose shaders share one layout here")]
+    InFamily {
+        /// The family.
+        family: String,
+        /// The conflict.
+        #[source]
+        conflict: Box<LayoutErrorKind>,
+    },
+    /// A conflict in a slot of a shared frequency that is per family by default.
+    #[error(
+        "{frequency} blocks are shared in this slot plan, so every shader's merge into one layout; SlotPlan::with_sharing({frequency}, PerFamily) gives each family its own"
+    )]
+    Shared {
+        /// The frequency.
+        frequency: Frequency,
+        /// The conflict.
+        #[source]
+        conflict: Box<LayoutErrorKind>,
+    },
     /// The group mixes frequencies in a way bind groups cannot express.
     #[error(
         "group {group} holds both {first} and {second} resources that are not uniform blocks; a bind group has one owner"
@@ -174,6 +194,11 @@ impl LayoutErrorKind {
     /// Whether the message names the shader being registered, so that an
     /// outer error need not name it again.
     pub(crate) fn names_shader(&self) -> bool {
-        !matches!(self, LayoutErrorKind::MixedGroup { .. } | LayoutErrorKind::ArrayFrequencies { .. })
+        match self {
+            LayoutErrorKind::InFamily { conflict, .. } | LayoutErrorKind::Shared { conflict, .. } => {
+                conflict.names_shader()
+            }
+            k => !matches!(k, LayoutErrorKind::MixedGroup { .. } | LayoutErrorKind::ArrayFrequencies { .. }),
+        }
     }
 }
