@@ -496,10 +496,17 @@ impl Registry {
                 return Err(err(ParamErrorKind::Ambiguous { blocks: found.len(), spellings }));
             }
         }
-        if let (Some(wanted), Some((_, slot))) =
-            (frequency, self.slots().find(|(_, s)| s.member(first).is_some()))
-        {
-            return Err(err(ParamErrorKind::WrongFrequency { wanted, actual: slot.frequency() }));
+        let elsewhere = self.slots().find(|(_, s)| s.member(first).is_some()).map(|(_, s)| s);
+        if let Some(slot) = elsewhere {
+            if let Some(wanted) = frequency.filter(|&f| f != slot.frequency()) {
+                return Err(err(ParamErrorKind::WrongFrequency { wanted, actual: slot.frequency() }));
+            }
+            // In scope but for its family: another family's block has it.
+            if let (Some(member_family), Some(own)) = (slot.family(), family) {
+                let instance_family = self.families.get(own as usize).cloned().unwrap_or_default();
+                let member_family = member_family.to_owned();
+                return Err(err(ParamErrorKind::OtherFamily { member_family, instance_family }));
+            }
         }
         if let Some(b) = self.bindings.values().find(|b| b.resource.name == first) {
             return Err(err(ParamErrorKind::NotUniform { kind: b.resource.kind.as_str() }));

@@ -6,6 +6,7 @@ mod common;
 mod arrays;
 mod bundles;
 mod entry_points;
+mod families;
 mod faults;
 mod foreign;
 mod inputs;

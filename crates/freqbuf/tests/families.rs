@@ -1,0 +1,144 @@
+//! Material families with raw shaders: each shader a family of its own by
+//! default, names resolved per family, instances bound to one family, the
+//! plan's sharing switch, and declarations per family.
+
+use crate::common;
+
+use common::gpu::{self, read_words};
+use freqbuf::reflect::{ShaderReflection, ShaderSource};
+use freqbuf::{Binder, BindingPoint, Draw, Frequency, Manager, Registry, Sharing, SlotPlan};
+
+const UNLIT: &str = "struct Material { color: vec4<f32> }
+@group(2) @binding(0) var<uniform> material: Material;
+@group(2) @binding(1) var<storage, read_write> out: array<vec4<f32>, 1>;
+@compute @workgroup_size(1) fn main() { out[0] = material.color; }";
+/// `color` again, at another offset: another material type.
+const LIT: &str = "struct Material { roughness: f32, color: vec4<f32> }
+@group(2) @binding(0) var<uniform> material: Material;
+@group(2) @binding(1) var<storage, read_write> out: array<vec4<f32>, 1>;
+@compute @workgroup_size(1) fn main() { out[0] = material.color * material.roughness; }";
+
+fn wgsl(name: &str, src: &str) -> ShaderReflection {
+    ShaderReflection::new(name, ShaderSource::Wgsl(src)).unwrap()
+}
+
+#[test]
+fn raw_shaders_are_families_of_their_own_and_names_resolve_per_family() {
+    let mut r = Registry::new(SlotPlan::default());
+    r.add(wgsl("unlit.wgsl", UNLIT)).unwrap();
+    r.add(wgsl("lit.wgsl", LIT)).unwrap();
+    let point = BindingPoint::new(2, 0);
+    let (unlit, lit) = (r.slot_in("unlit.wgsl", point).unwrap(), r.slot_in("lit.wgsl", point).unwrap());
+    assert_ne!(unlit, lit);
+    assert_eq!((r[unlit].size(), r[lit].size()), (16, 32));
+    let e = r.resolve("color", None).unwrap_err();
+    assert_eq!(
+        common::chain(&e),
+        "parameter `color`: the blocks of families `lit.wgsl`, `unlit.wgsl` declare it; resolve it in one (Manager::param_in), or set it on a material of one (Manager::create_material_in)"
+    );
+    assert_eq!(r.resolve_in("lit.wgsl", "color", None).unwrap().offset(), 16);
+    assert_eq!(r.resolve_in("unlit.wgsl", "color", None).unwrap().offset(), 0);
+    // One module cannot declare both families' slots at one point; one family's can be.
+    let e = r.declarations().unwrap_err();
+    assert_eq!(
+        common::chain(&e),
+        "slot @group(2) @binding(0): families `lit.wgsl` and `unlit.wgsl` each have a slot here; declare one family's slots (declarations_in)"
+    );
+    assert!(r.declarations_in("lit.wgsl").unwrap().contains("roughness: f32"));
+
+    // With materials shared, as before families, the two layouts conflict,
+    // and the error says how to give each its own.
+    let shared = SlotPlan::default().with_sharing(Frequency::Material, Sharing::Shared);
+    let mut r = Registry::new(shared);
+    r.add(wgsl("unlit.wgsl", UNLIT)).unwrap();
+    let e = r.add(wgsl("lit.wgsl", LIT)).unwrap_err();
+    assert_eq!(
+        common::chain(&e),
+        "@group(2) @binding(0): material blocks are shared in this slot plan, so every shader's merge into one layout; SlotPlan::with_sharing(material, PerFamily) gives each family its own: members overlap: `color` in unlit.wgsl:2:23 is vec4<f32> at offset 0 (size 16); but `roughness` in lit.wgsl:2:23 is f32 at offset 0 (size 4)"
+    );
+    // Named into one family, they conflict there.
+    let mut r = Registry::new(SlotPlan::default());
+    r.add(wgsl("unlit.wgsl", UNLIT).with_family("basic")).unwrap();
+    let e = r.add(wgsl("lit.wgsl", LIT).with_family("basic")).unwrap_err();
+    assert!(
+        common::chain(&e).starts_with(
+            "@group(2) @binding(0): in family `basic`, whose shaders share one layout here: members overlap"
+        ),
+        "{}",
+        common::chain(&e)
+    );
+}
+
+#[test]
+fn materials_of_a_family_set_only_its_members_and_every_draw_reads_its_own() {
+    let Some(h) = gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let unlit = fb.register(wgsl("unlit.wgsl", UNLIT)).unwrap();
+    let lit = fb.register(wgsl("lit.wgsl", LIT)).unwrap();
+    let buffer = || {
+        h.device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: 16,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        })
+    };
+    let mut draws = Vec::new();
+    for k in 0..3 {
+        let v = k as f32;
+        let a = fb.create_material_in("unlit.wgsl");
+        // Names set on a family's material resolve in its family.
+        fb.material(a).set_by_name("color", &[v, 1.0, 2.0, 3.0]).unwrap();
+        let b = fb.create_material_in("lit.wgsl");
+        fb.material(b).set_by_name("color", &[1.0f32, v, 1.0, 1.0]).unwrap();
+        fb.material(b).set_by_name("roughness", &2.0f32).unwrap();
+        let e = fb.material(a).set_by_name("roughness", &2.0f32).unwrap_err();
+        assert_eq!(
+            common::chain(&e),
+            "parameter `roughness`: it is a member of family `lit.wgsl`, but the instance belongs to family `unlit.wgsl`"
+        );
+        let lit_color = fb.param_in("lit.wgsl", "color").unwrap();
+        let e = fb.material(a).set(lit_color, &[0.0f32; 4]).unwrap_err();
+        assert_eq!(
+            common::chain(&e),
+            "parameter `color`: it is a member of family `lit.wgsl`, but the instance belongs to family `unlit.wgsl`"
+        );
+        let (out_a, out_b) = (buffer(), buffer());
+        fb.material(a).set_buffer("out", &out_a).unwrap();
+        fb.material(b).set_buffer("out", &out_b).unwrap();
+        draws.push((unlit, a, out_a, [v, 1.0, 2.0, 3.0]));
+        draws.push((lit, b, out_b, [2.0, 2.0 * v, 2.0, 2.0]));
+    }
+    // A material of no family has a place in every family's slot.
+    let any = fb.create_material();
+    let p = fb.param_in("unlit.wgsl", "color").unwrap();
+    fb.material(any).set(p, &[9.0f32; 4]).unwrap();
+    let out = buffer();
+    fb.material(any).set_buffer("out", &out).unwrap();
+    draws.push((unlit, any, out, [9.0; 4]));
+    fb.flush(&h.queue).unwrap();
+    let mut enc = h.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        let mut binder = Binder::new();
+        for (shader, m, _, _) in &draws {
+            let module = fb.create_shader_module(*shader).unwrap();
+            let pipeline = h.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: None,
+                layout: Some(fb.pipeline_layout(*shader).unwrap()),
+                module: &module,
+                entry_point: Some("main"),
+                compilation_options: Default::default(),
+                cache: None,
+            });
+            pass.set_pipeline(&pipeline);
+            binder.bind(&mut fb, &mut pass, &Draw::new(*shader).material(*m)).unwrap();
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+    }
+    h.queue.submit([enc.finish()]);
+    for (i, (_, _, out, expect)) in draws.iter().enumerate() {
+        let got = read_words(h, out).into_iter().map(f32::from_bits).collect::<Vec<_>>();
+        assert_eq!(got, expect, "draw {i}");
+    }
+}
