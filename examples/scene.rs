@@ -110,17 +110,20 @@ fn run(
     let mut mats = Materials::new();
     let mut palette: Vec<(freqbuf::MaterialId, bool)> = Vec::new();
     let mut rng = Lcg(7);
-    for (effect, flag, transparent) in
-        [(solid, "TINT", false), (stripes, "WIDE", false), (glass, "BRIGHT", true)]
-    {
+    // Each effect's own material struct: its two colours have its own names.
+    for (effect, flag, transparent, [first, second]) in [
+        (solid, "TINT", false, ["color", "tint"]),
+        (stripes, "WIDE", false, ["dark", "light"]),
+        (glass, "BRIGHT", true, ["color", "bright"]),
+    ] {
         for k in 0..8 {
             let flags: &[&str] = if k % 2 == 0 { &[] } else { &[flag] };
             let m = mats.create(&mut fx, &mut fb, effect, flags)?;
             // Multiples of 1/255, so additive blending is exact in any order.
             let mut c = || (rng.next() * 5.0).floor() * 51.0 / 255.0;
             let scale = if transparent { 0.2 } else { 1.0 };
-            mats.set(&mut fb, m, "color", &[c() * scale, c() * scale, c() * scale, 1.0])?;
-            mats.set(&mut fb, m, "extra", &[c() * scale, c() * scale, c() * scale, 1.0])?;
+            mats.set(&mut fb, m, first, &[c() * scale, c() * scale, c() * scale, 1.0])?;
+            mats.set(&mut fb, m, second, &[c() * scale, c() * scale, c() * scale, 1.0])?;
             palette.push((m, transparent));
         }
     }

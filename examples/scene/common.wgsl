@@ -1,11 +1,11 @@
 #define_import_path scene::common
 
+// The engine's blocks, shared by every effect. Each effect declares its own
+// material block at @group(2) @binding(0): a family of its own.
 struct View { view_proj: mat4x4<f32> }
-struct Material { color: vec4<f32>, extra: vec4<f32> }
 struct Object { world: mat4x4<f32> }
 
 @group(1) @binding(0) var<uniform> view: View;
-@group(2) @binding(0) var<uniform> material: Material;
 @group(3) @binding(0) var<uniform> object: Object;
 
 /// Corner `i` of a unit quad (two triangles), in clip space.

@@ -86,8 +86,8 @@ enum Command {
         #[arg(required = true)]
         files: Vec<std::path::PathBuf>,
     },
-    /// Load an effect file, check its permutations and print its techniques,
-    /// passes and merged slots.
+    /// Load effect files, check their permutations together and print their
+    /// techniques, passes and merged slots.
     Effect {
         /// Print JSON instead of text.
         #[arg(long)]
@@ -98,8 +98,10 @@ enum Command {
         /// Check every combination of the flags the source tests.
         #[arg(long, conflicts_with = "flags")]
         all_permutations: bool,
-        /// The effect file (TOML).
-        file: std::path::PathBuf,
+        /// Effect files (TOML), checked together as one renderer loads them:
+        /// their shared slots (and families they share) must agree.
+        #[arg(required = true)]
+        files: Vec<std::path::PathBuf>,
     },
     /// Print the WGSL declarations of the merged slots of FILES.
     Declare {
@@ -130,8 +132,8 @@ fn main() -> ExitCode {
         Command::Reflect { json, stage, max_uniform_size, files } => {
             reflect(&plan, (&pipelines, cli.family.as_deref()), json, stage, max_uniform_size, &files)
         }
-        Command::Effect { json, flags, all_permutations, file } => {
-            effect(&plan, json, &flags, all_permutations, &file)
+        Command::Effect { json, flags, all_permutations, files } => {
+            effect(&plan, json, &flags, all_permutations, &files)
         }
         Command::Declare { stage, files } => {
             declare(&plan, (&pipelines, cli.family.as_deref()), stage, &files)
@@ -228,68 +230,102 @@ fn freqbuf_limits(max_uniform_size: u32) -> wgpu::Limits {
     }
 }
 
-fn effect(plan: &SlotPlan, json: bool, flags: &[String], all: bool, file: &std::path::Path) -> ExitCode {
-    let mut fx = freqbuf_effects::Effects::new();
-    let mut registry = Registry::new(plan.clone());
-    let result = fx.load(file).and_then(|id| {
-        let names = flags.iter().map(String::as_str).collect::<Vec<_>>();
-        let only = if all { None } else { Some(fx.flags(id, &names)?) };
-        fx.merge(&mut registry, id, only).map(|report| (id, report))
-    });
-    let (id, report) = match result {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {:#}", anyhow::Error::new(e));
-            return ExitCode::FAILURE;
-        }
-    };
-    // [params] and [auto] are checked against every permutation, whatever was printed.
-    let mut every = Registry::new(plan.clone());
-    let tables = fx
-        .merge(&mut every, id, None)
-        .map_err(freqbuf_effects::MaterialError::from)
-        .and_then(|_| freqbuf_effects::validate_tables(&fx, id, &every));
-    if let Err(e) = tables {
-        eprintln!("error: {}: {:#}", fx.effect(id).name(), anyhow::Error::new(e));
+fn effect(
+    plan: &SlotPlan,
+    json: bool,
+    flags: &[String],
+    all: bool,
+    files: &[std::path::PathBuf],
+) -> ExitCode {
+    if files.len() > 1 && !flags.is_empty() {
+        eprintln!("error: --flags picks one permutation of one effect; give one effect file");
         return ExitCode::FAILURE;
     }
-    let effect = fx.effect(id);
-    let passes = |technique: &str| {
-        effect
-            .passes()
-            .iter()
-            .filter(|p| p.name.split_once('.').is_some_and(|(t, _)| t == technique))
-            .collect::<Vec<_>>()
-    };
-    if json {
-        let techniques = effect
-            .techniques()
-            .map(|t| {
-                let passes = passes(t).into_iter().map(|p| {
-                    json!({
-                        "name": p.name.split_once('.').map_or(p.name.as_str(), |(_, n)| n),
-                        "vertex": p.vertex, "fragment": p.fragment, "compute": p.compute,
-                        "blend": p.blend.as_str(), "cull": p.cull.as_str(),
-                        "depth": p.depth.map(|d| json!({"compare": d.compare.as_str(), "write": d.write})),
-                        "color_write": p.color_write,
-                    })
-                });
-                json!({"name": t, "passes": passes.collect::<Vec<_>>()})
-            })
-            .collect::<Vec<_>>();
-        let v = json!({
-            "effect": effect.name(), "flags": effect.flags(), "permutations": report.permutations,
-            "exhaustive": report.exhaustive, "techniques": techniques, "slots": to_json(&registry)["slots"],
+    let mut fx = freqbuf_effects::Effects::new();
+    // One registry for every file: a conflict between two effects shows.
+    let mut registry = Registry::new(plan.clone());
+    let mut loaded = Vec::new();
+    for file in files {
+        let result = fx.load(file).and_then(|id| {
+            let names = flags.iter().map(String::as_str).collect::<Vec<_>>();
+            let only = if all { None } else { Some(fx.flags(id, &names)?) };
+            fx.merge(&mut registry, id, only).map(|report| (id, report))
         });
+        match result {
+            Ok(r) => loaded.push(r),
+            Err(e) => {
+                eprintln!("error: {:#}", anyhow::Error::new(e));
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    for &(id, _) in &loaded {
+        // [params] and [auto] are checked against every permutation, whatever was printed.
+        let mut every = Registry::new(plan.clone());
+        let tables = fx
+            .merge(&mut every, id, None)
+            .map_err(freqbuf_effects::MaterialError::from)
+            .and_then(|_| freqbuf_effects::validate_tables(&fx, id, &every));
+        if let Err(e) = tables {
+            eprintln!("error: {}: {:#}", fx.effect(id).name(), anyhow::Error::new(e));
+            return ExitCode::FAILURE;
+        }
+    }
+    if json {
+        let mut each = loaded.iter().map(|&(id, report)| effect_json(fx.effect(id), report, &registry));
+        let v = match files.len() {
+            1 => each.next().expect("one file, loaded"),
+            _ => Value::Array(each.collect()),
+        };
         println!("{}", serde_json::to_string_pretty(&v).expect("JSON of plain values"));
         return ExitCode::SUCCESS;
     }
+    for &(id, report) in &loaded {
+        print_effect(fx.effect(id), report);
+    }
+    print_table(&registry);
+    ExitCode::SUCCESS
+}
+
+/// The passes of `technique`, in order.
+fn passes<'e>(effect: &'e freqbuf_effects::Effect, technique: &str) -> Vec<&'e freqbuf_effects::Pass> {
+    (effect.passes().iter()).filter(|p| p.name.split_once('.').is_some_and(|(t, _)| t == technique)).collect()
+}
+
+fn effect_json(
+    effect: &freqbuf_effects::Effect,
+    report: freqbuf_effects::CheckReport,
+    registry: &Registry,
+) -> Value {
+    let techniques = effect
+        .techniques()
+        .map(|t| {
+            let passes = passes(effect, t).into_iter().map(|p| {
+                json!({
+                    "name": p.name.split_once('.').map_or(p.name.as_str(), |(_, n)| n),
+                    "vertex": p.vertex, "fragment": p.fragment, "compute": p.compute,
+                    "blend": p.blend.as_str(), "cull": p.cull.as_str(),
+                    "depth": p.depth.map(|d| json!({"compare": d.compare.as_str(), "write": d.write})),
+                    "color_write": p.color_write,
+                })
+            });
+            json!({"name": t, "passes": passes.collect::<Vec<_>>()})
+        })
+        .collect::<Vec<_>>();
+    json!({
+        "effect": effect.name(), "family": effect.family(), "flags": effect.flags(),
+        "permutations": report.permutations, "exhaustive": report.exhaustive,
+        "techniques": techniques, "slots": to_json(registry)["slots"],
+    })
+}
+
+fn print_effect(effect: &freqbuf_effects::Effect, report: freqbuf_effects::CheckReport) {
     let checked = if report.exhaustive { "every combination" } else { "not every combination" };
-    println!("effect {} (flags: {})", effect.name(), effect.flags().join(", "));
+    println!("effect {} (flags: {}; family {})", effect.name(), effect.flags().join(", "), effect.family());
     println!("{} permutations composed and merged ({checked})", report.permutations);
     for t in effect.techniques() {
         println!("technique {t}");
-        for p in passes(t) {
+        for p in passes(effect, t) {
             let entry = |e: &Option<String>| e.clone().unwrap_or_else(|| "-".into());
             let depth = p.depth.map_or("-".into(), |d| format!("{} write={}", d.compare.as_str(), d.write));
             println!(
@@ -304,8 +340,6 @@ fn effect(plan: &SlotPlan, json: bool, flags: &[String], all: bool, file: &std::
             );
         }
     }
-    print_table(&registry);
-    ExitCode::SUCCESS
 }
 
 fn declare(

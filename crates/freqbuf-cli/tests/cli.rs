@@ -358,3 +358,46 @@ fn pipelines_register_a_module_per_entry_point_set_and_json_lists_each_ones_bind
     assert_eq!(code, 1);
     assert!(stderr.contains("no entry point `fs_lit`"), "{stderr}");
 }
+
+#[test]
+fn effect_checks_several_files_together_and_exits_1_on_a_conflict_between_them() {
+    let scene = [
+        "examples/scene/solid.effect.toml",
+        "examples/scene/stripes.effect.toml",
+        "examples/scene/glass.effect.toml",
+    ];
+    let (code, stdout, stderr) = run(&[&["effect"][..], &scene].concat());
+    assert_eq!(code, 0, "{stderr}");
+    // Three effects, three material families at one binding point.
+    assert_eq!(stdout.matches("slot @group(2) @binding(0) material of family").count(), 3, "{stdout}");
+    let (code, stdout, _) = run(&[&["effect", "--json"][..], &scene].concat());
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 3);
+    // Two effects that name one family, with unrelated material structs.
+    let dir = std::env::temp_dir().join(format!("freqbuf-cli-family-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, material) in [("a", "struct M { color: vec4<f32> }"), ("b", "struct M { rough: f32 }")] {
+        let toml = format!(
+            "source = \"{name}.wgsl\"\nfamily = \"pbr\"\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"main\"\n"
+        );
+        let wgsl = format!(
+            "{material}\n@group(2) @binding(0) var<uniform> m: M;\n@group(2) @binding(1) var<storage, read_write> out: array<M, 1>;\n@compute @workgroup_size(1) fn main() {{ out[0] = m; }}\n"
+        );
+        std::fs::write(dir.join(format!("{name}.effect.toml")), toml).unwrap();
+        std::fs::write(dir.join(format!("{name}.wgsl")), wgsl).unwrap();
+    }
+    let files = ["a", "b"].map(|n| dir.join(format!("{n}.effect.toml")).display().to_string());
+    let (code, _, stderr) = run(&["effect", &files[0], &files[1]]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("its family `pbr` is shared with `a`") && stderr.contains("members overlap"),
+        "{stderr}"
+    );
+    // Alone, each is fine; and --flags picks a permutation of one effect only.
+    assert_eq!(run(&["effect", &files[1]]).0, 0);
+    let (code, _, stderr) = run(&["effect", "--flags", "X", &files[0], &files[1]]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("give one effect file"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
