@@ -122,7 +122,18 @@ fn declare_struct(
         }
         let end = members.get(i + 1).map_or(size, |n| n.offset);
         let ty = if m.stride != 0 { format!("array<{spelled}, {}>", m.count) } else { spelled };
-        let _ = writeln!(text, "    @size({}) {}: {ty},", end - m.offset, m.name);
+        // A declared `@size` is kept; other room (alignment, a member another
+        // shader declares) becomes a `_pad` member, which reflection skips,
+        // so the member reflects back with its own size.
+        let gap = end - m.offset - m.extent().min(end - m.offset);
+        if m.size > m.extent() || gap % 4 != 0 {
+            let _ = writeln!(text, "    @size({}) {}: {ty},", end - m.offset, m.name);
+        } else {
+            let _ = writeln!(text, "    @size({}) {}: {ty},", m.extent(), m.name);
+            if gap > 0 {
+                let _ = writeln!(text, "    @size({gap}) _pad_{}: u32,", m.name);
+            }
+        }
     }
     // WGSL types cannot nest themselves, so the body is complete here.
     let mut n = 1;

@@ -173,7 +173,8 @@ impl SlotLayout {
                 None => {
                     let overlap = self.members.iter().find(|old| {
                         let o = &old.member;
-                        o.offset < new.offset + new.size && new.offset < o.offset + o.size
+                        // Values, not declared sizes: `@size` room may hold another's member.
+                        o.offset < new.offset + new.extent() && new.offset < o.offset + o.extent()
                     });
                     if let Some(old) = overlap {
                         return Err(LayoutErrorKind::Overlap {

@@ -576,3 +576,40 @@ fn array_slots_and_structs_that_share_a_name_round_trip() {
     assert!(text.contains("struct Data {") && text.contains("struct Data_2 {"), "{text}");
     round_trip(&registry, "array slot and two `Data` structs");
 }
+
+/// naga keeps no `@size`: the room it leaves is reported as the member's
+/// size where the source declares it, and not where `@align` on the next
+/// member leaves it. Another shader may put a member in that room.
+#[test]
+fn size_attributes_are_reported_and_align_gaps_are_not() {
+    let src = "struct M { a: vec3<f32>, @size(20) z: f32, b: f32, c: f32, @align(16) d: f32 }
+@group(2) @binding(0) var<uniform> m: M;
+@fragment fn fs() -> @location(0) vec4<f32> { return vec4<f32>(m.a, m.z + m.b + m.c + m.d); }";
+    let s = freqbuf::reflect::ShaderReflection::new("size.wgsl", freqbuf::reflect::ShaderSource::Wgsl(src))
+        .unwrap();
+    let block = s.resource(BindingPoint::new(2, 0)).unwrap().block.clone().unwrap();
+    let sizes =
+        block.members.iter().map(|m| (m.name.as_str(), m.offset, m.size, m.extent())).collect::<Vec<_>>();
+    assert_eq!(
+        sizes,
+        [("a", 0, 12, 12), ("z", 12, 20, 4), ("b", 32, 4, 4), ("c", 36, 4, 4), ("d", 48, 4, 4)]
+    );
+    let mut r = Registry::new(SlotPlan::default());
+    r.add(s.clone()).unwrap();
+    round_trip(&r, "@size members");
+    // In one family, another shader's member in `z`'s room merges.
+    let mut r = Registry::new(SlotPlan::default());
+    r.add(s.with_family("m")).unwrap();
+    let other = "struct M { a: vec3<f32>, z: f32, w: f32 }
+@group(2) @binding(0) var<uniform> m: M;
+@fragment fn fs() -> @location(0) vec4<f32> { return vec4<f32>(m.a, m.z + m.w); }";
+    let o =
+        freqbuf::reflect::ShaderReflection::new("other.wgsl", freqbuf::reflect::ShaderSource::Wgsl(other))
+            .unwrap();
+    r.add(o.with_family("m")).unwrap();
+    let slot = &r[r.slot_at(BindingPoint::new(2, 0)).unwrap()];
+    assert_eq!(
+        slot.members().iter().map(|m| m.member.name.as_str()).collect::<Vec<_>>(),
+        ["a", "z", "w", "b", "c", "d"]
+    );
+}

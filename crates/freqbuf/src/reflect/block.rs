@@ -55,6 +55,7 @@ pub(super) fn array_slot_element(
 pub(super) fn block_layout(
     module: &Module,
     layouter: &Layouter,
+    source: Option<&str>,
     ty: Handle<naga::Type>,
     var_name: &str,
 ) -> Result<BlockLayout, BlockFault> {
@@ -63,35 +64,72 @@ pub(super) fn block_layout(
         TypeInner::Struct { ref members, span } => Ok(BlockLayout {
             type_name: module.types[ty].name.clone(),
             size: span.max(size),
-            members: struct_members(module, layouter, members, 0)?,
+            members: struct_members(
+                module,
+                layouter,
+                source,
+                ty,
+                members,
+                declared_end(layouter, ty, span),
+                0,
+            )?,
         }),
         _ => Ok(BlockLayout {
             type_name: None,
             size,
-            members: vec![member(module, layouter, var_name, 0, ty, 0)?],
+            members: vec![member(module, layouter, source, var_name, 0, ty, 0)?],
         }),
     }
+}
+
+/// Where a struct's last member may end: its span, and the alignment that
+/// rounds the last member's end up to it.
+fn declared_end(layouter: &Layouter, ty: Handle<naga::Type>, span: u32) -> (u32, naga::proc::Alignment) {
+    (span, layouter[ty].alignment)
 }
 
 fn struct_members(
     module: &Module,
     layouter: &Layouter,
+    source: Option<&str>,
+    struct_ty: Handle<naga::Type>,
     members: &[naga::StructMember],
+    (span, align): (u32, naga::proc::Alignment),
     depth: u32,
 ) -> Result<Vec<Member>, BlockFault> {
-    members
+    let mut out = members
         .iter()
         .enumerate()
         .map(|(i, m)| {
             let name = m.name.clone().unwrap_or_else(|| format!("member{i}"));
-            member(module, layouter, normalize(&name), m.offset, m.ty, depth)
+            member(module, layouter, source, normalize(&name), m.offset, m.ty, depth)
         })
-        .collect()
+        .collect::<Result<Vec<_>, _>>()?;
+    // naga applies `@size` to the offsets and keeps no size; the room before
+    // the next member is the declared size where the source says `@size`
+    // (an `@align` on the next member leaves room too, and is not a size).
+    let body = source.and_then(|text| struct_text(module, struct_ty, text));
+    for i in 0..out.len() {
+        let Some(name) = members[i].name.as_deref() else { continue };
+        if !body.is_some_and(|b| declares_size(b, name)) {
+            continue;
+        }
+        let (end, next_align) = match members.get(i + 1) {
+            Some(next) => (next.offset, layouter[next.ty].alignment),
+            None => (span, align),
+        };
+        let natural = next_align.round_up(out[i].offset + out[i].size);
+        if end > natural {
+            out[i].size = end - out[i].offset;
+        }
+    }
+    Ok(out)
 }
 
 fn member(
     module: &Module,
     layouter: &Layouter,
+    source: Option<&str>,
     name: &str,
     offset: u32,
     ty: Handle<naga::Type>,
@@ -102,7 +140,7 @@ fn member(
         TypeInner::Array { .. } => return Err(BlockFault::Unsized),
         _ => (ty, 1, 0),
     };
-    let ty = member_type(module, layouter, elem, depth + 1)?;
+    let ty = member_type(module, layouter, source, elem, depth + 1)?;
     let size = if stride == 0 { ty.size() } else { count * stride };
     Ok(Member { name: name.to_owned(), offset, size, ty, count, stride })
 }
@@ -110,6 +148,7 @@ fn member(
 fn member_type(
     module: &Module,
     layouter: &Layouter,
+    source: Option<&str>,
     ty: Handle<naga::Type>,
     depth: u32,
 ) -> Result<MemberType, BlockFault> {
@@ -121,10 +160,22 @@ fn member_type(
         TypeInner::Struct { ref members, span } => MemberType::Struct {
             name: module.types[ty].name.clone().unwrap_or_else(|| "{anonymous struct}".into()),
             size: span.max(size),
-            fields: struct_members(module, layouter, members, depth)?,
+            // Padding members (`_pad…`) are room, not fields: as in a slot's members.
+            fields: struct_members(
+                module,
+                layouter,
+                source,
+                ty,
+                members,
+                declared_end(layouter, ty, span),
+                depth,
+            )?
+            .into_iter()
+            .filter(|m| !crate::layout::is_padding(&m.name))
+            .collect(),
         },
         TypeInner::Array { base, size: ArraySize::Constant(n), stride } => {
-            let elem = member_type(module, layouter, base, depth + 1)?;
+            let elem = member_type(module, layouter, source, base, depth + 1)?;
             let wgsl = format!("array<{}, {}>", elem.name(), n.get());
             MemberType::Array { elem: Box::new(elem), count: n.get(), stride, wgsl }
         }
@@ -133,6 +184,23 @@ fn member_type(
             let value = ValueType::of(inner).ok_or(BlockFault::Unsized)?;
             MemberType::Plain { wgsl: wgsl_name(value), size, value }
         }
+    })
+}
+
+/// The source text of a struct's declaration, when naga kept its span.
+fn struct_text<'a>(module: &Module, ty: Handle<naga::Type>, source: &'a str) -> Option<&'a str> {
+    let span = module.types.get_span(ty);
+    span.to_range().and_then(|r| source.get(r))
+}
+
+/// Whether the struct declaration `body` gives member `name` an `@size`.
+fn declares_size(body: &str, name: &str) -> bool {
+    let inner = body.split_once('{').map_or(body, |(_, b)| b);
+    inner.split([',', '}']).any(|decl| {
+        let decl = decl.trim();
+        let Some(at) = decl.find(':') else { return false };
+        let (head, _) = decl.split_at(at);
+        head.split_whitespace().last() == Some(name) && head.contains("@size")
     })
 }
 

@@ -283,7 +283,7 @@ impl ShaderReflection {
                         }
                     },
                 };
-                let block = block_layout(&module, &layouter, var.ty, &res_name).map_err(fault)?;
+                let block = block_layout(&module, &layouter, source, var.ty, &res_name).map_err(fault)?;
                 if let Some(dup) = duplicate_name(&block.members) {
                     return Err(ReflectError {
                         shader: name,
@@ -299,7 +299,8 @@ impl ShaderReflection {
                     location,
                     kind: ReflectErrorKind::TooDeep { name: res_name.clone(), limit: Self::MAX_NESTING },
                 };
-                let mut block = block_layout(&module, &layouter, element.0, &res_name).map_err(fault)?;
+                let mut block =
+                    block_layout(&module, &layouter, source, element.0, &res_name).map_err(fault)?;
                 block.size = element.1;
                 if let Some(dup) = duplicate_name(&block.members) {
                     return Err(ReflectError {

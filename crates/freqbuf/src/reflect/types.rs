@@ -199,7 +199,10 @@ pub struct Member {
     pub name: String,
     /// Byte offset inside its parent.
     pub offset: u32,
-    /// Size in bytes: `count * stride` for arrays.
+    /// Size in bytes as declared: `count * stride` for arrays, the type's
+    /// size, or more where WGSL's `@size` (or GLSL's offsets) leave room
+    /// before the next member than alignment explains. The value itself
+    /// takes [`Member::extent`] bytes.
     pub size: u32,
     /// The type, or the element type for arrays.
     pub ty: MemberType,
@@ -210,6 +213,13 @@ pub struct Member {
 }
 
 impl Member {
+    /// Bytes the value takes: `count * stride` for arrays, else the type's
+    /// size. Other members may sit in the rest of a larger declared size.
+    #[inline]
+    pub fn extent(&self) -> u32 {
+        if self.stride == 0 { self.ty.size() } else { self.count * self.stride }
+    }
+
     /// Whether the member is an array.
     #[inline]
     pub fn is_array(&self) -> bool {
