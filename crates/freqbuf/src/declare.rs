@@ -126,7 +126,7 @@ fn declare_struct(
         // shader declares) becomes a `_pad` member, which reflection skips,
         // so the member reflects back with its own size.
         let gap = end - m.offset - m.extent().min(end - m.offset);
-        if m.size > m.extent() || gap % 4 != 0 {
+        if m.size > m.extent() || !gap.is_multiple_of(4) {
             let _ = writeln!(text, "    @size({}) {}: {ty},", end - m.offset, m.name);
         } else {
             let _ = writeln!(text, "    @size({}) {}: {ty},", m.extent(), m.name);
