@@ -273,8 +273,14 @@ fn material_and_auto_errors_name_what_is_wrong() {
     // The auto effect's storage buffer sits where probe's block is: another manager.
     let mut fb = Manager::new(&h.device, SlotPlan::default());
     let id = fx.load(path("auto.effect.toml")).unwrap();
-    fx.shader(&mut fb, fx.flags(id, &[]).unwrap()).unwrap();
     let mut auto = AutoConstants::new();
+    // Before any permutation of the effect is registered, its members cannot resolve.
+    let e = auto.bind_effect(fb.registry(), fx.effect(id)).unwrap_err();
+    assert_eq!(
+        common::chain(&e),
+        "effect `auto`: no permutation of it is registered yet; create a material of it or build a pipeline first (Effects::shader), or bind against the registry of Effects::merge"
+    );
+    fx.shader(&mut fb, fx.flags(id, &[]).unwrap()).unwrap();
     let r = fb.registry();
     let e = auto.bind(r, "world", "world_view_proj").unwrap_err();
     assert!(matches!(*e.kind, MaterialErrorKind::TwoFrequencies { .. }));

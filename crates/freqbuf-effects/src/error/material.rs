@@ -48,6 +48,11 @@ pub enum MaterialErrorKind {
         /// The closest pass names.
         suggestions: Vec<String>,
     },
+    /// No permutation of the effect is registered with the manager yet.
+    #[error(
+        "no permutation of it is registered yet; create a material of it or build a pipeline first (Effects::shader), or bind against the registry of Effects::merge"
+    )]
+    NotRegistered,
     /// A `[params]` value (or a set value) does not fit the member.
     #[error("the member is {expected}, the value {found}")]
     BadValue {

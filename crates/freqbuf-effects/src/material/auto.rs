@@ -262,6 +262,14 @@ impl AutoConstants {
 
     /// Binds every entry of an effect's `[auto]` table.
     pub fn bind_effect(&mut self, registry: &Registry, effect: &crate::Effect) -> Result<(), MaterialError> {
+        // Its members are resolved among its family's shaders: none yet is a
+        // missing step, not an unknown name.
+        if !effect.auto().is_empty() && !registry.shaders().any(|(_, s)| s.family() == effect.family()) {
+            return Err(MaterialError {
+                subject: format!("effect `{}`", effect.name()),
+                kind: Box::new(MaterialErrorKind::NotRegistered),
+            });
+        }
         for (member, semantic) in effect.auto() {
             self.bind_in(registry, Some(effect.family()), member, semantic)?;
         }
