@@ -513,3 +513,25 @@ fn a_pass_can_require_the_flags_its_entry_point_exists_under() {
         "bad.effect.toml:9:15: pass `t.first` requires `SECOND`, which is not one of the effect's flags"
     );
 }
+
+/// A flag that a source only substitutes (`#{FLAG}`, `#FLAG`), never tests
+/// with `#if`, still makes its own permutation: its value is in the text.
+#[test]
+fn a_flag_only_substituted_counts_as_tested() {
+    let Some(h) = gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let wgsl = "@group(2) @binding(0) var<storage, read_write> seen: array<u32, 1>;
+@compute @workgroup_size(1) fn main() { seen[0] = select(0u, 1u, #{LAYERED}); }
+";
+    let toml = "name = \"s\"\nsource = \"s.wgsl\"\nflags = [\"LAYERED\", \"UNUSED\"]\n[defs]\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"main\"\n";
+    let mut fx = Effects::new();
+    let id = fx.add("s.effect.toml", toml, wgsl).unwrap();
+    let on = fx.shader(&mut fb, fx.flags(id, &["LAYERED"]).unwrap()).unwrap();
+    let also_on = fx.shader(&mut fb, fx.flags(id, &["LAYERED", "UNUSED"]).unwrap()).unwrap();
+    assert_eq!(on, also_on, "UNUSED is never tested: one permutation");
+    assert_eq!(fx.stats().registered, 1);
+    // Without LAYERED the text differs (naga_oil leaves an undefined `#{..}`):
+    // not the LAYERED permutation, as it would be were the flag untested.
+    let off = fx.shader(&mut fb, fx.flags(id, &[]).unwrap());
+    assert_ne!(off.ok(), Some(on));
+}

@@ -90,6 +90,8 @@ impl Compose {
     fn tested_into(&self, source: &str, seen: &mut BTreeSet<String>, visited: &mut BTreeSet<String>) {
         for line in source.lines() {
             let line = line.trim_start();
+            // `#{NAME}` and `#NAME` inside a line substitute the def's value: a test too.
+            seen.extend(substitutions(line).map(str::to_owned));
             let Some(rest) = line.strip_prefix('#') else { continue };
             let rest = rest.trim_start();
             let rest = rest.strip_prefix("else").map_or(rest, str::trim_start);
@@ -176,4 +178,15 @@ pub(crate) fn locate(text: &str, at: usize) -> Location {
     let line = before.matches('\n').count() as u32 + 1;
     let column = (before.len() - before.rfind('\n').map_or(0, |n| n + 1)) as u32 + 1;
     Location { line, column }
+}
+
+/// The defs a line substitutes: `#{NAME}` anywhere, `#NAME` after the start
+/// (at the start, `#` begins a directive such as `#ifdef`).
+fn substitutions(line: &str) -> impl Iterator<Item = &str> {
+    line.match_indices('#').filter(|&(i, _)| i > 0).filter_map(move |(i, _)| {
+        let rest = &line[i + 1..];
+        let rest = rest.strip_prefix('{').unwrap_or(rest);
+        let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
+        (end > 0).then(|| &rest[..end])
+    })
 }
