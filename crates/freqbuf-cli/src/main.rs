@@ -98,6 +98,10 @@ enum Command {
         /// Check every combination of the flags the source tests.
         #[arg(long, conflicts_with = "flags")]
         all_permutations: bool,
+        /// A directory of WGSL modules, found by their `#define_import_path`
+        /// when an effect imports them (repeatable).
+        #[arg(long)]
+        module_dir: Vec<std::path::PathBuf>,
         /// Effect files (TOML), checked together as one renderer loads them:
         /// their shared slots (and families they share) must agree.
         #[arg(required = true)]
@@ -132,8 +136,8 @@ fn main() -> ExitCode {
         Command::Reflect { json, stage, max_uniform_size, files } => {
             reflect(&plan, (&pipelines, cli.family.as_deref()), json, stage, max_uniform_size, &files)
         }
-        Command::Effect { json, flags, all_permutations, files } => {
-            effect(&plan, json, &flags, all_permutations, &files)
+        Command::Effect { json, flags, all_permutations, module_dir, files } => {
+            effect(&plan, json, &flags, all_permutations, &module_dir, &files)
         }
         Command::Declare { stage, files } => {
             declare(&plan, (&pipelines, cli.family.as_deref()), stage, &files)
@@ -235,6 +239,7 @@ fn effect(
     json: bool,
     flags: &[String],
     all: bool,
+    module_dirs: &[std::path::PathBuf],
     files: &[std::path::PathBuf],
 ) -> ExitCode {
     if files.len() > 1 && !flags.is_empty() {
@@ -242,6 +247,12 @@ fn effect(
         return ExitCode::FAILURE;
     }
     let mut fx = freqbuf_effects::Effects::new();
+    for dir in module_dirs {
+        if let Err(e) = fx.add_module_dir(dir) {
+            eprintln!("error: {:#}", anyhow::Error::new(e));
+            return ExitCode::FAILURE;
+        }
+    }
     // One registry for every file: a conflict between two effects shows.
     let mut registry = Registry::new(plan.clone());
     let mut loaded = Vec::new();

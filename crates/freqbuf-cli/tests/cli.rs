@@ -401,3 +401,28 @@ fn effect_checks_several_files_together_and_exits_1_on_a_conflict_between_them()
     assert!(stderr.contains("give one effect file"), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn module_dirs_supply_imports_by_path_and_the_bevy_plan_checks() {
+    let dir = "crates/freqbuf-effects/tests/effects/bevy";
+    let tinted = format!("{dir}/tinted.effect.toml");
+    let (code, _, stderr) = run(&["effect", "--all-permutations", &tinted]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("bevy_sprite::mesh2d_view_bindings"), "{stderr}");
+    let lib = format!("{dir}/lib");
+    let sprite = format!("{dir}/sprite.effect.toml");
+    let args = [
+        "effect",
+        "--all-permutations",
+        "--plan",
+        "0=view,1=material",
+        "--module-dir",
+        &lib,
+        &tinted,
+        &sprite,
+    ];
+    let (code, stdout, stderr) = run(&args);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("8 permutations composed and merged (every combination)"), "{stdout}");
+    assert!(stdout.contains("slot @group(0) @binding(0) view"), "{stdout}");
+}

@@ -535,3 +535,69 @@ fn a_flag_only_substituted_counts_as_tested() {
     let off = fx.shader(&mut fb, fx.flags(id, &[]).unwrap());
     assert_ne!(off.ok(), Some(on));
 }
+
+/// A Bevy-shaped module library (`tests/effects/bevy/`): a sprite effect whose
+/// view bindings, tonemapping (LUT bindings placed by valued defs),
+/// colour operations and maths are six modules listed by a glob; a second
+/// effect finds the same modules by import path in a module directory.
+/// Bevy's numbering: group 0 the view, group 1 the material.
+#[test]
+fn a_bevy_shaped_module_library_loads_by_glob_and_by_module_directory() {
+    let plan =
+        SlotPlan::empty().with_group(0, freqbuf::Frequency::View).with_group(1, freqbuf::Frequency::Material);
+    let registry = Registry::new(plan.clone());
+    let mut fx = Effects::new();
+    let sprite = fx.load(path("bevy/sprite.effect.toml")).unwrap();
+    assert_eq!(fx.stats().module_files, 6, "six modules, each read once");
+    // Every combination of its three flags composes and merges.
+    let report = fx.check(&registry, sprite, None).unwrap();
+    assert_eq!((report.permutations, report.exhaustive), (8, true));
+    let mut merged = registry.scratch();
+    let tonemapped = fx.flags(sprite, &["TONEMAP_IN_SHADER"]).unwrap();
+    fx.merge(&mut merged, sprite, Some(tonemapped)).unwrap();
+    let (_, shader) = merged.shaders().next().unwrap();
+    let bound = shader
+        .used_resources()
+        .map(|r| (r.name.as_str(), r.binding.group, r.binding.binding))
+        .collect::<Vec<_>>();
+    assert_eq!(
+        bound,
+        [
+            ("view", 0, 0),
+            ("dt_lut_texture", 0, 3),
+            ("dt_lut_sampler", 0, 4),
+            ("sprite_texture", 1, 0),
+            ("sprite_sampler", 1, 1)
+        ],
+        "the LUT at the bindings [defs] give, the material group from #{{MATERIAL_BIND_GROUP}}"
+    );
+    // Imported items keep the names their modules gave them (naga_oil decorates them).
+    assert!(merged.resolve("view.exposure", None).is_ok());
+    assert!(merged.resolve("View.exposure", None).is_ok());
+    // The second effect lists no modules: the directory has them by import path,
+    // and the ones already added are not read again.
+    let mut bare = Effects::new();
+    let t = bare.load(path("bevy/tinted.effect.toml")).unwrap();
+    let e = bare.check(&registry, t, None).unwrap_err();
+    assert!(common::chain(&e).contains("bevy_sprite::mesh2d_view_bindings"), "{}", common::chain(&e));
+    fx.add_module_dir(path("bevy/lib")).unwrap();
+    let tinted = fx.load(path("bevy/tinted.effect.toml")).unwrap();
+    assert_eq!(fx.stats().module_files, 6);
+    assert_eq!(fx.check(&registry, tinted, None).unwrap().permutations, 2);
+    let mut alone = Effects::new();
+    alone.add_module_dir(path("bevy/lib")).unwrap();
+    let tinted = alone.load(path("bevy/tinted.effect.toml")).unwrap();
+    assert_eq!(alone.stats().module_files, 6, "view, view bindings, tonemapping and what it imports");
+    assert_eq!(alone.check(&registry, tinted, None).unwrap().permutations, 2);
+    // A glob that matches nothing is an error at its place in the file.
+    let dir = std::env::temp_dir().join(format!("freqbuf-glob-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let toml = std::fs::read_to_string(path("bevy/sprite.effect.toml"))
+        .unwrap()
+        .replace("lib/*.wgsl", "nothing/*.wgsl");
+    std::fs::write(dir.join("sprite.effect.toml"), toml).unwrap();
+    std::fs::copy(path("bevy/sprite.wgsl"), dir.join("sprite.wgsl")).unwrap();
+    let e = Effects::new().load(dir.join("sprite.effect.toml")).unwrap_err();
+    assert!(common::chain(&e).contains("nothing/*.wgsl: no file matches"), "{}", common::chain(&e));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

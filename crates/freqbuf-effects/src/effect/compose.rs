@@ -75,7 +75,9 @@ impl Compose {
                 })
                 .map_err(Box::new)
         })?;
-        composed.map_err(|e| self.error(*e, flags))
+        let mut module = composed.map_err(|e| self.error(*e, flags))?;
+        undecorate(&mut module);
+        Ok(module)
     }
 
     /// The identifiers `source` (and the modules it imports) test in
@@ -189,4 +191,31 @@ fn substitutions(line: &str) -> impl Iterator<Item = &str> {
         let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
         (end > 0).then(|| &rest[..end])
     })
+}
+
+/// naga_oil's suffix on items an imported module defines: `view` from
+/// `bevy_sprite::mesh2d_view_bindings` becomes `viewX_naga_oil_mod_X…X`.
+const DECORATION: &str = "X_naga_oil_mod_X";
+
+/// Gives imported globals and types back the names their module gave them,
+/// so that `view`, `dt_lut_texture` and `View.exposure` resolve as written.
+/// A type whose plain name another type of the same shape already has keeps
+/// its decorated name (naga's type arena holds each type once).
+fn undecorate(module: &mut naga::Module) {
+    let plain = |name: &str| name.split_once(DECORATION).map(|(item, _)| item.to_owned());
+    for (_, var) in module.global_variables.iter_mut() {
+        if let Some(name) = var.name.as_deref().and_then(plain) {
+            var.name = Some(name);
+        }
+    }
+    let renamed = (module.types.iter())
+        .filter_map(|(h, ty)| {
+            Some((h, naga::Type { name: Some(plain(ty.name.as_deref()?)?), inner: ty.inner.clone() }))
+        })
+        .collect::<Vec<_>>();
+    for (handle, ty) in renamed {
+        if module.types.get(&ty).is_none() {
+            module.types.replace(handle, ty);
+        }
+    }
 }

@@ -46,8 +46,11 @@ pub struct Effects {
     /// a manager moved to another device (`Manager::recreate`) drops them all.
     pub(super) device: u64,
     pub(super) stats: EffectStats,
-    /// Module files effect files listed, added once each.
+    /// Module files added so far (canonical paths), each added once.
     pub(super) module_files: std::collections::HashSet<std::path::PathBuf>,
+    /// Modules in the directories of [`Effects::add_module_dir`], by import
+    /// path, read when an effect imports them.
+    pub(super) module_index: HashMap<String, std::path::PathBuf>,
 }
 
 static NEXT_LIBRARY: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
@@ -72,6 +75,7 @@ impl Effects {
             device: 0,
             stats: EffectStats::default(),
             module_files: Default::default(),
+            module_index: HashMap::new(),
         }
     }
 
@@ -119,21 +123,7 @@ impl Effects {
         })?;
         let parsed = parse(&file, &toml_text)?;
         let dir = path.parent().unwrap_or(Path::new(""));
-        for module in &parsed.modules {
-            let module_path = dir.join(module.get_ref());
-            let key = module_path.canonicalize().unwrap_or_else(|_| module_path.clone());
-            if self.module_files.contains(&key) {
-                continue;
-            }
-            let module_file = module_path.display().to_string();
-            let text = read_text(&module_path).map_err(|e| EffectError {
-                file: file.clone(),
-                location: Some(locate(&toml_text, module.span().start)),
-                kind: Box::new(EffectErrorKind::Io(format!("{module_file}: {e}"))),
-            })?;
-            self.add_module(&module_file, &text)?;
-            self.module_files.insert(key);
-        }
+        self.add_listed_modules(&file, &toml_text, dir, &parsed.modules)?;
         let source_path = dir.join(parsed.source.get_ref());
         let source_file = source_path.display().to_string();
         let source = read_text(&source_path).map_err(|e| EffectError {
@@ -250,6 +240,8 @@ impl Effects {
             }
             techniques.push((t.name.into_inner(), start..passes.len() as u32));
         }
+        // Modules of the searched directories that it imports, before its flags are read.
+        self.add_imported_modules(&source_file, &source)?;
         let tested = self.tested_bits(&source, &flags, &passes);
         let effect = Effect {
             name: parsed.name.unwrap_or_else(|| stem.to_owned()),
@@ -459,7 +451,7 @@ impl Effects {
 
 /// Reads an effect file or a WGSL source as `ShaderReflection::from_path`
 /// reads shaders: a regular UTF-8 file within the same size limit.
-fn read_text(path: &Path) -> Result<String, String> {
+pub(super) fn read_text(path: &Path) -> Result<String, String> {
     let bytes = freqbuf::reflect::read_file(path, ShaderReflection::MAX_FILE_SIZE)?;
     String::from_utf8(bytes).map_err(|e| format!("not UTF-8: {e}"))
 }

@@ -11,6 +11,7 @@ mod check;
 mod compose;
 mod file;
 mod library;
+mod modules;
 mod pipeline;
 mod types;
 

@@ -173,6 +173,9 @@ pub struct EffectStats {
     pub registered: u64,
     /// Render and compute pipelines built.
     pub pipelines: u64,
+    /// Module files read and added (listed, globbed or found in a module
+    /// directory), each once however many effects import it.
+    pub module_files: u64,
 }
 
 /// What [`Effects::check`](super::Effects::check) proved.
