@@ -601,3 +601,42 @@ fn a_bevy_shaped_module_library_loads_by_glob_and_by_module_directory() {
     assert!(common::chain(&e).contains("nothing/*.wgsl: no file matches"), "{}", common::chain(&e));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Past 32 flags (Bevy's PBR shader tests over a hundred definitions): flags
+/// past the 32nd make their own permutations, the whole-effect check samples
+/// and says so, and past the limit the error names it.
+#[test]
+fn effects_take_more_than_32_flags() {
+    let Some(h) = gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let flags = (0..40).map(|i| format!("F{i}")).collect::<Vec<_>>();
+    let tests = flags
+        .iter()
+        .enumerate()
+        .map(|(i, f)| format!("#ifdef {f}\n    seen[0] += {i}u;\n#endif\n"))
+        .collect::<String>();
+    let wgsl = format!(
+        "@group(2) @binding(0) var<storage, read_write> seen: array<u32, 1>;\n@compute @workgroup_size(1) fn main() {{\n{tests}}}\n"
+    );
+    let toml = |n: usize| {
+        let list = (0..n).map(|i| format!("\"F{i}\"")).collect::<Vec<_>>().join(", ");
+        format!(
+            "source = \"many.wgsl\"\nflags = [{list}]\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"main\"\n"
+        )
+    };
+    let mut fx = Effects::new();
+    let id = fx.add("many.effect.toml", &toml(40), &wgsl).unwrap();
+    let a = fx.shader(&mut fb, fx.flags(id, &["F35"]).unwrap()).unwrap();
+    let b = fx.shader(&mut fb, fx.flags(id, &["F39"]).unwrap()).unwrap();
+    let c = fx.shader(&mut fb, fx.flags(id, &["F3", "F39"]).unwrap()).unwrap();
+    assert!(a != b && b != c && a != c);
+    let report = fx.check(&Registry::new(SlotPlan::default()), id, None).unwrap();
+    // None, all, each alone and each pair: 2 + 40 + 780, not 2^40.
+    assert_eq!((report.permutations, report.exhaustive), (822, false));
+    let e = fx.add("over.effect.toml", &toml(129), &wgsl).unwrap_err();
+    assert!(
+        common::chain(&e).contains("129 flags; an effect may declare at most 128"),
+        "{}",
+        common::chain(&e)
+    );
+}

@@ -2,7 +2,7 @@
 //! before anything is drawn.
 
 use super::library::{EXHAUSTIVE_FLAGS, Effects};
-use super::types::{CheckReport, EffectId, FlagSet};
+use super::types::{Bits, CheckReport, EffectId, FlagSet};
 use crate::error::{EffectError, EffectErrorKind};
 use freqbuf::Registry;
 
@@ -67,8 +67,8 @@ impl Effects {
 
 /// The flag combinations to check over the `tested` flag indices: all of
 /// them up to [`EXHAUSTIVE_FLAGS`], else none, singles, pairs and all.
-fn combinations(tested: &[u32]) -> (Vec<u32>, bool) {
-    let bit = |i: &u32| 1u32 << i;
+fn combinations(tested: &[u32]) -> (Vec<Bits>, bool) {
+    let bit = |i: &u32| (1 as Bits) << i;
     if tested.len() <= EXHAUSTIVE_FLAGS {
         let n = tested.len();
         let all = (0u32..1 << n)

@@ -8,15 +8,12 @@ use std::path::Path;
 
 use super::compose::{Compose, locate};
 use super::file::EffectFile;
-use super::types::{Effect, EffectId, EffectStats, FlagSet, Pass, PassId, Passes, Targets};
+use super::types::{Bits, Effect, EffectId, EffectStats, FlagSet, MAX_FLAGS, Pass, PassId, Passes, Targets};
 use crate::error::{EffectError, EffectErrorKind};
 use freqbuf::Error;
 use freqbuf::Manager;
 use freqbuf::ShaderId;
 use freqbuf::reflect::ShaderReflection;
-
-/// Flags an effect may declare: they are bits of a `u32`.
-const MAX_FLAGS: usize = 32;
 
 /// Above this many tested flags, [`Effects::check`] checks every flag alone,
 /// every pair and all together instead of all `2^n` combinations.
@@ -34,7 +31,7 @@ pub struct Effects {
     pub(super) compose: Compose,
     pub(super) effects: Vec<Effect>,
     /// (effect, tested flag bits) → the registered permutation.
-    pub(super) shaders: HashMap<(u32, u32), ShaderId>,
+    pub(super) shaders: HashMap<(u32, Bits), ShaderId>,
     pub(super) modules: HashMap<ShaderId, wgpu::ShaderModule>,
     /// By (pass, permutation), one pipeline per targets it was built for
     /// (usually one). The shader id names the manager and the flags, the
@@ -105,7 +102,7 @@ impl Effects {
     /// The bits of `flags` that `source` or what it imports tests, and those
     /// a pass requires: they decide whether the pass exists, so they change
     /// the permutation even where the source never tests them.
-    fn tested_bits(&self, source: &str, flags: &[String], passes: &[Pass]) -> u32 {
+    fn tested_bits(&self, source: &str, flags: &[String], passes: &[Pass]) -> Bits {
         let names = self.compose.tested(source);
         let tested =
             flags.iter().enumerate().filter(|(_, f)| names.contains(*f)).fold(0, |m, (i, _)| m | 1 << i);
@@ -316,9 +313,9 @@ impl Effects {
 
     /// A number that is equal for two (pass, flags) pairs exactly when they
     /// draw with the same pipeline (for targets alike): a queue's sort key.
-    pub(crate) fn pipeline_key(&self, pass: PassId, flags: FlagSet) -> u64 {
+    pub(crate) fn pipeline_key(&self, pass: PassId, flags: FlagSet) -> (u32, u32, Bits) {
         let bits = flags.bits & self.effect(pass.effect).tested;
-        (u64::from(pass.effect.index) << 48) | (u64::from(pass.index) << 32) | u64::from(bits)
+        (pass.effect.index, pass.index, bits)
     }
 
     /// The flag set with `names` switched on; an unknown name is an error
@@ -391,7 +388,7 @@ impl Effects {
     }
 
     /// The error of a permutation whose blocks conflict with its family's slots.
-    pub(super) fn conflict(&self, id: EffectId, bits: u32, source: Error) -> EffectErrorKind {
+    pub(super) fn conflict(&self, id: EffectId, bits: Bits, source: Error) -> EffectErrorKind {
         let effect = self.effect(id);
         let shared_with = (self.effects.iter().enumerate())
             .filter(|&(i, e)| i != id.index as usize && e.family == effect.family)
@@ -408,7 +405,7 @@ impl Effects {
 
     /// Composes and reflects one permutation and checks that it has every
     /// entry point its passes name.
-    pub(super) fn permutation(&mut self, id: EffectId, bits: u32) -> Result<ShaderReflection, EffectError> {
+    pub(super) fn permutation(&mut self, id: EffectId, bits: Bits) -> Result<ShaderReflection, EffectError> {
         let effect = &self.effects[id.index as usize];
         let defs =
             effect.flags.iter().enumerate().filter(|(i, _)| bits & (1 << i) != 0).map(|(_, f)| f.as_str());

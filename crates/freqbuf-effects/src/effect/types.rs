@@ -4,6 +4,13 @@ use std::ops::Range;
 
 use super::file::{Blend, Cull, DepthState};
 
+/// A set of an effect's flags, one bit per flag in declaration order: room
+/// for [`MAX_FLAGS`] (Bevy's PBR shader tests over a hundred definitions).
+pub(crate) type Bits = u128;
+
+/// Flags an effect may declare.
+pub(crate) const MAX_FLAGS: usize = Bits::BITS as usize;
+
 /// An effect in an [`Effects`](super::Effects) library.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct EffectId {
@@ -22,7 +29,7 @@ pub struct PassId {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FlagSet {
     pub(super) effect: EffectId,
-    pub(super) bits: u32,
+    pub(super) bits: Bits,
 }
 
 /// The passes of a technique, in order; holds no borrow of the library.
@@ -88,7 +95,7 @@ pub struct Pass {
     /// under a def): other permutations do not have it.
     pub requires: Vec<String>,
     /// `requires`, as flag bits.
-    pub(crate) required: u32,
+    pub(crate) required: Bits,
 }
 
 /// A loaded effect: its flags, techniques and passes, and the tables the
@@ -104,7 +111,7 @@ pub struct Effect {
     /// `[defs]`: shader defs with fixed values, for every permutation.
     pub(super) defs: Vec<(String, naga_oil::compose::ShaderDefValue)>,
     /// The flags the source (and what it imports) tests, as bits.
-    pub(super) tested: u32,
+    pub(super) tested: Bits,
     pub(super) params: std::collections::BTreeMap<String, toml::Value>,
     pub(super) auto: Vec<(String, String)>,
     pub(super) techniques: Vec<(String, Range<u32>)>,
@@ -152,7 +159,7 @@ impl Effect {
     }
 
     /// Flags joined by `+`, or `no flags`.
-    pub(super) fn describe(&self, bits: u32) -> String {
+    pub(super) fn describe(&self, bits: Bits) -> String {
         let names =
             self.flags.iter().enumerate().filter(|(i, _)| bits & (1 << i) != 0).map(|(_, f)| f.as_str());
         let text = names.collect::<Vec<_>>().join("+");

@@ -88,7 +88,9 @@ pub struct QueueStats {
     pub lists_made: u64,
 }
 
-type SortKey = (u64, u64, u64);
+/// (back-to-front depth or 0, pipeline, material, object or 0): tuples
+/// compare in that order.
+type SortKey = (u64, (u32, u32, u128), u64, u64);
 
 #[derive(Debug)]
 struct Entry {
@@ -311,12 +313,12 @@ fn placement(fx: &Effects, mats: &Materials, item: &QueueItem) -> Result<(String
     let material = item.material.to_bits();
     let object = item.object.map_or(0, ObjectId::to_bits);
     let key = if pass.blend == Blend::Opaque {
-        (pipeline, material, object)
+        (0, pipeline, material, object)
     } else {
         // Farther first: a descending order of depths, as ascending keys.
         let bits = item.depth.to_bits();
         let ordered = if bits >> 31 == 1 { !bits } else { bits | 1 << 31 };
-        (u64::from(!ordered), pipeline, material)
+        (u64::from(!ordered), pipeline, material, 0)
     };
     Ok((pass.name.clone(), key))
 }
