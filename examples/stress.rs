@@ -63,6 +63,10 @@ struct Args {
     /// recorded through binders with shared access), as `freqbuf_threads`.
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
+    /// Also run freqbuf with its flush recorded into the frame's encoder
+    /// (`Manager::flush_into`): one submit per frame, as `freqbuf_one_submit`.
+    #[arg(long)]
+    one_submit: bool,
     /// Write an SVG chart of CPU ms per frame for each method.
     #[arg(long, value_name = "FILE")]
     chart: Option<std::path::PathBuf>,
@@ -151,9 +155,11 @@ fn main() {
     let mut entries = Vec::new();
     let bundles = args.bundles.then_some("freqbuf_bundles");
     let threads = args.threads.map(|_| "freqbuf_threads");
+    let one_submit = args.one_submit.then_some("freqbuf_one_submit");
     for name in std::iter::once("freqbuf")
         .chain(bundles)
         .chain(threads)
+        .chain(one_submit)
         .chain(baselines.iter().map(String::as_str).filter(|n| !n.is_empty()))
     {
         if name == "per_shader_cache" && args.object_storage {
@@ -169,6 +175,7 @@ fn main() {
         let method: Box<dyn Method> = match name {
             "freqbuf" => Box::new(Freqbuf::new(&gpu, &scene0)),
             "freqbuf_bundles" => Box::new(Freqbuf::new(&gpu, &scene0).with_bundles()),
+            "freqbuf_one_submit" => Box::new(Freqbuf::new(&gpu, &scene0).with_one_submit()),
             "freqbuf_threads" => {
                 Box::new(Freqbuf::new(&gpu, &scene0).with_threads(args.threads.unwrap_or(1)))
             }

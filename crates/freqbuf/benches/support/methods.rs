@@ -261,6 +261,9 @@ pub struct Freqbuf {
     list: Option<DrawList>,
     /// The pipeline of each draw, in draw order.
     pipelines: Vec<usize>,
+    /// With `--one-submit`: the flush is recorded into the frame's encoder
+    /// (`Manager::flush_into`), one submit per frame.
+    one_submit: bool,
 }
 
 struct Params {
@@ -368,6 +371,7 @@ impl Freqbuf {
             list: None,
             pipelines: draws.iter().map(|&(s, _)| s).collect(),
             draws,
+            one_submit: false,
         }
     }
 
@@ -396,6 +400,13 @@ impl Freqbuf {
                 draw(pass, i, first);
             })
             .expect("bind");
+    }
+
+    /// Records each frame's flush into the frame's encoder: one submit.
+    pub fn with_one_submit(mut self) -> Self {
+        self.one_submit = true;
+        self.name = "freqbuf_one_submit";
+        self
     }
 
     /// Replays the draws from a render bundle, recorded again only when the
@@ -495,7 +506,9 @@ impl Method for Freqbuf {
         for &(o, ref w) in &changes.objects {
             self.m.object(self.objects[o]).set(self.p.world, w).expect("mat4");
         }
-        self.m.flush(&gpu.queue).expect("flush");
+        if !self.one_submit {
+            self.m.flush(&gpu.queue).expect("flush");
+        }
         if let Some((n, prepared)) = self.threads {
             // Bind groups stay built until the generation moves.
             let generation = self.m.generation();
@@ -531,6 +544,9 @@ impl Method for Freqbuf {
             };
         }
         let mut enc = gpu.device.create_command_encoder(&Default::default());
+        if self.one_submit {
+            self.m.flush_into(&gpu.queue, &mut enc).expect("flush");
+        }
         {
             let mut pass = target.pass(&mut enc);
             self.encode_listed(shared, &mut pass, 0..4, |pass, _, first| pass.draw(0..4, first..first + 1));

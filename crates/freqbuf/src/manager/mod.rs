@@ -16,7 +16,7 @@ use crate::registry::Registry;
 use crate::setters::InstanceMut;
 use crate::slot::Slot;
 use crate::stats::FrameStats;
-use crate::upload::{FlushStrategy, Uploader};
+use crate::upload::{FlushStrategy, Sink, Uploader};
 
 mod bind;
 mod shaders;
@@ -311,9 +311,37 @@ impl Manager {
     ///
     /// Draws submitted after this call see the values set before it.
     pub fn flush(&mut self, queue: &wgpu::Queue) -> Result<(), Error> {
+        self.flush_to(queue, Sink::Own(None))
+    }
+
+    /// [`Manager::flush`] into the application's frame encoder: the copies
+    /// and scatter dispatches are recorded into `encoder` instead of a
+    /// submit of freqbuf's own, so a frame makes one submit. Draws recorded
+    /// after this call into `encoder` (or into later submits) see the values
+    /// set before it. The bytes go up with `queue.write_buffer`, which wgpu
+    /// applies before the next submit's command buffers.
+    ///
+    /// Submit `encoder` before the next flush: the manager counts these bytes
+    /// as on the GPU (a dropped encoder leaves the buffers as they were until
+    /// the values are set again), and `queue.write_buffer`s of a later flush
+    /// land before any later submit. A flush after a `flush_into` never
+    /// writes into the staging buffer that encoder's copies read: it stages
+    /// into a new one, so the encoder carries the values of its own flush.
+    ///
+    /// Cost: as `flush`, without its submits; when the flush staged
+    /// anything, the next flush allocates its staging buffer again.
+    pub fn flush_into(
+        &mut self,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> Result<(), Error> {
+        self.flush_to(queue, Sink::External(encoder))
+    }
+
+    fn flush_to(&mut self, queue: &wgpu::Queue, sink: Sink<'_>) -> Result<(), Error> {
         self.instances.mark_flushed();
         let highs = Frequency::ALL.map(|f| self.instances.high(f));
-        let report = self.uploader.flush(&self.device, queue, &mut self.slots, highs, &mut self.stats);
+        let report = self.uploader.flush(&self.device, queue, &mut self.slots, highs, &mut self.stats, sink);
         for &slot in &report.replaced {
             self.groups.invalidate(self.layouts.users_of(slot));
         }

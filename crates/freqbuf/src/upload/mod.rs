@@ -79,6 +79,9 @@ pub(crate) struct Uploader {
     jobs: Vec<plan::Job>,
     pieces: Vec<(u64, u64)>,
     scatter: Option<scatter::Scatter>,
+    /// The staging buffer is read by copies in an application encoder that
+    /// may not be submitted yet: the next flush must not write into it.
+    lent: bool,
 }
 
 impl Uploader {
@@ -94,6 +97,7 @@ impl Uploader {
             jobs: Vec::new(),
             pieces: Vec::new(),
             scatter: None,
+            lent: false,
         }
     }
 
@@ -112,10 +116,14 @@ impl Uploader {
         slots: &mut [Slot],
         highs: [u32; Frequency::COUNT],
         stats: &mut FrameStats,
+        mut sink: Sink<'_>,
     ) -> FlushReport {
         let mut report = FlushReport::default();
-        let mut encoder = None;
-        self.plan_slots(device, queue, slots, highs, stats, &mut encoder, &mut report);
+        if std::mem::take(&mut self.lent) {
+            // The last flush_into's encoder holds copies from it; it lives on in them.
+            self.drop_staging();
+        }
+        self.plan_slots(device, queue, slots, highs, stats, &mut sink, &mut report);
         for (i, slot) in slots.iter().enumerate() {
             if report.replaced.contains(&slot.id()) {
                 if let Some(s) = self.scatter.as_mut() {
@@ -124,12 +132,19 @@ impl Uploader {
             }
         }
         let mut cursor = plan::Cursor::new(&self.packed);
+        let mut chunks = 0;
         while !cursor.done(&self.packed) {
             let start = cursor;
             let data = self.plan_chunk(&mut cursor);
+            if chunks > 0 && sink.is_external() {
+                // One submit for every chunk: the next one cannot reuse the
+                // staging buffer the previous one's copies will read.
+                self.drop_staging();
+            }
+            chunks += 1;
             if let Err(e) = self
                 .stage(device, queue, stats, slots, data)
-                .and_then(|staging| self.move_chunk(device, queue, slots, stats, &staging, &mut encoder))
+                .and_then(|staging| self.move_chunk(device, queue, slots, stats, &staging, &mut sink))
             {
                 // Nothing from this chunk on reached the GPU: keep it dirty for the next flush.
                 self.restore(start, slots);
@@ -137,19 +152,51 @@ impl Uploader {
                 break;
             }
         }
-        if let Some(encoder) = encoder {
-            queue.submit(std::iter::once(encoder.finish()));
-        }
+        self.lent = sink.is_external() && chunks > 0;
+        sink.submit(queue);
         report
+    }
+
+    /// Forgets the staging buffer (and the scatter groups that bind it).
+    fn drop_staging(&mut self) {
+        self.staging = None;
+        if let Some(s) = self.scatter.as_mut() {
+            s.groups.clear();
+        }
     }
 }
 
-/// The flush's command encoder, made on first use.
-fn encoder_for<'e>(
-    device: &wgpu::Device,
-    e: &'e mut Option<wgpu::CommandEncoder>,
-) -> &'e mut wgpu::CommandEncoder {
-    e.get_or_insert_with(|| {
-        device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("freqbuf flush") })
-    })
+/// Where a flush records its copies and dispatches.
+#[derive(Debug)]
+pub(crate) enum Sink<'e> {
+    /// Its own encoder, submitted per chunk and at the end.
+    Own(Option<wgpu::CommandEncoder>),
+    /// The application's frame encoder: nothing is submitted.
+    External(&'e mut wgpu::CommandEncoder),
+}
+
+impl Sink<'_> {
+    /// The encoder to record into, made on first use for [`Sink::Own`].
+    fn encoder(&mut self, device: &wgpu::Device) -> &mut wgpu::CommandEncoder {
+        match self {
+            Sink::Own(e) => e.get_or_insert_with(|| {
+                device
+                    .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("freqbuf flush") })
+            }),
+            Sink::External(e) => e,
+        }
+    }
+
+    fn is_external(&self) -> bool {
+        matches!(self, Sink::External(_))
+    }
+
+    /// Submits what an own encoder recorded; the application submits its own.
+    fn submit(&mut self, queue: &wgpu::Queue) {
+        if let Sink::Own(e) = self {
+            if let Some(e) = e.take() {
+                queue.submit(std::iter::once(e.finish()));
+            }
+        }
+    }
 }

@@ -2,14 +2,15 @@
 //! by copies or scatter dispatches recorded after any growth copies, then one submit.
 
 use super::scatter::Scatter;
-use super::{Uploader, encoder_for};
+use super::{Sink, Uploader};
 use crate::error::Error;
 use crate::scope;
 use crate::slot::Slot;
 use crate::stats::FrameStats;
 
 impl Uploader {
-    /// Records the chunk's copies and dispatches and submits them.
+    /// Records the chunk's copies and dispatches, and submits them unless
+    /// they go into the application's encoder.
     pub(super) fn move_chunk(
         &mut self,
         device: &wgpu::Device,
@@ -17,9 +18,9 @@ impl Uploader {
         slots: &[Slot],
         stats: &mut FrameStats,
         staging: &wgpu::Buffer,
-        encoder: &mut Option<wgpu::CommandEncoder>,
+        sink: &mut Sink<'_>,
     ) -> Result<(), Error> {
-        let enc = encoder_for(device, encoder);
+        let enc = sink.encoder(device);
         for job in self.jobs.iter().filter(|j| !j.scatter) {
             let dst = slots[job.slot].gpu_buffer().expect("grown in plan");
             let mut at = job.src;
@@ -64,9 +65,7 @@ impl Uploader {
             }
         }
         // Submit per chunk: the next chunk's upload reuses the staging buffer.
-        if let Some(e) = encoder.take() {
-            queue.submit(std::iter::once(e.finish()));
-        }
+        sink.submit(queue);
         Ok(())
     }
 }

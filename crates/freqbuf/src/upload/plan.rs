@@ -3,7 +3,7 @@
 //! chunks that fit one staging upload.
 
 use super::scatter::ROW;
-use super::{AUTO_COPY_LIMIT, FlushReport, FlushStrategy, MERGE_GAP, Uploader, encoder_for};
+use super::{AUTO_COPY_LIMIT, FlushReport, FlushStrategy, MERGE_GAP, Sink, Uploader};
 use crate::array::Addressing;
 use crate::error::Error;
 use crate::plan::Frequency;
@@ -82,7 +82,7 @@ impl Uploader {
         slots: &mut [Slot],
         highs: [u32; Frequency::COUNT],
         stats: &mut FrameStats,
-        encoder: &mut Option<wgpu::CommandEncoder>,
+        sink: &mut Sink<'_>,
         report: &mut FlushReport,
     ) {
         self.ranges.clear();
@@ -91,7 +91,7 @@ impl Uploader {
             let s = stats.slot_mut(slot.id());
             s.dirty_instances += slot.dirty_count() as u64;
             let high = highs[slot.frequency().index()];
-            let growth = match grow(device, self.sizes(), slot, high, encoder, s) {
+            let growth = match grow(device, self.sizes(), slot, high, sink, s) {
                 Ok((g, over)) => {
                     // Instances past the limit stay dirty; the rest flush below.
                     if let Some(e) = over {
@@ -226,7 +226,7 @@ fn grow(
     (max_buffer_size, max_storage_binding): (u64, u64),
     slot: &mut Slot,
     high: u32,
-    encoder: &mut Option<wgpu::CommandEncoder>,
+    sink: &mut Sink<'_>,
     s: &mut Stats,
 ) -> Result<(Growth, Option<Error>), Error> {
     let need = high.min(slot.instances());
@@ -272,7 +272,7 @@ fn grow(
     let growth = match slot.gpu_buffer() {
         Some(old) if slot.gpu_matches_stride() => {
             let bytes = slot.gpu_capacity().min(capacity) as u64 * stride;
-            encoder_for(device, encoder).copy_buffer_to_buffer(old, 0, &buffer, 0, bytes);
+            sink.encoder(device).copy_buffer_to_buffer(old, 0, &buffer, 0, bytes);
             s.copy_commands += 1;
             s.buffer_growths += 1;
             Growth::Copied

@@ -284,6 +284,53 @@ impl Rig {
         })
     }
 
+    /// Like `run`, but flushes with `Manager::flush_into` into the encoder
+    /// the draws go into: one submit for the flush and the draws.
+    pub fn run_flushed_into(
+        &self,
+        h: &freqbuf::Headless,
+        m: &mut Manager,
+        draws: &[freqbuf::Draw],
+    ) -> Vec<Vec<u32>> {
+        let (enc, outcomes) = self.record_flushed_into(h, m, draws);
+        h.queue.submit([enc.finish()]);
+        self.read(h, draws, outcomes)
+    }
+
+    /// Records `flush_into` and the draws into one encoder, unsubmitted.
+    pub fn record_flushed_into(
+        &self,
+        h: &freqbuf::Headless,
+        m: &mut Manager,
+        draws: &[freqbuf::Draw],
+    ) -> (wgpu::CommandEncoder, Vec<Result<(), freqbuf::Error>>) {
+        let mut enc = h.device.create_command_encoder(&Default::default());
+        enc.clear_buffer(&self.out, 0, None);
+        m.flush_into(&h.queue, &mut enc).unwrap_or_else(|e| panic!("{e}"));
+        let outcomes = {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            let mut binder = freqbuf::Binder::new();
+            draws
+                .iter()
+                .map(|d| {
+                    pass.set_pipeline(&self.pipelines[&d.shader()].0);
+                    binder.bind(m, &mut pass, d).map(|_| pass.dispatch_workgroups(1, 1, 1))
+                })
+                .collect()
+        };
+        (enc, outcomes)
+    }
+
+    /// The records of submitted draws, every one bound.
+    pub fn read(
+        &self,
+        h: &freqbuf::Headless,
+        draws: &[freqbuf::Draw],
+        outcomes: Vec<Result<(), freqbuf::Error>>,
+    ) -> Vec<Vec<u32>> {
+        self.records(h, draws, outcomes).into_iter().map(|r| r.unwrap_or_else(|e| panic!("{e}"))).collect()
+    }
+
     /// Like `try_run`, binding with shared access after `Manager::prepare`,
     /// the draws split into `threads` runs, each encoded on its own thread
     /// into its own command buffer; the buffers are submitted in order.
