@@ -271,13 +271,9 @@ fn effect(
         }
     }
     for &(id, _) in &loaded {
-        // [params] and [auto] are checked against every permutation, whatever was printed.
-        let mut every = Registry::new(plan.clone());
-        let tables = fx
-            .merge(&mut every, id, None)
-            .map_err(freqbuf_effects::MaterialError::from)
-            .and_then(|_| freqbuf_effects::validate_tables(&fx, id, &every));
-        if let Err(e) = tables {
+        // [params] and [auto] against the permutations checked (every one with
+        // --all-permutations), as merged already: nothing is composed again.
+        if let Err(e) = freqbuf_effects::validate_tables(&fx, id, &registry, all) {
             eprintln!("error: {}: {:#}", fx.effect(id).name(), anyhow::Error::new(e));
             return ExitCode::FAILURE;
         }

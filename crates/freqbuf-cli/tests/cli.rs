@@ -426,3 +426,32 @@ fn module_dirs_supply_imports_by_path_and_the_bevy_plan_checks() {
     assert!(stdout.contains("8 permutations composed and merged (every combination)"), "{stdout}");
     assert!(stdout.contains("slot @group(0) @binding(0) view"), "{stdout}");
 }
+
+/// `[params]` and `[auto]` are checked against the permutations being
+/// checked: one by default (a name only other permutations declare is left
+/// to them), every one with --all-permutations.
+#[test]
+fn tables_are_checked_against_the_permutations_checked() {
+    let dir = std::env::temp_dir().join(format!("freqbuf-cli-tables-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let wgsl = "struct M {\n    color: vec4<f32>,\n#ifdef N\n    strength: f32,\n#endif\n}\n@group(2) @binding(0) var<uniform> m: M;\n@group(2) @binding(1) var<storage, read_write> out: array<vec4<f32>, 1>;\n@compute @workgroup_size(1) fn main() { out[0] = m.color; }\n";
+    std::fs::write(dir.join("t.wgsl"), wgsl).unwrap();
+    let toml = |params: &str| {
+        format!(
+            "source = \"t.wgsl\"\nflags = [\"N\"]\n[params]\n{params}\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"main\"\n"
+        )
+    };
+    let file = dir.join("t.effect.toml");
+    let file = file.to_str().unwrap();
+    std::fs::write(file, toml("strength = 2.0")).unwrap();
+    assert_eq!(run(&["effect", file]).0, 0, "only N's permutation declares `strength`");
+    assert_eq!(run(&["effect", "--all-permutations", file]).0, 0);
+    std::fs::write(file, toml("strength = 2.0\nstrenght = 1.0")).unwrap();
+    assert_eq!(run(&["effect", file]).0, 0, "the base permutation cannot tell a typo from N's member");
+    let (code, _, stderr) = run(&["effect", "--all-permutations", file]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("strenght"), "{stderr}");
+    let (code, _, stderr) = run(&["effect", "--flags", "N", file]);
+    assert_eq!(code, 0, "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -313,7 +313,7 @@ fn material_and_auto_errors_name_what_is_wrong() {
     let id = fx.add("bad.effect.toml", bad, &wgsl).unwrap();
     let mut merged = Registry::new(SlotPlan::default());
     fx.merge(&mut merged, id, None).unwrap();
-    let e = freqbuf_effects::validate_tables(&fx, id, &merged).unwrap_err();
+    let e = freqbuf_effects::validate_tables(&fx, id, &merged, true).unwrap_err();
     assert_eq!(
         common::chain(&e),
         "[params] `base_color`: the member is vec4<f32>, the value has 2 numbers, not 4 ([1.0, 2.0])"
@@ -390,7 +390,7 @@ fn params_defaults_out_of_range_are_refused() {
         let id = fx.add("range.effect.toml", &format!("{head}{line}\n"), wgsl).unwrap();
         let mut merged = Registry::new(SlotPlan::default());
         fx.merge(&mut merged, id, None).unwrap();
-        freqbuf_effects::validate_tables(fx, id, &merged).map_err(|e| common::chain(&e))
+        freqbuf_effects::validate_tables(fx, id, &merged, true).map_err(|e| common::chain(&e))
     };
     for ok in
         ["count = 4294967295", "count = 0", "offset = -2147483648", "offset = 2147483647", "scale = 1e30"]

@@ -429,12 +429,22 @@ fn default_value(
 /// Checks an effect's `[params]` and `[auto]` tables against `merged`, the
 /// merge of its permutations ([`Effects::merge`]): every name must resolve,
 /// every default fit its member, every semantic its member's frequency and type.
-pub fn validate_tables(fx: &Effects, effect: EffectId, merged: &Registry) -> Result<(), MaterialError> {
+///
+/// With `all` false, `merged` holds only some permutations (a check of one):
+/// a name none of them declares is skipped, since another permutation may;
+/// the names they do declare are checked in full.
+pub fn validate_tables(
+    fx: &Effects,
+    effect: EffectId,
+    merged: &Registry,
+    all: bool,
+) -> Result<(), MaterialError> {
     let e = fx.checked(effect, "effect id")?;
-    for (name, value) in e.params() {
+    let present = |name: &str| all || merged.resolve_in(e.family(), name, None).is_ok();
+    for (name, value) in e.params().iter().filter(|(name, _)| present(name)) {
         default_value(merged, e.family(), name, value)?;
     }
-    for (member, semantic) in e.auto() {
+    for (member, semantic) in e.auto().iter().filter(|(member, _)| present(member)) {
         crate::Semantic::parse(semantic)?.check(merged, Some(e.family()), member)?;
     }
     Ok(())
