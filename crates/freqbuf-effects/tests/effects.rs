@@ -640,3 +640,25 @@ fn effects_take_more_than_32_flags() {
         common::chain(&e)
     );
 }
+
+/// naga_oil decorates imported names (`corner` becomes `cornerX_naga_oil_mod_X…X`);
+/// a WGSL error after them on the same line still points at its column in the file.
+#[test]
+fn error_columns_after_imported_names_point_into_the_file() {
+    let mut fx = Effects::new();
+    fx.add_module(
+        "common.wgsl",
+        "#define_import_path lib::common\n\nfn corner(i: u32) -> vec4<f32> { return vec4<f32>(f32(i)); }\n",
+    )
+    .unwrap();
+    let line = "@vertex fn vs(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> { return corner(i) + corner(i) * undefined_name; }";
+    let wgsl = format!("#import lib::common::corner\n\n{line}\n");
+    let toml = "source = \"e.wgsl\"\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  vertex = \"vs\"\n";
+    let id = fx.add("e.effect.toml", toml, &wgsl).unwrap();
+    let e = fx.check(&Registry::new(SlotPlan::default()), id, None).unwrap_err();
+    let column = line.find("undefined_name").unwrap() + 1;
+    assert_eq!(
+        common::chain(&e),
+        format!("e.wgsl:3:{column}: [no flags]: no definition in scope for identifier: `undefined_name`")
+    );
+}

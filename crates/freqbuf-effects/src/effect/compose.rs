@@ -135,7 +135,7 @@ impl Compose {
         };
         let location = at.map(|r| {
             let at = ((r.start & SPAN_OFFSET_MASK).saturating_sub(offset)).min(text.len());
-            locate(&text, at)
+            undecorated_location(&text, at)
         });
         let message = match &e.inner {
             ComposerErrorInner::WgslParseError(p) => p.message().to_owned(),
@@ -191,6 +191,29 @@ fn substitutions(line: &str) -> impl Iterator<Item = &str> {
         let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
         (end > 0).then(|| &rest[..end])
     })
+}
+
+/// The `line:column` of `at` in the file: naga_oil's text has imported names
+/// decorated, so the decorations before `at` on its line come off the column.
+fn undecorated_location(text: &str, at: usize) -> Location {
+    let mut location = locate(text, at);
+    let line_start = text[..at.min(text.len())].rfind('\n').map_or(0, |n| n + 1);
+    let before = &text[line_start..at.min(text.len())];
+    let mut extra = 0;
+    let mut rest = before;
+    while let Some(i) = rest.find(DECORATION) {
+        let tail = &rest[i + DECORATION.len()..];
+        // The module path in base32 (A–Z, 2–7) and the closing `X`, which is
+        // in that alphabet too: the decoration ends the identifier, so all of it.
+        let len = DECORATION.len()
+            + tail
+                .find(|c: char| !(c.is_ascii_uppercase() || ('2'..='7').contains(&c)))
+                .unwrap_or(tail.len());
+        extra += len.min(rest.len() - i);
+        rest = &rest[(i + len).min(rest.len())..];
+    }
+    location.column = location.column.saturating_sub(extra as u32);
+    location
 }
 
 /// naga_oil's suffix on items an imported module defines: `view` from
