@@ -30,7 +30,7 @@ fuzz_target!(|data: &[u8]| {
     let mut merged = Registry::new(SlotPlan::default());
     // Up to 2^6 compositions per input: enough to meet every check, few enough to keep the fuzzer fast.
     if fx.effect(effect).flags().len() <= 6 && fx.merge(&mut merged, effect, None).is_ok() {
-        let _ = freqbuf_effects::validate_tables(&fx, effect, &merged);
+        let _ = freqbuf_effects::validate_tables(&fx, effect, &merged, true);
     }
     let h = device();
     let mut fb = Manager::new(&h.device, SlotPlan::default());

@@ -64,15 +64,7 @@ pub(super) fn block_layout(
         TypeInner::Struct { ref members, span } => Ok(BlockLayout {
             type_name: module.types[ty].name.clone(),
             size: span.max(size),
-            members: struct_members(
-                module,
-                layouter,
-                source,
-                ty,
-                members,
-                declared_end(layouter, ty, span),
-                0,
-            )?,
+            members: struct_members(module, layouter, source, ty, members, 0)?,
         }),
         _ => Ok(BlockLayout {
             type_name: None,
@@ -82,21 +74,20 @@ pub(super) fn block_layout(
     }
 }
 
-/// Where a struct's last member may end: its span, and the alignment that
-/// rounds the last member's end up to it.
-fn declared_end(layouter: &Layouter, ty: Handle<naga::Type>, span: u32) -> (u32, naga::proc::Alignment) {
-    (span, layouter[ty].alignment)
-}
-
 fn struct_members(
     module: &Module,
     layouter: &Layouter,
     source: Option<&str>,
     struct_ty: Handle<naga::Type>,
     members: &[naga::StructMember],
-    (span, align): (u32, naga::proc::Alignment),
     depth: u32,
 ) -> Result<Vec<Member>, BlockFault> {
+    // The last member may end at the span, which the struct's alignment rounds up to.
+    let span = match module.types[struct_ty].inner {
+        TypeInner::Struct { span, .. } => span,
+        _ => layouter[struct_ty].size,
+    };
+    let align = layouter[struct_ty].alignment;
     let mut out = members
         .iter()
         .enumerate()
@@ -161,18 +152,10 @@ fn member_type(
             name: module.types[ty].name.clone().unwrap_or_else(|| "{anonymous struct}".into()),
             size: span.max(size),
             // Padding members (`_pad…`) are room, not fields: as in a slot's members.
-            fields: struct_members(
-                module,
-                layouter,
-                source,
-                ty,
-                members,
-                declared_end(layouter, ty, span),
-                depth,
-            )?
-            .into_iter()
-            .filter(|m| !crate::layout::is_padding(&m.name))
-            .collect(),
+            fields: struct_members(module, layouter, source, ty, members, depth)?
+                .into_iter()
+                .filter(|m| !crate::layout::is_padding(&m.name))
+                .collect(),
         },
         TypeInner::Array { base, size: ArraySize::Constant(n), stride } => {
             let elem = member_type(module, layouter, source, base, depth + 1)?;
