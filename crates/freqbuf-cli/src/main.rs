@@ -411,7 +411,7 @@ fn to_json(registry: &Registry) -> Value {
                 })).collect::<Vec<_>>(),
                 "resources": s.resources().iter().map(|r| json!({
                     "group": r.binding.group, "binding": r.binding.binding, "name": r.name,
-                    "kind": r.kind.as_str(), "count": r.count, "used": r.is_used(),
+                    "kind": r.kind.as_str(), "count": r.count, "used": r.is_used(), "array": r.array,
                 })).collect::<Vec<_>>(),
                 "unused": s.unused_blocks().map(|r| r.name.as_str()).collect::<Vec<_>>(),
             })

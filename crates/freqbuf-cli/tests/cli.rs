@@ -354,6 +354,11 @@ fn pipelines_register_a_module_per_entry_point_set_and_json_lists_each_ones_bind
     let bound =
         fs["bindings"].as_array().unwrap().iter().map(|b| b["name"].as_str().unwrap()).collect::<Vec<_>>();
     assert_eq!(bound, ["u_globals", "s_lights", "t_shadow", "sampler_shadow", "u_entity"]);
+    // A frame-frequency storage array is a buffer the frame owns, and says it is an array.
+    let lights =
+        shaders[1]["resources"].as_array().unwrap().iter().find(|r| r["name"] == "s_lights").unwrap();
+    assert_eq!((lights["kind"].as_str(), lights["array"].as_bool()), (Some("storage"), Some(true)));
+    assert!(!v["slots"].as_array().unwrap().iter().any(|s| s["group"] == 0 && s["binding"] == 1));
     let (code, _, stderr) = run(&["reflect", "--pipeline", "vs_main,fs_lit", SHADOW]);
     assert_eq!(code, 1);
     assert!(stderr.contains("no entry point `fs_lit`"), "{stderr}");

@@ -165,8 +165,15 @@ impl Registry {
     /// ignored. On any error nothing changes.
     /// Cost: proportional to the shader's members times the slot's members.
     pub fn add(&mut self, shader: ShaderReflection) -> Result<ShaderId, Error> {
+        let shader = self.planned(shader);
         let staged = self.stage(&shader)?;
         Ok(self.commit(shader, staged))
+    }
+
+    /// The shader as the plan sees it: array slots at frame frequency are
+    /// plain storage buffers the frame owns (it has one instance).
+    pub(crate) fn planned(&self, shader: ShaderReflection) -> ShaderReflection {
+        shader.plain_arrays(|point| self.plan.frequency(point) == Some(Frequency::Frame))
     }
 
     /// Checks `shader` against every registration rule and merges its blocks

@@ -360,3 +360,59 @@ fn a_draw_list_binds_what_handles_bind_until_an_instance_is_freed() {
     let mut foreign = other.fb.draw_list(&other.draws()).unwrap();
     assert!(matches!(s.draw_listed(&mut foreign), Err(Error::StaleList)));
 }
+
+/// At frame frequency a storage array of structs is not an array slot (the
+/// frame has one instance, so one element): it is a buffer of many elements
+/// the frame owns, set with `set_buffer`, and a shader reads any of them.
+#[test]
+fn a_frame_frequency_storage_array_is_a_buffer_the_frame_owns() {
+    let Some(h) = gpu::device() else { return };
+    const SHADER: &str = "struct Light { color: vec4<f32>, range: f32 }
+@group(0) @binding(1) var<storage, read> lights: array<Light>;
+@group(2) @binding(0) var<storage, read_write> out: array<vec4<f32>, 1>;
+@compute @workgroup_size(1) fn main() { out[0] = lights[2].color * lights[1].range; }";
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let shader = fb.register_wgsl("lights.wgsl", SHADER).unwrap();
+    assert!(fb.registry().slot_at(freqbuf::BindingPoint::new(0, 1)).is_none(), "no slot of one element");
+    let lights = fb.registry()[shader].resource(freqbuf::BindingPoint::new(0, 1)).unwrap();
+    assert!(lights.array && lights.block.is_none());
+    // Three lights of 32 bytes: color, range, padding.
+    let words: Vec<f32> =
+        (0..3).flat_map(|i| [i as f32, 10.0 + i as f32, 20.0, 30.0, 2.0 + i as f32, 0.0, 0.0, 0.0]).collect();
+    let buffer = |usage, bytes: &[u8]| {
+        let b = h.device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: bytes.len() as u64,
+            usage: usage | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        h.queue.write_buffer(&b, 0, bytes);
+        b
+    };
+    let list = buffer(wgpu::BufferUsages::STORAGE, bytemuck::cast_slice(&words));
+    let out = buffer(wgpu::BufferUsages::STORAGE, &[0; 16]);
+    fb.frame().set_buffer("lights", &list).unwrap();
+    let m = fb.create_material();
+    fb.material(m).set_buffer("out", &out).unwrap();
+    fb.flush(&h.queue).unwrap();
+    let module = fb.create_shader_module(shader).unwrap();
+    let pipeline = h.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: None,
+        layout: Some(fb.pipeline_layout(shader).unwrap()),
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let mut enc = h.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        Binder::new().bind(&mut fb, &mut pass, &Draw::new(shader).material(m)).unwrap();
+        pass.dispatch_workgroups(1, 1, 1);
+    }
+    h.queue.submit([enc.finish()]);
+    let got = gpu::read_words(h, &out).into_iter().map(f32::from_bits).collect::<Vec<_>>();
+    // lights[2].color * lights[1].range = (2, 12, 20, 30) * 3.
+    assert_eq!(got, [6.0, 36.0, 60.0, 90.0]);
+}

@@ -20,6 +20,7 @@ impl Manager {
     /// On error nothing changes. Cost: a naga validation, and a layout per new
     /// binding combination.
     pub fn register(&mut self, shader: ShaderReflection) -> Result<ShaderId, Error> {
+        let shader = self.registry.planned(shader);
         let arrays = self.caps.features.contains(wgpu::Features::TEXTURE_BINDING_ARRAY);
         if let Some(r) = shader.used_resources().find(|r| r.count > 1 && !arrays) {
             return Err(Error::Unsupported {

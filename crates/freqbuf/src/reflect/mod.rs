@@ -320,6 +320,8 @@ impl ShaderReflection {
                 ResourceKind::Storage { .. } => layouter[var.ty].size,
                 _ => 0,
             };
+            let array = matches!(kind, ResourceKind::Storage { .. })
+                && matches!(module.types[var.ty].inner, TypeInner::Array { size: ArraySize::Dynamic, .. });
             resources.push(Resource {
                 binding: binding.into(),
                 name: res_name,
@@ -330,6 +332,7 @@ impl ShaderReflection {
                 block,
                 sampled,
                 min_size,
+                array,
             });
         }
         resources.sort_by_key(|r| r.binding);
@@ -343,6 +346,19 @@ impl ShaderReflection {
             source: source.map(str::to_owned),
             family: None,
         })
+    }
+
+    /// The shader with the array slots at points `plain` accepts made plain
+    /// storage buffers: the frame has one instance, so a frame-frequency
+    /// `array<Light>` is a buffer of many lights the frame owns (set with
+    /// `set_buffer`), not one element per instance.
+    pub(crate) fn plain_arrays(mut self, plain: impl Fn(BindingPoint) -> bool) -> Self {
+        for r in &mut self.resources {
+            if r.is_array_slot() && plain(r.binding) {
+                r.block = None;
+            }
+        }
+        self
     }
 
     /// The shader with its per-family blocks (materials, by default) in

@@ -40,6 +40,10 @@ pub struct Resource {
     /// For storage buffers: the fewest bytes a bound buffer must hold (the
     /// fixed part plus one element of a runtime-sized array); 0 for other kinds.
     pub min_size: u32,
+    /// A storage buffer whose type is a runtime-sized array
+    /// (`var<storage> lights: array<Light>`): an array slot at most
+    /// frequencies, a plain array buffer at the frame's.
+    pub array: bool,
 }
 
 impl Resource {
