@@ -61,11 +61,18 @@ fn queue(c: &mut Criterion) {
     let mut frame = 0usize;
     let mut group = c.benchmark_group("queue");
     group.throughput(Throughput::Elements(ITEMS as u64));
-    for (name, resort) in [("bins_kept_1pct_changed", false), ("resort_all_1pct_changed", true)] {
+    for (name, resort, changing, order) in [
+        ("bins_kept_1pct_changed", false, true, Order::Sorted),
+        ("resort_all_1pct_changed", true, true, Order::Sorted),
+        ("bins_kept_static", false, false, Order::Sorted),
+        ("bins_kept_static_listed", false, false, Order::Listed),
+    ] {
         group.bench_function(name, |b| {
             b.iter(|| {
-                change(&mut rq, &fx, &mats, &mut items, &materials, frame);
-                frame += 1;
+                if changing {
+                    change(&mut rq, &fx, &mats, &mut items, &materials, frame);
+                    frame += 1;
+                }
                 if resort {
                     rq.resort_all();
                 }
@@ -86,7 +93,7 @@ fn queue(c: &mut Criterion) {
                 let mut binder = Binder::new();
                 rq.encode(
                     "t.opaque",
-                    Order::Sorted,
+                    order,
                     &mut QueueContext {
                         effects: &mut fx,
                         manager: &mut fb,

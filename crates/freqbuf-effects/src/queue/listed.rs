@@ -18,6 +18,8 @@ use crate::error::MaterialError;
 pub(super) struct Listed {
     version: u64,
     shaders: Vec<ShaderId>,
+    /// Each draw's pipeline, kept with the list: cloned once, not per encode.
+    pipelines: Vec<wgpu::RenderPipeline>,
     list: DrawList,
 }
 
@@ -30,30 +32,40 @@ pub(super) fn encode_bin(
     stats: &mut QueueStats,
 ) -> Result<(), MaterialError> {
     let QueueContext { effects: fx, manager: fb, materials: mats, targets, pass, binder } = cx;
-    // Pipelines every encode: a material's flags may have changed since.
+    // Pipelines every encode (a material's flags may have changed since),
+    // compared with the list's without a clone.
     let mut drawn = Vec::with_capacity(bin.sorted.len());
-    for &(_, id) in &bin.sorted {
+    let mut same = bin.listed.as_ref().is_some_and(|l| l.version == bin.version);
+    for (k, &(_, id)) in bin.sorted.iter().enumerate() {
         let Some(Entry { item, .. }) = items.get(id.key) else { continue };
         let flags = mats.checked_flags(item.material)?;
         let (shader, p) = fx.render_pipeline(fb, item.pass, flags, targets)?;
-        drawn.push((shader, p.clone(), item));
+        same = same
+            && bin
+                .listed
+                .as_ref()
+                .is_some_and(|l| l.shaders.get(k) == Some(&shader) && l.pipelines.get(k) == Some(p));
+        drawn.push((shader, item));
     }
+    same = same && bin.listed.as_ref().is_some_and(|l| l.shaders.len() == drawn.len());
     for attempt in 0..2 {
-        let fresh = bin.listed.as_ref().is_some_and(|l| {
-            attempt == 0 && l.version == bin.version && l.shaders.iter().eq(drawn.iter().map(|d| &d.0))
-        });
-        if !fresh {
-            let draws = drawn.iter().map(|(shader, _, item)| draw(*shader, item)).collect::<Vec<_>>();
+        if !same || attempt > 0 {
+            let draws = drawn.iter().map(|&(shader, item)| draw(shader, item)).collect::<Vec<_>>();
             let list = fb.draw_list(&draws)?;
+            let mut pipelines = Vec::with_capacity(drawn.len());
+            for &(_, item) in &drawn {
+                let flags = mats.checked_flags(item.material)?;
+                pipelines.push(fx.render_pipeline(fb, item.pass, flags, targets)?.1.clone());
+            }
             let shaders = drawn.iter().map(|d| d.0).collect();
-            bin.listed = Some(Listed { version: bin.version, shaders, list });
+            bin.listed = Some(Listed { version: bin.version, shaders, pipelines, list });
             stats.lists_made += 1;
         }
-        let Some(listed) = bin.listed.as_mut() else { unreachable!("made above") };
+        let Some(Listed { list, pipelines, .. }) = bin.listed.as_mut() else { unreachable!("made above") };
         let mut current: Option<&wgpu::RenderPipeline> = None;
         let mut geometry: Option<&super::Geometry> = None;
-        let result = binder.bind_list(fb, *pass, &mut listed.list, |pass, i, first| {
-            let (_, p, item) = &drawn[i];
+        let result = binder.bind_list(fb, *pass, list, |pass, i, first| {
+            let (p, item) = (&pipelines[i], drawn[i].1);
             if current != Some(p) {
                 pass.set_pipeline(p);
                 current = Some(p);
