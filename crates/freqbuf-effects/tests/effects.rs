@@ -662,3 +662,49 @@ fn error_columns_after_imported_names_point_into_the_file() {
         format!("e.wgsl:3:{column}: [no flags]: no definition in scope for identifier: `undefined_name`")
     );
 }
+
+/// A pass's pipelines see only what its entry points use: a depth pass's
+/// layout has no material group, and two passes may use different resources
+/// at one binding point (the shadow example's shape) where the whole
+/// permutation is refused.
+#[test]
+fn each_pass_registers_what_its_entry_points_use() {
+    let Some(h) = gpu::device() else { return };
+    let wgsl = "struct M { color: vec4<f32> }
+struct O { pos: vec4<f32> }
+@group(2) @binding(0) var<uniform> m: M;
+@group(3) @binding(0) var<uniform> o: O;
+@group(0) @binding(1) var<storage, read> s_data: array<vec4<f32>>;
+@group(0) @binding(1) var<uniform> u_data: vec4<f32>;
+@vertex fn vs() -> @builtin(position) vec4<f32> { return o.pos; }
+@fragment fn fs_storage() -> @location(0) vec4<f32> { return m.color * s_data[0]; }
+@fragment fn fs_uniform() -> @location(0) vec4<f32> { return m.color * u_data; }
+";
+    let pass =
+        |name: &str, fs: &str| format!("  [[technique.pass]]\n  name = \"{name}\"\n  vertex = \"vs\"\n{fs}");
+    let toml = format!(
+        "source = \"p.wgsl\"\n[[technique]]\nname = \"t\"\n{}{}{}",
+        pass("depth", ""),
+        pass("storage", "  fragment = \"fs_storage\"\n"),
+        pass("uniform", "  fragment = \"fs_uniform\"\n")
+    );
+    let mut fx = Effects::new();
+    let id = fx.add("p.effect.toml", &toml, wgsl).unwrap();
+    let [depth, storage, uniform] = {
+        let p = fx.technique(id, "t").unwrap().collect::<Vec<_>>();
+        [p[0], p[1], p[2]]
+    };
+    let flags = fx.flags(id, &[]).unwrap();
+    let targets = Targets::color(wgpu::TextureFormat::Rgba8Unorm).with_depth(wgpu::TextureFormat::Depth32Float);
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let e = fx.shader(&mut fb, flags).unwrap_err();
+    assert!(common::chain(&e).contains("are both at this binding point"), "{}", common::chain(&e));
+    let depth_shader = fx.render_pipeline(&mut fb, depth, flags, &targets).unwrap().0;
+    let used = fb.registry()[depth_shader].used_resources().map(|r| r.name.clone()).collect::<Vec<_>>();
+    assert_eq!(used, ["o"], "the depth pass binds no material");
+    fx.render_pipeline(&mut fb, storage, flags, &targets).unwrap();
+    // In one manager the two fragment variants disagree at (0, 1); each has its own.
+    assert!(fx.render_pipeline(&mut fb, uniform, flags, &targets).is_err());
+    let mut other = Manager::new(&h.device, SlotPlan::default());
+    fx.render_pipeline(&mut other, uniform, flags, &targets).unwrap();
+}

@@ -32,6 +32,10 @@ pub struct Effects {
     pub(super) effects: Vec<Effect>,
     /// (effect, tested flag bits) → the registered permutation.
     pub(super) shaders: HashMap<(u32, Bits), ShaderId>,
+    /// (effect, tested flag bits, pass) → the shader the pass's pipelines use.
+    pub(super) pass_shaders: HashMap<(u32, Bits, u32), ShaderId>,
+    /// Composed permutations, kept for the passes that narrow them.
+    pub(super) composed: HashMap<(u32, Bits), ShaderReflection>,
     pub(super) modules: HashMap<ShaderId, wgpu::ShaderModule>,
     /// By (pass, permutation), one pipeline per targets it was built for
     /// (usually one). The shader id names the manager and the flags, the
@@ -66,6 +70,8 @@ impl Effects {
             compose: Compose::new(),
             effects: Vec::new(),
             shaders: HashMap::new(),
+            pass_shaders: HashMap::new(),
+            composed: HashMap::new(),
             modules: HashMap::new(),
             render: HashMap::new(),
             compute: HashMap::new(),
@@ -92,6 +98,8 @@ impl Effects {
                 let library = self.tag;
                 let effect = EffectId { library, index: index as u32 };
                 self.shaders.retain(|k, _| k.0 != index as u32);
+                self.pass_shaders.retain(|k, _| k.0 != index as u32);
+                self.composed.retain(|k, _| k.0 != index as u32);
                 self.render.retain(|k, _| k.0.effect != effect);
                 self.compute.retain(|k, _| k.0.effect != effect);
             }
@@ -298,6 +306,8 @@ impl Effects {
             });
         }
         self.effects[id.index as usize].family = family.to_owned();
+        // Composed permutations carry the family they were composed for.
+        self.composed.retain(|k, _| k.0 != id.index);
         Ok(())
     }
 
@@ -372,19 +382,41 @@ impl Effects {
         if let Some(&id) = self.shaders.get(&key).filter(|id| manager.registry().owns(**id)) {
             return Ok(id);
         }
-        let reflection = self.permutation(flags.effect, bits)?;
-        let effect = self.effect(flags.effect);
-        let id = manager.register(reflection).map_err(|e| EffectError {
+        let reflection = self.composed(flags.effect, bits)?;
+        let id = self.register_reflection(manager, flags.effect, bits, reflection)?;
+        self.shaders.insert(key, id);
+        Ok(id)
+    }
+
+    /// A permutation composed once and kept (passes narrow it again).
+    pub(super) fn composed(&mut self, id: EffectId, bits: Bits) -> Result<ShaderReflection, EffectError> {
+        if let Some(r) = self.composed.get(&(id.index, bits)) {
+            return Ok(r.clone());
+        }
+        let reflection = self.permutation(id, bits)?;
+        self.composed.insert((id.index, bits), reflection.clone());
+        Ok(reflection)
+    }
+
+    /// Registers a permutation (or a pass's part of one) with `manager`.
+    pub(super) fn register_reflection(
+        &mut self,
+        manager: &mut Manager,
+        id: EffectId,
+        bits: Bits,
+        reflection: ShaderReflection,
+    ) -> Result<ShaderId, EffectError> {
+        let effect = self.effect(id);
+        let shader = manager.register(reflection).map_err(|e| EffectError {
             file: effect.source_file.clone(),
             location: None,
             kind: Box::new(match e {
-                e @ Error::Layout { .. } => self.conflict(flags.effect, bits, e),
+                e @ Error::Layout { .. } => self.conflict(id, bits, e),
                 e => EffectErrorKind::Register { flags: effect.describe(bits), source: Box::new(e) },
             }),
         })?;
         self.stats.registered += 1;
-        self.shaders.insert(key, id);
-        Ok(id)
+        Ok(shader)
     }
 
     /// The error of a permutation whose blocks conflict with its family's slots.

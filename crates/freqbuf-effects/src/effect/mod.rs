@@ -12,6 +12,7 @@ mod compose;
 mod file;
 mod library;
 mod modules;
+mod passes;
 mod pipeline;
 mod types;
 

@@ -54,8 +54,8 @@ impl Effects {
         })
     }
 
-    /// The render pipeline of `pass` with `flags` for `targets`: the
-    /// permutation's shader (registered on first use) and the pass's render
+    /// The render pipeline of `pass` with `flags` for `targets`: the pass's
+    /// shader ([`Effects::pass_shader`], registered on first use) and its render
     /// state, built once per (pass, flags, targets) and cached.
     pub fn render_pipeline(
         &mut self,
@@ -65,7 +65,7 @@ impl Effects {
         targets: &Targets,
     ) -> Result<(ShaderId, &wgpu::RenderPipeline), EffectError> {
         self.prepare(manager, pass, flags)?;
-        let shader = self.shader(manager, flags)?;
+        let shader = self.pass_shader(manager, pass, flags)?;
         if self.pass(pass).vertex.is_none() {
             return Err(self.wrong_kind(pass, "render"));
         }
@@ -150,7 +150,7 @@ impl Effects {
         flags: FlagSet,
     ) -> Result<(ShaderId, &wgpu::ComputePipeline), EffectError> {
         self.prepare(manager, pass, flags)?;
-        let shader = self.shader(manager, flags)?;
+        let shader = self.pass_shader(manager, pass, flags)?;
         let p = self.pass(pass).clone();
         let Some(entry) = p.compute.clone() else {
             return Err(self.wrong_kind(pass, "compute"));
