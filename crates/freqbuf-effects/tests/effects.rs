@@ -6,7 +6,7 @@ use crate::common;
 
 use common::gpu;
 use freqbuf::{Binder, Draw, Manager, Registry, SlotPlan};
-use freqbuf_effects::{EffectErrorKind, Effects, Targets};
+use freqbuf_effects::{EffectErrorKind, Effects, Materials, Targets};
 
 fn path(name: &str) -> String {
     format!("{}/tests/effects/{name}", env!("CARGO_MANIFEST_DIR"))
@@ -695,7 +695,8 @@ struct O { pos: vec4<f32> }
         [p[0], p[1], p[2]]
     };
     let flags = fx.flags(id, &[]).unwrap();
-    let targets = Targets::color(wgpu::TextureFormat::Rgba8Unorm).with_depth(wgpu::TextureFormat::Depth32Float);
+    let targets =
+        Targets::color(wgpu::TextureFormat::Rgba8Unorm).with_depth(wgpu::TextureFormat::Depth32Float);
     let mut fb = Manager::new(&h.device, SlotPlan::default());
     let e = fx.shader(&mut fb, flags).unwrap_err();
     assert!(common::chain(&e).contains("are both at this binding point"), "{}", common::chain(&e));
@@ -707,4 +708,17 @@ struct O { pos: vec4<f32> }
     assert!(fx.render_pipeline(&mut fb, uniform, flags, &targets).is_err());
     let mut other = Manager::new(&h.device, SlotPlan::default());
     fx.render_pipeline(&mut other, uniform, flags, &targets).unwrap();
+    // An effect of the depth and storage passes only: its materials and its
+    // check register what those passes use, though the module declares more.
+    let toml = format!(
+        "source = \"p.wgsl\"\n[[technique]]\nname = \"t\"\n{}{}",
+        pass("depth", ""),
+        pass("storage", "  fragment = \"fs_storage\"\n")
+    );
+    let two = fx.add("two.effect.toml", &toml, wgsl).unwrap();
+    assert_eq!(fx.check(&Registry::new(SlotPlan::default()), two, None).unwrap().permutations, 1);
+    let mut mats = Materials::new();
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let m = mats.create(&mut fx, &mut fb, two, &[]).unwrap();
+    mats.set(&mut fb, m, "color", &[1.0f32; 4]).unwrap();
 }

@@ -53,13 +53,20 @@ impl Effects {
             None => combinations(&tested),
         };
         for &bits in &combos {
-            let reflection = self.permutation(id, bits)?;
-            let effect = self.effect(id);
-            registry.add(reflection).map_err(|e| EffectError {
-                file: effect.source_file.clone(),
-                location: None,
-                kind: Box::new(self.conflict(id, bits, e)),
-            })?;
+            let kept = self.composed.contains_key(&(id.index, bits));
+            // What each pass's pipelines would use; for most effects the permutation itself.
+            for reflection in self.pass_reflections(FlagSet { effect: id, bits })? {
+                let effect = self.effect(id);
+                registry.add(reflection).map_err(|e| EffectError {
+                    file: effect.source_file.clone(),
+                    location: None,
+                    kind: Box::new(self.conflict(id, bits, e)),
+                })?;
+            }
+            // The check composes every combination once: keep only what was kept before.
+            if !kept {
+                self.composed.remove(&(id.index, bits));
+            }
         }
         Ok(CheckReport { permutations: combos.len(), exhaustive: exhaustive && only.is_none() })
     }

@@ -94,7 +94,7 @@ impl Materials {
         flags: &[&str],
     ) -> Result<MaterialId, MaterialError> {
         let flags = fx.flags(effect, flags)?;
-        fx.shader(fb, flags)?;
+        fx.register_passes(fb, flags)?;
         self.info(fx, fb.registry(), effect)?;
         let mut own = BTreeMap::new();
         let info = &self.effects[&effect];
@@ -220,7 +220,7 @@ impl Materials {
         self.check(m)?;
         let effect = self.materials[&m].effect;
         let flags = fx.flags(effect, flags)?;
-        fx.shader(fb, flags)?;
+        fx.register_passes(fb, flags)?;
         // Every value must fit the permutation before the material switches.
         for name in self.visible(m).0 {
             self.check_write(fb, m, &name)?;
