@@ -395,23 +395,7 @@ fn a_frame_frequency_storage_array_is_a_buffer_the_frame_owns() {
     let m = fb.create_material();
     fb.material(m).set_buffer("out", &out).unwrap();
     fb.flush(&h.queue).unwrap();
-    let module = fb.create_shader_module(shader).unwrap();
-    let pipeline = h.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: None,
-        layout: Some(fb.pipeline_layout(shader).unwrap()),
-        module: &module,
-        entry_point: Some("main"),
-        compilation_options: Default::default(),
-        cache: None,
-    });
-    let mut enc = h.device.create_command_encoder(&Default::default());
-    {
-        let mut pass = enc.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
-        Binder::new().bind(&mut fb, &mut pass, &Draw::new(shader).material(m)).unwrap();
-        pass.dispatch_workgroups(1, 1, 1);
-    }
-    h.queue.submit([enc.finish()]);
+    gpu::dispatch(h, &mut fb, &[(Draw::new(shader).material(m), "main")]);
     let got = gpu::read_words(h, &out).into_iter().map(f32::from_bits).collect::<Vec<_>>();
     // lights[2].color * lights[1].range = (2, 12, 20, 30) * 3.
     assert_eq!(got, [6.0, 36.0, 60.0, 90.0]);

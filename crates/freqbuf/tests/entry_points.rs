@@ -6,7 +6,7 @@ use crate::common;
 
 use common::gpu::{self, read_words};
 use freqbuf::reflect::ShaderReflection;
-use freqbuf::{Binder, Draw, Manager, SlotPlan};
+use freqbuf::{Draw, Manager, SlotPlan};
 
 /// The shadow example's shape: `bake` reads the globals only; `lit` reads a
 /// storage buffer at (0, 1), `lit_uniform` a uniform block there instead.
@@ -106,26 +106,8 @@ fn each_pipeline_of_a_shared_binding_point_reads_its_own_data() {
         let m = fb.create_material();
         fb.material(m).set_buffer("out", &out).unwrap();
         fb.flush(&h.queue).unwrap();
-        let mut enc = h.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            let mut binder = Binder::new();
-            for (shader, name) in [(bake, "bake"), (lit, entry)] {
-                let module = fb.create_shader_module(shader).unwrap();
-                let pipeline = h.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: None,
-                    layout: Some(fb.pipeline_layout(shader).unwrap()),
-                    module: &module,
-                    entry_point: Some(name),
-                    compilation_options: Default::default(),
-                    cache: None,
-                });
-                pass.set_pipeline(&pipeline);
-                binder.bind(&mut fb, &mut pass, &Draw::new(shader).material(m)).unwrap();
-                pass.dispatch_workgroups(1, 1, 1);
-            }
-        }
-        h.queue.submit([enc.finish()]);
+        let draws = [(Draw::new(bake).material(m), "bake"), (Draw::new(lit).material(m), entry)];
+        gpu::dispatch(h, &mut fb, &draws);
         let got = read_words(h, &out).into_iter().map(f32::from_bits).collect::<Vec<_>>();
         let slot = if entry == "lit" { 1 } else { 2 };
         assert_eq!(got[..4], base, "{entry}: bake read the globals");

@@ -6,7 +6,7 @@ use crate::common;
 
 use common::gpu::{self, read_words};
 use freqbuf::reflect::{ShaderReflection, ShaderSource};
-use freqbuf::{Binder, BindingPoint, Draw, Frequency, Manager, Registry, Sharing, SlotPlan};
+use freqbuf::{BindingPoint, Draw, Frequency, Manager, Registry, Sharing, SlotPlan};
 
 const UNLIT: &str = "struct Material { color: vec4<f32> }
 @group(2) @binding(0) var<uniform> material: Material;
@@ -117,26 +117,9 @@ fn materials_of_a_family_set_only_its_members_and_every_draw_reads_its_own() {
     fb.material(any).set_buffer("out", &out).unwrap();
     draws.push((unlit, any, out, [9.0; 4]));
     fb.flush(&h.queue).unwrap();
-    let mut enc = h.device.create_command_encoder(&Default::default());
-    {
-        let mut pass = enc.begin_compute_pass(&Default::default());
-        let mut binder = Binder::new();
-        for (shader, m, _, _) in &draws {
-            let module = fb.create_shader_module(*shader).unwrap();
-            let pipeline = h.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: None,
-                layout: Some(fb.pipeline_layout(*shader).unwrap()),
-                module: &module,
-                entry_point: Some("main"),
-                compilation_options: Default::default(),
-                cache: None,
-            });
-            pass.set_pipeline(&pipeline);
-            binder.bind(&mut fb, &mut pass, &Draw::new(*shader).material(*m)).unwrap();
-            pass.dispatch_workgroups(1, 1, 1);
-        }
-    }
-    h.queue.submit([enc.finish()]);
+    let dispatches =
+        draws.iter().map(|(shader, m, _, _)| (Draw::new(*shader).material(*m), "main")).collect::<Vec<_>>();
+    gpu::dispatch(h, &mut fb, &dispatches);
     for (i, (_, _, out, expect)) in draws.iter().enumerate() {
         let got = read_words(h, out).into_iter().map(f32::from_bits).collect::<Vec<_>>();
         assert_eq!(got, expect, "draw {i}");

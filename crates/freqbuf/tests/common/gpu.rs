@@ -220,3 +220,33 @@ pub fn device_with(features: wgpu::Features, adjust: impl FnOnce(&mut wgpu::Limi
     let downlevel = adapter.get_downlevel_capabilities().flags;
     Some(Headless { device, queue, info: adapter.get_info(), downlevel })
 }
+
+/// Builds each draw's compute pipeline (its shader, the given entry point),
+/// binds and dispatches the draws in order in one pass, and submits.
+pub fn dispatch(h: &Headless, fb: &mut freqbuf::Manager, draws: &[(freqbuf::Draw, &str)]) {
+    let pipelines = draws
+        .iter()
+        .map(|(d, entry)| {
+            let module = fb.create_shader_module(d.shader()).unwrap();
+            h.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: None,
+                layout: Some(fb.pipeline_layout(d.shader()).unwrap()),
+                module: &module,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        })
+        .collect::<Vec<_>>();
+    let mut enc = h.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        let mut binder = freqbuf::Binder::new();
+        for ((d, _), pipeline) in draws.iter().zip(&pipelines) {
+            pass.set_pipeline(pipeline);
+            binder.bind(fb, &mut pass, d).unwrap();
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+    }
+    h.queue.submit([enc.finish()]);
+}
