@@ -197,8 +197,13 @@ fn substitutions(line: &str) -> impl Iterator<Item = &str> {
 /// decorated, so the decorations before `at` on its line come off the column.
 fn undecorated_location(text: &str, at: usize) -> Location {
     let mut location = locate(text, at);
-    let line_start = text[..at.min(text.len())].rfind('\n').map_or(0, |n| n + 1);
-    let before = &text[line_start..at.min(text.len())];
+    // A span may end inside a multi-byte character: step back to its start.
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+    let before = &text[line_start..at];
     let mut extra = 0;
     let mut rest = before;
     while let Some(i) = rest.find(DECORATION) {
