@@ -613,3 +613,20 @@ fn size_attributes_are_reported_and_align_gaps_are_not() {
         ["a", "z", "w", "b", "c", "d"]
     );
 }
+
+/// A layout-only reflection keeps what registration reads and drops the
+/// module: the whole-effect check merges thousands of permutations this way.
+#[test]
+fn a_layout_only_reflection_merges_like_the_full_one() {
+    let full = shader("prefix_full.wgsl");
+    let light = full.clone().layout_only();
+    assert!(light.module().global_variables.is_empty() && light.source().is_none());
+    assert_eq!(light.resources(), full.resources());
+    assert_eq!(light.entry_points().len(), full.entry_points().len());
+    let (mut a, mut b) = (Registry::new(SlotPlan::default()), Registry::new(SlotPlan::default()));
+    a.add(full).unwrap();
+    b.add(light).unwrap();
+    let layout =
+        |r: &Registry| r.slots().map(|(_, s)| (s.binding(), s.size(), s.members().len())).collect::<Vec<_>>();
+    assert_eq!(layout(&a), layout(&b));
+}

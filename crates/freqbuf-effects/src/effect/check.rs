@@ -57,7 +57,8 @@ impl Effects {
             // What each pass's pipelines would use; for most effects the permutation itself.
             for reflection in self.pass_reflections(FlagSet { effect: id, bits })? {
                 let effect = self.effect(id);
-                registry.add(reflection).map_err(|e| EffectError {
+                // Layouts only: the module is released once merged.
+                registry.add(reflection.layout_only()).map_err(|e| EffectError {
                     file: effect.source_file.clone(),
                     location: None,
                     kind: Box::new(self.conflict(id, bits, e)),

@@ -361,6 +361,22 @@ impl ShaderReflection {
         self
     }
 
+    /// The shader without its naga module, validation info and source text:
+    /// what a registry that only checks and merges layouts keeps (entry
+    /// points, resources with their layouts and locations, immediate size).
+    /// The whole-effect check registers thousands of permutations this way.
+    /// A manager cannot create a shader module from it.
+    pub fn layout_only(mut self) -> Self {
+        self.module = Module::default();
+        // Validating an empty module cannot fail.
+        if let Ok(info) = Validator::new(ValidationFlags::empty(), Capabilities::all()).validate(&self.module)
+        {
+            self.info = info;
+        }
+        self.source = None;
+        self
+    }
+
     /// The shader with its per-family blocks (materials, by default) in
     /// family `family`: shaders of one family merge those blocks into one
     /// layout, shaders of different families each have their own. Without
