@@ -703,6 +703,8 @@ struct O { pos: vec4<f32> }
     let depth_shader = fx.render_pipeline(&mut fb, depth, flags, &targets).unwrap().0;
     let used = fb.registry()[depth_shader].used_resources().map(|r| r.name.clone()).collect::<Vec<_>>();
     assert_eq!(used, ["o"], "the depth pass binds no material");
+    // Only a pass's narrowed part is registered: the family is fixed all the same.
+    assert!(matches!(*fx.set_family(id, "other").unwrap_err().kind, EffectErrorKind::FamilyFixed { .. }));
     fx.render_pipeline(&mut fb, storage, flags, &targets).unwrap();
     // In one manager the two fragment variants disagree at (0, 1); each has its own.
     assert!(fx.render_pipeline(&mut fb, uniform, flags, &targets).is_err());

@@ -298,7 +298,9 @@ impl Effects {
     pub fn set_family(&mut self, id: EffectId, family: &str) -> Result<(), EffectError> {
         self.checked(id, "effect")?;
         let effect = &self.effects[id.index as usize];
-        if effect.family != family && self.shaders.keys().any(|&(e, _)| e == id.index) {
+        let registered = self.shaders.keys().any(|&(e, _)| e == id.index)
+            || self.pass_shaders.keys().any(|&(e, _, _)| e == id.index);
+        if effect.family != family && registered {
             return Err(EffectError {
                 file: effect.source_file.clone(),
                 location: None,
