@@ -77,12 +77,13 @@ impl Effects {
             };
             // naga_oil adds a module only after what it imports: the listed
             // files (and the searched directories) supply each other's imports.
-            let mut listed = HashMap::new();
+            let mut listed = Listed::default();
             for path in &paths {
                 let text = read_text(path).map_err(|e| at(format!("{}: {e}", path.display())))?;
                 if let (Some(name), _, _) = naga_oil::compose::get_preprocessor_data(&text) {
-                    listed.insert(name, path.clone());
+                    listed.names.insert(name, path.clone());
                 }
+                listed.texts.insert(path.clone(), text);
             }
             for path in paths {
                 self.add_module_file(&path, &listed).map_err(|e| match *e.kind {
@@ -100,7 +101,7 @@ impl Effects {
         let (_, imports, _) = naga_oil::compose::get_preprocessor_data(source);
         for import in imports {
             let Some(path) = self.module_index.get(&import.import).cloned() else { continue };
-            self.add_module_file(&path, &HashMap::new())
+            self.add_module_file(&path, &Listed::default())
                 .map_err(|e| EffectError { file: file.to_owned(), ..e })?;
         }
         Ok(())
@@ -108,22 +109,27 @@ impl Effects {
 
     /// Adds one module file unless it was added, after the modules it
     /// imports that `listed` or the searched directories hold.
-    fn add_module_file(&mut self, path: &Path, listed: &HashMap<String, PathBuf>) -> Result<(), EffectError> {
+    fn add_module_file(&mut self, path: &Path, listed: &Listed) -> Result<(), EffectError> {
         let key = canonical(path);
         if self.module_files.contains(&key) {
             return Ok(());
         }
         let name = path.display().to_string();
-        let text = read_text(path).map_err(|e| EffectError {
-            file: name.clone(),
-            location: None,
-            kind: Box::new(EffectErrorKind::Io(format!("{name}: {e}"))),
-        })?;
+        // A listed file was read already, for its import path.
+        let text = match listed.texts.get(path) {
+            Some(text) => text.clone(),
+            None => read_text(path).map_err(|e| EffectError {
+                file: name.clone(),
+                location: None,
+                kind: Box::new(EffectErrorKind::Io(format!("{name}: {e}"))),
+            })?,
+        };
         // Marked first, so that an import cycle ends here (naga_oil reports it).
         self.module_files.insert(key.clone());
         let (_, imports, _) = naga_oil::compose::get_preprocessor_data(&text);
         for import in imports {
-            let found = listed.get(&import.import).or_else(|| self.module_index.get(&import.import)).cloned();
+            let found =
+                listed.names.get(&import.import).or_else(|| self.module_index.get(&import.import)).cloned();
             if let Some(dependency) = found {
                 self.add_module_file(&dependency, listed).inspect_err(|_| {
                     self.module_files.remove(&key);
@@ -136,6 +142,13 @@ impl Effects {
         self.stats.module_files += 1;
         Ok(())
     }
+}
+
+/// The files an effect file lists: their import paths, and their texts.
+#[derive(Default)]
+struct Listed {
+    names: HashMap<String, PathBuf>,
+    texts: HashMap<PathBuf, String>,
 }
 
 fn canonical(path: &Path) -> PathBuf {
