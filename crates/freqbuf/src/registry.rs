@@ -372,19 +372,19 @@ impl Registry {
     /// The slot that shaders of `family` use at a binding point: the shared
     /// slot there, or at a per-family frequency that family's own.
     pub fn slot_in(&self, family: &str, point: BindingPoint) -> Option<SlotId> {
-        let frequency = self.plan.frequency(point)?;
-        let key = match self.per_family(frequency) {
-            true => Some(self.family_index(family)?),
-            false => None,
-        };
-        self.slot_by_point.get(&(point, key)).copied()
+        // A family no shader named yet has no slots of its own.
+        self.slot_for(point, self.family_index(family).unwrap_or(u32::MAX))
     }
 
     /// The slot a registered shader uses at a binding point.
     pub(crate) fn slot_of(&self, shader: ShaderId, point: BindingPoint) -> Option<SlotId> {
+        self.slot_for(point, self.shader_family[shader.index()])
+    }
+
+    /// The slot shaders of the family with index `family` use at `point`.
+    fn slot_for(&self, point: BindingPoint, family: u32) -> Option<SlotId> {
         let frequency = self.plan.frequency(point)?;
-        let key = self.per_family(frequency).then(|| self.shader_family[shader.index()]);
-        self.slot_by_point.get(&(point, key)).copied()
+        self.slot_by_point.get(&(point, self.per_family(frequency).then_some(family))).copied()
     }
 
     /// A merge conflict with what the slot plan makes of it: inside a family,

@@ -204,7 +204,8 @@ impl InstanceMut<'_> {
 
     fn set_resource(&mut self, name: &str, want: &'static str, bound: Bound) -> Result<(), Error> {
         let f = self.id.frequency();
-        let family = self.own_family()?;
+        let index = self.instances.index(self.id)?;
+        let family = self.instances.family(f, index);
         let (shared, element) = self.registry.resolve_binding(name, f, family, want)?;
         let resource = &shared.resource;
         let ty = match resource.binding_type().expect("registered bindings have a type") {
@@ -215,7 +216,6 @@ impl InstanceMut<'_> {
             },
             t => t,
         };
-        let index = self.instances.index(self.id)?;
         // wgpu's own validation judges the resource, on a one-entry bind group,
         // before anything changes; a mismatch would otherwise fail at draw time.
         self.groups.probe(self.device, ty, &bound).map_err(|message| {
