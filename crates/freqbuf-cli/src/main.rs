@@ -311,6 +311,7 @@ fn effect_json(
                 json!({
                     "name": p.name.split_once('.').map_or(p.name.as_str(), |(_, n)| n),
                     "vertex": p.vertex, "fragment": p.fragment, "compute": p.compute,
+                    "files": {"vertex": p.files[0], "fragment": p.files[1], "compute": p.files[2]},
                     "blend": p.blend.as_str(), "cull": p.cull.as_str(),
                     "depth": p.depth.map(|d| json!({"compare": d.compare.as_str(), "write": d.write})),
                     "color_write": p.color_write,
@@ -333,14 +334,19 @@ fn print_effect(effect: &freqbuf_effects::Effect, report: freqbuf_effects::Check
     for t in effect.techniques() {
         println!("technique {t}");
         for p in passes(effect, t) {
-            let entry = |e: &Option<String>| e.clone().unwrap_or_else(|| "-".into());
+            // `file:entry` where the stage comes from another file than the source.
+            let entry = |e: &Option<String>, file: &Option<String>| match (e, file) {
+                (Some(e), Some(f)) => format!("{f}:{e}"),
+                (Some(e), None) => e.clone(),
+                (None, _) => "-".into(),
+            };
             let depth = p.depth.map_or("-".into(), |d| format!("{} write={}", d.compare.as_str(), d.write));
             println!(
                 "  pass {}: vertex {} fragment {} compute {} blend {} cull {} depth {depth} color_write {}",
                 p.name,
-                entry(&p.vertex),
-                entry(&p.fragment),
-                entry(&p.compute),
+                entry(&p.vertex, &p.files[0]),
+                entry(&p.fragment, &p.files[1]),
+                entry(&p.compute, &p.files[2]),
                 p.blend.as_str(),
                 p.cull.as_str(),
                 p.color_write

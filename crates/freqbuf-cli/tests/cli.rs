@@ -192,6 +192,7 @@ fn effect_prints_techniques_passes_and_slots_and_counts_permutations() {
     assert_eq!(
         *depth,
         serde_json::json!({"name": "depth", "vertex": "vs_main", "fragment": null, "compute": null,
+            "files": {"vertex": null, "fragment": null, "compute": null},
             "blend": "opaque", "cull": "none", "depth": {"compare": "less", "write": true}, "color_write": false})
     );
     let material = v["slots"].as_array().unwrap().iter().find(|s| s["group"] == 2).unwrap();
@@ -299,6 +300,32 @@ fn effect_files_bring_their_modules() {
     let at = format!("{}:2:12: cannot read the file: ", file.display());
     assert!(stderr.contains(&at) && stderr.contains("nowhere.wgsl"), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A pass that takes its vertex stage from another file (Bevy's 2D
+/// material and mesh file) is checked from the CLI: the text and the JSON
+/// say which file each stage is from, and both files' bindings are merged.
+#[test]
+fn a_pass_with_stages_from_two_files_is_checked() {
+    let file = "crates/freqbuf-effects/tests/effects/bevy/color_material.effect.toml";
+    let plan = "0=view,1=object,2=material";
+    let (code, stdout, stderr) = run(&["effect", "--all-permutations", "--plan", plan, file]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("2 permutations composed and merged (every combination)"), "{stdout}");
+    assert!(stdout.contains("pass t.main: vertex mesh/mesh2d.wgsl:vertex fragment fragment"), "{stdout}");
+    let (code, stdout, stderr) = run(&["effect", "--json", "--plan", plan, file]);
+    assert_eq!(code, 0, "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    let pass = &v["techniques"][0]["passes"][0];
+    assert_eq!(pass["files"]["vertex"], "mesh/mesh2d.wgsl");
+    assert_eq!(pass["files"]["fragment"], Value::Null);
+    let slots =
+        v["slots"].as_array().unwrap().iter().map(|s| s["frequency"].as_str().unwrap()).collect::<Vec<_>>();
+    assert_eq!(
+        slots,
+        ["view", "object", "material"],
+        "the mesh array from the vertex file, the material from the fragment's"
+    );
 }
 
 /// `--plan` gives the slot plan, so Bevy's numbering (0 view, 1 mesh,

@@ -18,8 +18,8 @@ mod material;
 mod queue;
 
 pub use effect::{
-    Blend, CheckReport, Compare, Cull, DepthState, EXHAUSTIVE_FLAGS, Effect, EffectId, EffectStats, Effects,
-    FlagSet, Pass, PassId, Passes, Targets,
+    Blend, CheckReport, Compare, Cull, DefValue, DepthState, EXHAUSTIVE_FLAGS, Effect, EffectId, EffectStats,
+    Effects, FlagSet, Pass, PassId, Passes, Targets,
 };
 pub use error::{EffectError, EffectErrorKind, MaterialError, MaterialErrorKind};
 pub use material::{AutoConstants, Camera, Materials, Semantic, validate_tables};

@@ -471,6 +471,69 @@ fn pick() -> f32 { return few.x; }
     assert!(common::chain(&e).contains("def `COUNT` is 5000000000, which u32 cannot hold"), "{e}");
 }
 
+/// `[defs]` overridden per pipeline request: `with_defs` gives an effect
+/// of its own whose pipelines compose with the new values (read back from
+/// the GPU), in the base effect's family; the same values give the same
+/// effect, and an unknown def or a value of another kind names the def.
+#[test]
+fn defs_are_overridden_per_pipeline_request() {
+    use freqbuf_effects::DefValue;
+    let Some(h) = gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let wgsl = "@group(2) @binding(0) var<storage, read_write> seen: array<f32, 2>;
+@compute @workgroup_size(1) fn main() {
+    seen[0] = f32(#{CASCADES});
+#if CASCADES > 2
+    seen[1] = 1.0;
+#else
+    seen[1] = 2.0;
+#endif
+}
+";
+    let toml = "name = \"shadow\"\nsource = \"s.wgsl\"\n[defs]\nCASCADES = 1\nSOFT = true\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"main\"\n";
+    let mut fx = Effects::new();
+    let base = fx.add("s.effect.toml", toml, wgsl).unwrap();
+    let four = fx.with_defs(base, &[("CASCADES", DefValue::UInt(4))]).unwrap();
+    assert_ne!(four, base);
+    assert_eq!(fx.with_defs(base, &[("CASCADES", 4u32.into())]).unwrap(), four, "made once");
+    assert_eq!(fx.with_defs(base, &[("CASCADES", 1u32.into())]).unwrap(), base, "the file's own values");
+    assert_eq!(fx.effect(four).name(), "shadow{CASCADES=4}");
+    assert_eq!(fx.effect(four).family(), fx.effect(base).family());
+    let mut seen = Vec::new();
+    for id in [base, four] {
+        let pass = fx.technique(id, "t").unwrap().next().unwrap();
+        let flags = fx.flags(id, &[]).unwrap();
+        let (shader, pipeline) = fx.compute_pipeline(&mut fb, pass, flags).unwrap();
+        let pipeline = pipeline.clone();
+        let out = h.device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: 8,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let m = fb.create_material();
+        fb.material(m).set_buffer("seen", &out).unwrap();
+        fb.flush(&h.queue).unwrap();
+        let mut enc = h.device.create_command_encoder(&Default::default());
+        {
+            let mut cpass = enc.begin_compute_pass(&Default::default());
+            cpass.set_pipeline(&pipeline);
+            Binder::new().bind(&mut fb, &mut cpass, &Draw::new(shader).material(m)).unwrap();
+            cpass.dispatch_workgroups(1, 1, 1);
+        }
+        h.queue.submit([enc.finish()]);
+        seen.push(gpu::read_words(h, &out).iter().map(|&w| f32::from_bits(w)).collect::<Vec<_>>());
+    }
+    assert_eq!(seen, [[1.0, 2.0], [4.0, 1.0]]);
+    let e = fx.with_defs(base, &[("CASCADE", DefValue::UInt(2))]).unwrap_err();
+    assert_eq!(common::chain(&e), "shadow: def `CASCADE` is not one of the effect's [defs] (CASCADES, SOFT)");
+    let e = fx.with_defs(base, &[("SOFT", DefValue::UInt(2))]).unwrap_err();
+    assert_eq!(
+        common::chain(&e),
+        "shadow: def `SOFT` is a boolean in [defs], and was given an unsigned integer"
+    );
+}
+
 /// A pass whose entry point exists only under a flag (Bevy's
 /// `downsample_first` under `FIRST_DOWNSAMPLE`) says so with `requires`:
 /// other permutations do not have it, the whole-effect check passes, and a

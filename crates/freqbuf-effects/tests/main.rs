@@ -8,3 +8,4 @@ mod effects;
 mod families;
 mod materials;
 mod queue;
+mod stages;

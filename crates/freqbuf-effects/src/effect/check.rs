@@ -53,7 +53,9 @@ impl Effects {
             None => combinations(&tested),
         };
         for &bits in &combos {
-            let kept = self.composed.contains_key(&(id.index, bits));
+            let parts = self.effect(id).stage_files.len() as u32 + 1;
+            let kept =
+                (0..parts).filter(|&p| self.composed.contains_key(&(id.index, bits, p))).collect::<Vec<_>>();
             // What each pass's pipelines would use; for most effects the permutation itself.
             for reflection in self.pass_reflections(FlagSet { effect: id, bits })? {
                 let effect = self.effect(id);
@@ -65,8 +67,8 @@ impl Effects {
                 })?;
             }
             // The check composes every combination once: keep only what was kept before.
-            if !kept {
-                self.composed.remove(&(id.index, bits));
+            for part in (0..parts).filter(|p| !kept.contains(p)) {
+                self.composed.remove(&(id.index, bits, part));
             }
         }
         Ok(CheckReport { permutations: combos.len(), exhaustive: exhaustive && only.is_none() })

@@ -51,9 +51,9 @@ pub(crate) struct TechniqueFile {
 #[serde(deny_unknown_fields)]
 pub(crate) struct PassFile {
     pub(crate) name: Spanned<String>,
-    pub(crate) vertex: Option<Spanned<String>>,
-    pub(crate) fragment: Option<Spanned<String>>,
-    pub(crate) compute: Option<Spanned<String>>,
+    pub(crate) vertex: Option<Spanned<StageFile>>,
+    pub(crate) fragment: Option<Spanned<StageFile>>,
+    pub(crate) compute: Option<Spanned<StageFile>>,
     /// Flags the pass exists under (its entry points exist only with them).
     #[serde(default)]
     pub(crate) requires: Vec<Spanned<String>>,
@@ -64,6 +64,33 @@ pub(crate) struct PassFile {
     pub(crate) depth: Option<DepthState>,
     #[serde(default = "yes")]
     pub(crate) color_write: bool,
+}
+
+/// A stage's entry point: a bare name is in the effect's `source`;
+/// `{ source = "mesh2d.wgsl", entry = "vertex" }` takes it from another
+/// file (relative to the effect file), composed with the same flags and defs.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum StageFile {
+    Entry(String),
+    From(StageFrom),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct StageFrom {
+    pub(crate) source: String,
+    pub(crate) entry: String,
+}
+
+impl StageFile {
+    /// The entry point, and the file it is in when not the effect's source.
+    pub(crate) fn split(self) -> (String, Option<String>) {
+        match self {
+            StageFile::Entry(entry) => (entry, None),
+            StageFile::From(f) => (f.entry, Some(f.source)),
+        }
+    }
 }
 
 fn yes() -> bool {

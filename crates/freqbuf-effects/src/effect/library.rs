@@ -8,7 +8,9 @@ use std::path::Path;
 
 use super::compose::{Compose, locate};
 use super::file::EffectFile;
-use super::types::{Bits, Effect, EffectId, EffectStats, FlagSet, MAX_FLAGS, Pass, PassId, Passes, Targets};
+use super::types::{
+    Bits, Effect, EffectId, EffectStats, FlagSet, MAX_FLAGS, Pass, PassId, Passes, StageSource, Targets,
+};
 use crate::error::{EffectError, EffectErrorKind};
 use freqbuf::Error;
 use freqbuf::Manager;
@@ -34,8 +36,12 @@ pub struct Effects {
     pub(super) shaders: HashMap<(u32, Bits), ShaderId>,
     /// (effect, tested flag bits, pass) → the shader the pass's pipelines use.
     pub(super) pass_shaders: HashMap<(u32, Bits, u32), ShaderId>,
-    /// Composed permutations, kept for the passes that narrow them.
-    pub(super) composed: HashMap<(u32, Bits), ShaderReflection>,
+    /// A pass shader linked from several files → the shader of each stage's
+    /// part (vertex, fragment, compute), whose modules its pipelines use.
+    pub(super) stage_shaders: HashMap<ShaderId, [Option<ShaderId>; 3]>,
+    /// Composed permutations by (effect, bits, part: 0 the source, `i` the
+    /// `i`-th stage file), kept for the passes that narrow them.
+    pub(super) composed: HashMap<(u32, Bits, u32), ShaderReflection>,
     pub(super) modules: HashMap<ShaderId, wgpu::ShaderModule>,
     /// By (pass, permutation), one pipeline per targets it was built for
     /// (usually one). The shader id names the manager and the flags, the
@@ -52,6 +58,8 @@ pub struct Effects {
     /// Modules in the directories of [`Effects::add_module_dir`], by import
     /// path, read when an effect imports them.
     pub(super) module_index: HashMap<String, std::path::PathBuf>,
+    /// (base effect, its defs as given) → the effect [`Effects::with_defs`] made.
+    pub(super) variants: HashMap<(u32, String), u32>,
 }
 
 static NEXT_LIBRARY: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
@@ -71,6 +79,7 @@ impl Effects {
             effects: Vec::new(),
             shaders: HashMap::new(),
             pass_shaders: HashMap::new(),
+            stage_shaders: HashMap::new(),
             composed: HashMap::new(),
             modules: HashMap::new(),
             render: HashMap::new(),
@@ -79,6 +88,7 @@ impl Effects {
             stats: EffectStats::default(),
             module_files: Default::default(),
             module_index: HashMap::new(),
+            variants: HashMap::new(),
         }
     }
 
@@ -92,7 +102,7 @@ impl Effects {
         self.compose.add_module(file, source)?;
         for index in 0..self.effects.len() {
             let effect = &self.effects[index];
-            let tested = self.tested_bits(&effect.source, &effect.flags, &effect.passes);
+            let tested = self.tested_bits(effect.sources(), &effect.flags, &effect.passes);
             if tested != self.effects[index].tested {
                 self.effects[index].tested = tested;
                 let library = self.tag;
@@ -110,8 +120,13 @@ impl Effects {
     /// The bits of `flags` that `source` or what it imports tests, and those
     /// a pass requires: they decide whether the pass exists, so they change
     /// the permutation even where the source never tests them.
-    fn tested_bits(&self, source: &str, flags: &[String], passes: &[Pass]) -> Bits {
-        let names = self.compose.tested(source);
+    fn tested_bits<'a>(
+        &self,
+        sources: impl Iterator<Item = &'a str>,
+        flags: &[String],
+        passes: &[Pass],
+    ) -> Bits {
+        let names = sources.flat_map(|s| self.compose.tested(s)).collect::<std::collections::BTreeSet<_>>();
         let tested =
             flags.iter().enumerate().filter(|(_, f)| names.contains(*f)).fold(0, |m, (i, _)| m | 1 << i);
         passes.iter().fold(tested, |m, p| m | p.required)
@@ -138,7 +153,13 @@ impl Effects {
         })?;
         let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("effect");
         let stem = stem.strip_suffix(".effect").unwrap_or(stem);
-        self.insert(&file, &toml_text, parsed, stem, source_file, source)
+        let mut read = |name: &str| {
+            let at = dir.join(name);
+            read_text(&at)
+                .map(|text| (at.display().to_string(), text))
+                .map_err(|e| format!("{}: {e}", at.display()))
+        };
+        self.insert(&file, &toml_text, parsed, stem, (source_file, source), &mut read)
     }
 
     /// Adds an effect from text: `file` names the TOML in errors, and the
@@ -147,10 +168,47 @@ impl Effects {
     /// (only [`Effects::load`] reads files).
     pub fn add(&mut self, file: &str, toml_text: &str, source: &str) -> Result<EffectId, EffectError> {
         let parsed = parse(file, toml_text)?;
-        let source_file = parsed.source.get_ref().clone();
+        let name = parsed.source.get_ref().clone();
+        self.add_parsed(file, toml_text, parsed, (name, source), &[])
+    }
+
+    /// Like [`Effects::add`] for an effect whose passes take stages from
+    /// other files (`vertex = { source = "mesh2d.wgsl", entry = "vertex" }`):
+    /// `files` holds each by the name the effect file gives it, the `source`
+    /// among them. A name not in `files` is an error at its place in the file.
+    pub fn add_files(
+        &mut self,
+        file: &str,
+        toml_text: &str,
+        files: &[(&str, &str)],
+    ) -> Result<EffectId, EffectError> {
+        let parsed = parse(file, toml_text)?;
+        let name = parsed.source.get_ref().clone();
+        let Some(&(_, source)) = files.iter().find(|(n, _)| *n == name) else {
+            return Err(EffectError {
+                file: file.to_owned(),
+                location: Some(locate(toml_text, parsed.source.span().start)),
+                kind: Box::new(EffectErrorKind::Io(format!("{name}: not among the files given"))),
+            });
+        };
+        self.add_parsed(file, toml_text, parsed, (name, source), files)
+    }
+
+    fn add_parsed(
+        &mut self,
+        file: &str,
+        toml_text: &str,
+        parsed: EffectFile,
+        (name, source): (String, &str),
+        files: &[(&str, &str)],
+    ) -> Result<EffectId, EffectError> {
         let stem = Path::new(file).file_stem().and_then(|s| s.to_str()).unwrap_or("effect");
         let stem = stem.strip_suffix(".effect").unwrap_or(stem).to_owned();
-        self.insert(file, toml_text, parsed, &stem, source_file, source.to_owned())
+        let mut read = |wanted: &str| match files.iter().find(|(n, _)| *n == wanted) {
+            Some(&(n, text)) => Ok((n.to_owned(), text.to_owned())),
+            None => Err(format!("{wanted}: not among the files given")),
+        };
+        self.insert(file, toml_text, parsed, &stem, (name, source.to_owned()), &mut read)
     }
 
     fn insert(
@@ -159,8 +217,8 @@ impl Effects {
         toml_text: &str,
         parsed: EffectFile,
         stem: &str,
-        source_file: String,
-        source: String,
+        (source_file, source): (String, String),
+        read: ReadStage<'_>,
     ) -> Result<EffectId, EffectError> {
         let at = |span: Range<usize>, kind| EffectError {
             file: file.to_owned(),
@@ -204,18 +262,40 @@ impl Effects {
         }
         let mut techniques = Vec::new();
         let mut passes = Vec::new();
+        let mut stage_files: Vec<StageSource> = Vec::new();
         for t in parsed.technique {
             let start = passes.len() as u32;
             for p in t.pass {
                 let name = format!("{}.{}", t.name.get_ref(), p.name.get_ref());
                 let bad = |what| at(p.name.span(), EffectErrorKind::BadPass { pass: name.clone(), what });
-                let render = p.vertex.is_some() || p.fragment.is_some();
-                match (render, &p.compute) {
+                let mut files: [Option<String>; 3] = Default::default();
+                let mut parts = [0; 3];
+                let mut entries: [Option<String>; 3] = Default::default();
+                for (i, stage) in [p.vertex, p.fragment, p.compute].into_iter().enumerate() {
+                    let Some(stage) = stage else { continue };
+                    let span = stage.span();
+                    let (entry, from) = stage.into_inner().split();
+                    entries[i] = Some(entry);
+                    let Some(from) = from else { continue };
+                    let part = match stage_files.iter().position(|f| f.name == from) {
+                        Some(at) => at,
+                        None => {
+                            let (path, text) = read(&from).map_err(|e| at(span, EffectErrorKind::Io(e)))?;
+                            stage_files.push(StageSource { name: from.clone(), file: path, text });
+                            stage_files.len() - 1
+                        }
+                    };
+                    parts[i] = part as u32 + 1;
+                    files[i] = Some(from);
+                }
+                let [vertex, fragment, compute] = entries;
+                let render = vertex.is_some() || fragment.is_some();
+                match (render, &compute) {
                     (true, Some(_)) => {
                         return Err(bad("mixes a compute entry point with vertex or fragment ones"));
                     }
                     (false, None) => return Err(bad("names neither a vertex nor a compute entry point")),
-                    _ if render && p.vertex.is_none() => {
+                    _ if render && vertex.is_none() => {
                         return Err(bad("has a fragment but no vertex entry point"));
                     }
                     _ => {}
@@ -229,30 +309,36 @@ impl Effects {
                     };
                     required |= 1 << i;
                 }
-                let get = |s: Option<toml::Spanned<String>>| s.map(toml::Spanned::into_inner);
                 passes.push(Pass {
                     name,
-                    vertex: get(p.vertex),
-                    fragment: get(p.fragment),
-                    compute: get(p.compute),
+                    vertex,
+                    fragment,
+                    compute,
                     blend: p.blend,
                     cull: p.cull,
                     depth: p.depth,
                     color_write: p.color_write,
                     requires: p.requires.into_iter().map(toml::Spanned::into_inner).collect(),
                     required,
+                    files,
+                    parts,
                 });
             }
             techniques.push((t.name.into_inner(), start..passes.len() as u32));
         }
         // Modules of the searched directories that it imports, before its flags are read.
         self.add_imported_modules(&source_file, &source)?;
-        let tested = self.tested_bits(&source, &flags, &passes);
+        for f in &stage_files {
+            self.add_imported_modules(&f.file, &f.text)?;
+        }
+        let texts = std::iter::once(source.as_str()).chain(stage_files.iter().map(|f| f.text.as_str()));
+        let tested = self.tested_bits(texts, &flags, &passes);
         let effect = Effect {
             name: parsed.name.unwrap_or_else(|| stem.to_owned()),
             family: parsed.family.unwrap_or_else(|| file.to_owned()),
             source_file,
             source,
+            stage_files,
             flags,
             defs,
             tested,
@@ -384,19 +470,25 @@ impl Effects {
         if let Some(&id) = self.shaders.get(&key).filter(|id| manager.registry().owns(**id)) {
             return Ok(id);
         }
-        let reflection = self.composed(flags.effect, bits)?;
+        let reflection = self.composed(flags.effect, bits, 0)?;
         let id = self.register_reflection(manager, flags.effect, bits, reflection)?;
         self.shaders.insert(key, id);
         Ok(id)
     }
 
-    /// A permutation composed once and kept (passes narrow it again).
-    pub(super) fn composed(&mut self, id: EffectId, bits: Bits) -> Result<ShaderReflection, EffectError> {
-        if let Some(r) = self.composed.get(&(id.index, bits)) {
+    /// A permutation of the effect's source (`part` 0) or of its `part`-th
+    /// stage file, composed once and kept (passes narrow it again).
+    pub(super) fn composed(
+        &mut self,
+        id: EffectId,
+        bits: Bits,
+        part: u32,
+    ) -> Result<ShaderReflection, EffectError> {
+        if let Some(r) = self.composed.get(&(id.index, bits, part)) {
             return Ok(r.clone());
         }
-        let reflection = self.permutation(id, bits)?;
-        self.composed.insert((id.index, bits), reflection.clone());
+        let reflection = self.permutation(id, bits, part)?;
+        self.composed.insert((id.index, bits, part), reflection.clone());
         Ok(reflection)
     }
 
@@ -437,28 +529,38 @@ impl Effects {
         }
     }
 
-    /// Composes and reflects one permutation and checks that it has every
-    /// entry point its passes name.
-    pub(super) fn permutation(&mut self, id: EffectId, bits: Bits) -> Result<ShaderReflection, EffectError> {
+    /// Composes and reflects one permutation of the effect's source or of
+    /// a stage file (`part`), and checks that it has every entry point its
+    /// passes take from it.
+    pub(super) fn permutation(
+        &mut self,
+        id: EffectId,
+        bits: Bits,
+        part: u32,
+    ) -> Result<ShaderReflection, EffectError> {
         let effect = &self.effects[id.index as usize];
         let defs =
             effect.flags.iter().enumerate().filter(|(i, _)| bits & (1 << i) != 0).map(|(_, f)| f.as_str());
         let defs = defs.collect::<Vec<_>>();
         let flags = effect.describe(bits);
-        let module =
-            self.compose.compose(&effect.source_file, &effect.source, &effect.defs, &defs, &flags)?;
+        let (file, text) = match part.checked_sub(1) {
+            None => (&effect.source_file, &effect.source),
+            Some(i) => (&effect.stage_files[i as usize].file, &effect.stage_files[i as usize].text),
+        };
+        let module = self.compose.compose(file, text, &effect.defs, &defs, &flags)?;
         self.stats.compositions += 1;
         for pass in effect.passes.iter().filter(|p| bits & p.required == p.required) {
-            let wanted = [
-                ("vertex", &pass.vertex, naga::ShaderStage::Vertex),
-                ("fragment", &pass.fragment, naga::ShaderStage::Fragment),
-                ("compute", &pass.compute, naga::ShaderStage::Compute),
+            let kinds = [
+                ("vertex", naga::ShaderStage::Vertex),
+                ("fragment", naga::ShaderStage::Fragment),
+                ("compute", naga::ShaderStage::Compute),
             ];
-            for (stage, entry, kind) in wanted {
-                let Some(entry) = entry else { continue };
+            let entries = [&pass.vertex, &pass.fragment, &pass.compute].into_iter().zip(pass.parts);
+            for ((stage, kind), (entry, from)) in kinds.into_iter().zip(entries) {
+                let Some(entry) = entry.as_ref().filter(|_| from == part) else { continue };
                 if !module.entry_points.iter().any(|e| &e.name == entry && e.stage == kind) {
                     return Err(EffectError {
-                        file: effect.source_file.clone(),
+                        file: file.clone(),
                         location: None,
                         kind: Box::new(EffectErrorKind::MissingEntryPoint {
                             pass: pass.name.clone(),
@@ -470,15 +572,22 @@ impl Effects {
                 }
             }
         }
-        let name = format!("{}[{flags}]", effect.name);
+        let name = match part {
+            0 => format!("{}[{flags}]", effect.name),
+            _ => format!("{}[{flags}] {}", effect.name, effect.stage_files[part as usize - 1].name),
+        };
         let reflection = ShaderReflection::from_module(name, module).map_err(|e| EffectError {
-            file: effect.source_file.clone(),
+            file: file.clone(),
             location: e.location,
             kind: Box::new(EffectErrorKind::Register { flags, source: Box::new(e.into()) }),
         })?;
         Ok(reflection.with_family(effect.family.clone()))
     }
 }
+
+/// Finds a stage file by the name the effect file gives: its path (for
+/// errors) and text, or why not.
+type ReadStage<'a> = &'a mut dyn FnMut(&str) -> Result<(String, String), String>;
 
 /// Reads an effect file or a WGSL source as `ShaderReflection::from_path`
 /// reads shaders: a regular UTF-8 file within the same size limit.

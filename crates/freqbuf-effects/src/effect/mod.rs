@@ -15,7 +15,9 @@ mod modules;
 mod passes;
 mod pipeline;
 mod types;
+mod variant;
 
 pub use file::{Blend, Compare, Cull, DepthState};
 pub use library::{EXHAUSTIVE_FLAGS, Effects};
 pub use types::{CheckReport, Effect, EffectId, EffectStats, FlagSet, Pass, PassId, Passes, Targets};
+pub use variant::DefValue;

@@ -1,6 +1,7 @@
 //! The shader a pass's pipelines use: the permutation narrowed to the pass's
 //! entry points, so a depth pass's layout holds no fragment-only material
 //! bindings, and two passes may use different resources at one binding point.
+//! A pass whose stages come from several files links their narrowed parts.
 
 use freqbuf::reflect::ShaderReflection;
 use freqbuf::{Manager, ShaderId};
@@ -27,13 +28,73 @@ impl Effects {
         if let Some(&id) = self.pass_shaders.get(&key).filter(|id| manager.registry().owns(**id)) {
             return Ok(id);
         }
-        let whole = self.composed(flags.effect, bits)?;
-        let id = match self.narrowed(&whole, pass, flags)? {
-            None => self.shader(manager, flags)?,
-            Some(narrowed) => self.register_reflection(manager, flags.effect, bits, narrowed)?,
+        let id = if self.pass(pass).is_linked() {
+            self.register_linked(manager, pass, FlagSet { bits, ..flags })?
+        } else {
+            let whole = self.composed(flags.effect, bits, 0)?;
+            match self.narrowed(&whole, pass, flags)? {
+                None => self.shader(manager, flags)?,
+                Some(narrowed) => self.register_reflection(manager, flags.effect, bits, narrowed)?,
+            }
         };
         self.pass_shaders.insert(key, id);
         Ok(id)
+    }
+
+    /// Registers each file's part of a linked pass (for its stages'
+    /// modules) and then their link (for the pipeline layout).
+    fn register_linked(
+        &mut self,
+        manager: &mut Manager,
+        pass: PassId,
+        flags: FlagSet,
+    ) -> Result<ShaderId, EffectError> {
+        let parts = self.parts(pass, flags)?;
+        let mut ids = Vec::new();
+        for (_, part) in &parts {
+            ids.push(self.register_reflection(manager, flags.effect, flags.bits, part.clone())?);
+        }
+        let linked = self.linked(pass, flags, &parts);
+        let id = self.register_reflection(manager, flags.effect, flags.bits, linked)?;
+        let p = self.pass(pass);
+        let mut stages = [None; 3];
+        for (i, entry) in [&p.vertex, &p.fragment, &p.compute].into_iter().enumerate() {
+            let at = parts.iter().position(|(part, _)| *part == p.parts[i]);
+            stages[i] = entry.as_ref().and(at).map(|at| ids[at]);
+        }
+        self.stage_shaders.insert(id, stages);
+        Ok(id)
+    }
+
+    /// The module a stage (0 vertex, 1 fragment, 2 compute) of `shader`'s
+    /// pipelines is built from: its part's, for a linked pass.
+    pub(super) fn stage_shader(&self, shader: ShaderId, stage: usize) -> ShaderId {
+        self.stage_shaders.get(&shader).and_then(|s| s[stage]).unwrap_or(shader)
+    }
+
+    /// Each file's permutation a linked pass uses, narrowed to its stages there.
+    fn parts(&mut self, pass: PassId, flags: FlagSet) -> Result<Vec<(u32, ShaderReflection)>, EffectError> {
+        let mut wanted: Vec<(u32, Vec<String>)> = Vec::new();
+        for (entry, part) in self.pass(pass).stages() {
+            match wanted.iter_mut().find(|(p, _)| *p == part) {
+                Some((_, entries)) => entries.push(entry.to_owned()),
+                None => wanted.push((part, vec![entry.to_owned()])),
+            }
+        }
+        let mut parts = Vec::new();
+        for (part, entries) in wanted {
+            let whole = self.composed(flags.effect, flags.bits, part)?;
+            let entries = entries.iter().map(String::as_str).collect::<Vec<_>>();
+            parts.push((part, self.narrow(&whole, &entries, flags)?));
+        }
+        Ok(parts)
+    }
+
+    /// The layout a linked pass's pipelines use: its parts linked.
+    fn linked(&self, pass: PassId, flags: FlagSet, parts: &[(u32, ShaderReflection)]) -> ShaderReflection {
+        let effect = self.effect(flags.effect);
+        let name = format!("{}[{}] pass {}", effect.name, effect.describe(flags.bits), self.pass(pass).name);
+        ShaderReflection::link(name, &parts.iter().map(|(_, r)| r).collect::<Vec<_>>())
     }
 
     /// Registers what every pass that exists under `flags` uses (the
@@ -54,11 +115,16 @@ impl Effects {
     /// What the passes under `bits` register, each once: the permutation, or
     /// a pass's narrowed part of it where it uses less.
     pub(super) fn pass_reflections(&mut self, flags: FlagSet) -> Result<Vec<ShaderReflection>, EffectError> {
-        let whole = self.composed(flags.effect, flags.bits)?;
+        let whole = self.composed(flags.effect, flags.bits, 0)?;
         let mut out: Vec<ShaderReflection> = Vec::new();
         let passes = self.passes_under(flags)?;
         for pass in &passes {
-            let shader = self.narrowed(&whole, *pass, flags)?.unwrap_or_else(|| whole.clone());
+            let shader = if self.pass(*pass).is_linked() {
+                let parts = self.parts(*pass, flags)?;
+                self.linked(*pass, flags, &parts)
+            } else {
+                self.narrowed(&whole, *pass, flags)?.unwrap_or_else(|| whole.clone())
+            };
             if !out.iter().any(|s| s.name() == shader.name()) {
                 out.push(shader);
             }
@@ -85,9 +151,21 @@ impl Effects {
         pass: PassId,
         flags: FlagSet,
     ) -> Result<Option<ShaderReflection>, EffectError> {
-        let p = self.pass(pass);
-        let entries = [&p.vertex, &p.fragment, &p.compute].into_iter().flatten().map(String::as_str);
-        let narrowed = whole.for_entry_points(&entries.collect::<Vec<_>>()).map_err(|e| {
+        let entries = self.pass(pass).stages().map(|(e, _)| e).collect::<Vec<_>>();
+        let narrowed = self.narrow(whole, &entries, flags)?;
+        let same = uses(&narrowed) == uses(whole) && narrowed.immediate_size() == whole.immediate_size();
+        Ok((!same).then_some(narrowed))
+    }
+}
+
+impl Effects {
+    fn narrow(
+        &self,
+        whole: &ShaderReflection,
+        entries: &[&str],
+        flags: FlagSet,
+    ) -> Result<ShaderReflection, EffectError> {
+        whole.for_entry_points(entries).map_err(|e| {
             let effect = self.effect(flags.effect);
             EffectError {
                 file: effect.source_file.clone(),
@@ -97,9 +175,7 @@ impl Effects {
                     source: Box::new(e.into()),
                 }),
             }
-        })?;
-        let same = uses(&narrowed) == uses(whole) && narrowed.immediate_size() == whole.immediate_size();
-        Ok((!same).then_some(narrowed))
+        })
     }
 }
 

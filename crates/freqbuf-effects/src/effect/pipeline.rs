@@ -78,7 +78,12 @@ impl Effects {
                 let p = self.pass(pass).clone();
                 let vertex = p.vertex.clone().expect("checked above");
                 let fail = |this: &Self, e: Error| this.register_error(flags, e);
-                let module = match self.module(manager, shader) {
+                let (vs, fs) = (self.stage_shader(shader, 0), self.stage_shader(shader, 1));
+                let module = match self.module(manager, vs) {
+                    Ok(m) => m.clone(),
+                    Err(e) => return Err(fail(self, e)),
+                };
+                let fs_module = match self.module(manager, fs) {
                     Ok(m) => m.clone(),
                     Err(e) => return Err(fail(self, e)),
                 };
@@ -114,7 +119,7 @@ impl Effects {
                                 buffers: &buffers,
                             },
                             fragment: p.fragment.as_deref().map(|fs| wgpu::FragmentState {
-                                module: &module,
+                                module: &fs_module,
                                 entry_point: Some(fs),
                                 compilation_options: Default::default(),
                                 targets: &color,
@@ -158,7 +163,7 @@ impl Effects {
         let key = (pass, shader);
         if !self.compute.contains_key(&key) {
             let fail = |this: &Self, e: Error| this.register_error(flags, e);
-            let module = match self.module(manager, shader) {
+            let module = match self.module(manager, self.stage_shader(shader, 2)) {
                 Ok(m) => m.clone(),
                 Err(e) => return Err(fail(self, e)),
             };

@@ -96,17 +96,51 @@ pub struct Pass {
     pub requires: Vec<String>,
     /// `requires`, as flag bits.
     pub(crate) required: Bits,
+    /// The file the vertex, fragment and compute entry points are taken
+    /// from, as the effect file names it, where it is not the effect's
+    /// `source` (`vertex = { source = "mesh2d.wgsl", entry = "vertex" }`).
+    pub files: [Option<String>; 3],
+    /// Per stage, where its entry point is: 0 the effect's source, `i` its
+    /// `i`-th stage file ([`Effect::stage_files`]).
+    pub(crate) parts: [u32; 3],
+}
+
+impl Pass {
+    /// Its (vertex, fragment, compute) entry points with the part each is in.
+    pub(crate) fn stages(&self) -> impl Iterator<Item = (&str, u32)> {
+        [&self.vertex, &self.fragment, &self.compute]
+            .into_iter()
+            .zip(self.parts)
+            .filter_map(|(e, part)| Some((e.as_deref()?, part)))
+    }
+
+    /// Whether a stage comes from a file other than the effect's source.
+    pub(crate) fn is_linked(&self) -> bool {
+        self.stages().any(|(_, part)| part != 0)
+    }
+}
+
+/// A file a pass takes a stage from, other than the effect's source.
+#[derive(Clone, Debug)]
+pub(crate) struct StageSource {
+    /// As the effect file names it.
+    pub(crate) name: String,
+    /// Its path, for errors.
+    pub(crate) file: String,
+    pub(crate) text: String,
 }
 
 /// A loaded effect: its flags, techniques and passes, and the tables the
 /// materials layer reads.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Effect {
     pub(super) name: String,
     /// The family its permutations register in (its material slots').
     pub(super) family: String,
     pub(super) source_file: String,
     pub(super) source: String,
+    /// Files that passes take stages from, each once (part `i + 1`).
+    pub(crate) stage_files: Vec<StageSource>,
     pub(super) flags: Vec<String>,
     /// `[defs]`: shader defs with fixed values, for every permutation.
     pub(super) defs: Vec<(String, naga_oil::compose::ShaderDefValue)>,
@@ -156,6 +190,11 @@ impl Effect {
     /// The `[auto]` table: member name and semantic.
     pub fn auto(&self) -> &[(String, String)] {
         &self.auto
+    }
+
+    /// The texts its permutations compose: the source, then each stage file.
+    pub(super) fn sources(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.source.as_str()).chain(self.stage_files.iter().map(|f| f.text.as_str()))
     }
 
     /// Flags joined by `+`, or `no flags`.

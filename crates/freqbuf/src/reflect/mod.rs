@@ -22,6 +22,7 @@ use crate::plan::BindingPoint;
 
 mod block;
 mod entry;
+mod link;
 mod types;
 
 pub use crate::stack::on_deep_stack;

@@ -1,0 +1,112 @@
+//! Effects with other values for their `[defs]`: one pipeline request may
+//! want four shadow cascades where the file says one.
+
+use naga_oil::compose::ShaderDefValue;
+
+use super::library::Effects;
+use super::types::EffectId;
+use crate::error::{EffectError, EffectErrorKind};
+
+/// A value for one of an effect's `[defs]`, as [`Effects::with_defs`] takes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DefValue {
+    /// `true` or `false`: `#ifdef` sees it when true, `#if NAME == true` compares it.
+    Bool(bool),
+    /// A negative or signed count.
+    Int(i32),
+    /// A count or a binding index (what `#{NAME}` usually substitutes).
+    UInt(u32),
+}
+
+impl From<bool> for DefValue {
+    fn from(v: bool) -> Self {
+        Self::Bool(v)
+    }
+}
+
+impl From<u32> for DefValue {
+    fn from(v: u32) -> Self {
+        Self::UInt(v)
+    }
+}
+
+impl From<i32> for DefValue {
+    fn from(v: i32) -> Self {
+        Self::Int(v)
+    }
+}
+
+impl DefValue {
+    fn to_naga_oil(self) -> ShaderDefValue {
+        match self {
+            Self::Bool(b) => ShaderDefValue::Bool(b),
+            Self::Int(i) => ShaderDefValue::Int(i),
+            Self::UInt(u) => ShaderDefValue::UInt(u),
+        }
+    }
+}
+
+impl Effects {
+    /// The effect `id` with some of its `[defs]` given other values: an
+    /// effect of its own (its own permutations and pipelines, found with
+    /// [`Effects::technique`] and [`Effects::flags`] on the returned id), in
+    /// the same family, so its materials are the base effect's material type.
+    /// Asking again with the same values returns the same id.
+    ///
+    /// A name that is not one of the effect's defs, or a value of another
+    /// kind than the file gives it (a boolean for a count), is
+    /// [`EffectErrorKind::BadDef`]. Cost: a clone of the effect's texts the
+    /// first time.
+    pub fn with_defs(&mut self, id: EffectId, values: &[(&str, DefValue)]) -> Result<EffectId, EffectError> {
+        let base = self.checked(id, "effect id")?;
+        let mut defs = base.defs.clone();
+        for &(name, value) in values {
+            let bad = |what: String| EffectError {
+                file: base.name.clone(),
+                location: None,
+                kind: Box::new(EffectErrorKind::BadDef { name: name.to_owned(), what }),
+            };
+            let Some(def) = defs.iter_mut().find(|(n, _)| n == name) else {
+                let known = base.defs.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ");
+                return Err(bad(format!("is not one of the effect's [defs] ({known})")));
+            };
+            let value = value.to_naga_oil();
+            if std::mem::discriminant(&def.1) != std::mem::discriminant(&value) {
+                return Err(bad(format!("is {} in [defs], and was given {}", kind(&def.1), kind(&value))));
+            }
+            def.1 = value;
+        }
+        let key = (id.index, format!("{defs:?}"));
+        if let Some(&index) = self.variants.get(&key) {
+            return Ok(EffectId { library: self.tag, index });
+        }
+        if defs == base.defs {
+            return Ok(id);
+        }
+        let mut effect = base.clone();
+        let changed = defs.iter().zip(&base.defs).filter(|(a, b)| a != b);
+        let text = changed.map(|((n, v), _)| format!("{n}={}", value_text(v))).collect::<Vec<_>>();
+        effect.name = format!("{}{{{}}}", base.name, text.join(","));
+        effect.defs = defs;
+        self.effects.push(effect);
+        let index = self.effects.len() as u32 - 1;
+        self.variants.insert(key, index);
+        Ok(EffectId { library: self.tag, index })
+    }
+}
+
+fn kind(v: &ShaderDefValue) -> &'static str {
+    match v {
+        ShaderDefValue::Bool(_) => "a boolean",
+        ShaderDefValue::Int(_) => "a signed integer",
+        ShaderDefValue::UInt(_) => "an unsigned integer",
+    }
+}
+
+fn value_text(v: &ShaderDefValue) -> String {
+    match v {
+        ShaderDefValue::Bool(b) => b.to_string(),
+        ShaderDefValue::Int(i) => i.to_string(),
+        ShaderDefValue::UInt(u) => u.to_string(),
+    }
+}
