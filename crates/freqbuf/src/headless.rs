@@ -23,7 +23,7 @@ type HeadlessError = Box<dyn std::error::Error + Send + Sync>;
 impl Headless {
     /// A real (non-noop) adapter on Vulkan, then GL, with WebGPU's default
     /// limits (offset alignment 256, 4 bind groups): what most users get, and
-    /// binding arrays where the adapter supports them.
+    /// binding arrays and indirect first instances where the adapter supports them.
     ///
     /// Cost: adapter enumeration and device creation, tens of milliseconds.
     pub fn new() -> Result<Self, HeadlessError> {
@@ -64,7 +64,10 @@ fn open(instance: &wgpu::Instance, adapter_limits: bool) -> Result<Headless, Hea
         )
     })?;
     let offered = adapter.limits();
-    let features = adapter.features() & wgpu::Features::TEXTURE_BINDING_ARRAY;
+    // Binding arrays for the texture tests; first instances in indirect
+    // arguments for `Binder::draw_indirect` (WebGPU's optional feature).
+    let wanted = wgpu::Features::TEXTURE_BINDING_ARRAY | wgpu::Features::INDIRECT_FIRST_INSTANCE;
+    let features = adapter.features() & wanted;
     let mut required_limits = if adapter_limits { offered.clone() } else { wgpu::Limits::defaults() };
     if features.contains(wgpu::Features::TEXTURE_BINDING_ARRAY) {
         required_limits.max_binding_array_elements_per_shader_stage =

@@ -86,7 +86,7 @@ mod stack;
 mod stats;
 mod upload;
 
-pub use binding::{BindState, BindTarget, Binder, Draw, DrawList};
+pub use binding::{BindState, BindTarget, Binder, Draw, DrawArgs, DrawList, IndirectDraws};
 pub use error::{
     Error, LayoutErrorKind, LimitErrorKind, Location, MemberSite, ParamError, ParamErrorKind, ReflectError,
     ReflectErrorKind, ResourceSite,

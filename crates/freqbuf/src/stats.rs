@@ -21,6 +21,9 @@ pub struct Stats {
     pub buffer_growths: u64,
     /// Bind groups created.
     pub bind_groups_created: u64,
+    /// Draw commands [`Binder::draw_indirect`](crate::Binder::draw_indirect)
+    /// issued: one per run with indirect first instances, else one per draw.
+    pub draw_calls: u64,
 }
 
 impl Stats {
@@ -33,6 +36,7 @@ impl Stats {
         self.dirty_instances += o.dirty_instances;
         self.buffer_growths += o.buffer_growths;
         self.bind_groups_created += o.bind_groups_created;
+        self.draw_calls += o.draw_calls;
     }
 }
 

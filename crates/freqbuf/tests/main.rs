@@ -9,6 +9,7 @@ mod entry_points;
 mod families;
 mod faults;
 mod foreign;
+mod indirect;
 mod inputs;
 mod limits;
 mod messages;

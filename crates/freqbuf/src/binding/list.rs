@@ -30,6 +30,8 @@ pub struct DrawList {
     /// The manager's registry tag and its free count when the list was made.
     tag: u32,
     frees: u64,
+    /// Unique per list made (clones share it: they hold the same draws).
+    serial: u64,
     draws: Vec<(ShaderId, [u32; Frequency::COUNT])>,
     /// The bind commands of the last encode, if it bound every draw.
     recorded: Option<Recorded>,
@@ -58,6 +60,21 @@ impl Recorded {
             pass.set_bind_group(*group, &self.groups[*k as usize], offsets);
         }
         first
+    }
+
+    /// Draw `i`'s bind commands: where they are in the recording.
+    #[inline]
+    pub(crate) fn commands(&self, i: usize) -> std::ops::Range<u32> {
+        let start = if i == 0 { 0 } else { self.draws[i - 1].0 };
+        start..self.draws[i].0
+    }
+
+    /// Sets the bind groups of the commands in `range` on `pass`.
+    #[inline]
+    pub(crate) fn replay_commands<P: BindTarget>(&self, pass: &mut P, range: std::ops::Range<u32>) {
+        for (group, k, offsets) in &self.cmds[range.start as usize..range.end as usize] {
+            pass.set_bind_group(*group, &self.groups[*k as usize], offsets);
+        }
     }
 
     /// `set_bind_group` calls one replay makes.
@@ -124,7 +141,9 @@ impl DrawList {
                 Ok((d.shader(), index))
             })
             .collect::<Result<_, Error>>()?;
-        Ok(Self { tag, frees: instances.frees(), draws, recorded: None })
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let serial = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(Self { tag, frees: instances.frees(), serial, draws, recorded: None })
     }
 
     /// Whether the list still holds for a manager with this tag and instance table.
@@ -151,6 +170,12 @@ impl DrawList {
     #[inline]
     pub(crate) fn draws(&self) -> &[(ShaderId, [u32; Frequency::COUNT])] {
         &self.draws
+    }
+
+    /// Unique per list made; with a recording's generation, it names one plan of indirect runs.
+    #[inline]
+    pub(crate) fn serial(&self) -> u64 {
+        self.serial
     }
 
     /// The number of draws.

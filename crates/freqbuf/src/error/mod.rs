@@ -198,6 +198,14 @@ pub enum Error {
     /// The shader id does not belong to this manager.
     #[error("unknown shader id {0}")]
     UnknownShader(usize),
+    /// An [`IndirectDraws`](crate::IndirectDraws) whose geometry does not
+    /// match its draw list draw for draw, or whose argument buffer would pass
+    /// the device's `max_buffer_size`.
+    #[error("indirect draws: {what}")]
+    Indirect {
+        /// What does not fit.
+        what: String,
+    },
 }
 
 impl From<ReflectError> for Error {

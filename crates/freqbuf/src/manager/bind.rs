@@ -139,7 +139,7 @@ impl Binder {
 }
 
 /// A bind target that records nothing, for [`Manager::prepare`].
-struct NoPass;
+pub(super) struct NoPass;
 
 impl BindTarget for NoPass {
     #[inline]

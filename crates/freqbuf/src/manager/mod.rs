@@ -19,6 +19,7 @@ use crate::stats::FrameStats;
 use crate::upload::{FlushStrategy, Sink, Uploader};
 
 mod bind;
+mod indirect;
 mod shaders;
 
 /// Shared, frequency-sorted uniform slots for every registered shader.
