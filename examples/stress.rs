@@ -67,6 +67,10 @@ struct Args {
     /// (`Manager::flush_into`): one submit per frame, as `freqbuf_one_submit`.
     #[arg(long)]
     one_submit: bool,
+    /// Also run freqbuf issuing its draw list as multi-draw-indirect runs
+    /// (`Binder::draw_indirect`), as `freqbuf_indirect` (needs --object-storage).
+    #[arg(long)]
+    indirect: bool,
     /// Write an SVG chart of CPU ms per frame for each method.
     #[arg(long, value_name = "FILE")]
     chart: Option<std::path::PathBuf>,
@@ -76,7 +80,8 @@ struct Args {
     object_storage: bool,
     /// Methods to run (freqbuf always runs first, as the reference). Default:
     /// per_shader_cache,full_rewrite,encode_floor; with --object-storage,
-    /// storage_instancing,full_rewrite,encode_floor.
+    /// storage_instancing,full_rewrite,encode_floor (and storage_indirect
+    /// with --indirect).
     #[arg(long, value_delimiter = ',')]
     baselines: Option<Vec<String>>,
 }
@@ -111,7 +116,11 @@ fn main() {
     };
     let baselines = args.baselines.clone().unwrap_or_else(|| {
         let first = if args.object_storage { "storage_instancing" } else { "per_shader_cache" };
-        [first, "full_rewrite", "encode_floor"].map(String::from).to_vec()
+        let mut list = [first, "full_rewrite", "encode_floor"].map(String::from).to_vec();
+        if args.indirect {
+            list.insert(1, "storage_indirect".into());
+        }
+        list
     });
     let (gpu, real) = match Headless::new() {
         Ok(g) => (g, true),
@@ -156,10 +165,16 @@ fn main() {
     let bundles = args.bundles.then_some("freqbuf_bundles");
     let threads = args.threads.map(|_| "freqbuf_threads");
     let one_submit = args.one_submit.then_some("freqbuf_one_submit");
+    let indirect = args.indirect.then_some("freqbuf_indirect");
+    if args.indirect && !args.object_storage {
+        eprintln!("error: --indirect needs --object-storage (runs need object data in an array slot)");
+        std::process::exit(2);
+    }
     for name in std::iter::once("freqbuf")
         .chain(bundles)
         .chain(threads)
         .chain(one_submit)
+        .chain(indirect)
         .chain(baselines.iter().map(String::as_str).filter(|n| !n.is_empty()))
     {
         if name == "per_shader_cache" && args.object_storage {
@@ -168,7 +183,7 @@ fn main() {
             );
             std::process::exit(2);
         }
-        if name == "storage_instancing" && !args.object_storage {
+        if (name == "storage_instancing" || name == "storage_indirect") && !args.object_storage {
             eprintln!("error: storage_instancing needs --object-storage (its shaders read a storage array)");
             std::process::exit(2);
         }
@@ -176,6 +191,10 @@ fn main() {
             "freqbuf" => Box::new(Freqbuf::new(&gpu, &scene0)),
             "freqbuf_bundles" => Box::new(Freqbuf::new(&gpu, &scene0).with_bundles()),
             "freqbuf_one_submit" => Box::new(Freqbuf::new(&gpu, &scene0).with_one_submit()),
+            "freqbuf_indirect" => Box::new(Freqbuf::new(&gpu, &scene0).with_indirect()),
+            "storage_indirect" => {
+                Box::new(StorageInstancing::new(&gpu, &shared, &scene0).with_indirect(&gpu, &scene0))
+            }
             "freqbuf_threads" => {
                 Box::new(Freqbuf::new(&gpu, &scene0).with_threads(args.threads.unwrap_or(1)))
             }
@@ -185,7 +204,7 @@ fn main() {
             "storage_instancing" => Box::new(StorageInstancing::new(&gpu, &shared, &scene0)),
             other => {
                 eprintln!(
-                    "error: unknown baseline `{other}`; known: per_shader_cache, full_rewrite, encode_floor, storage_instancing"
+                    "error: unknown baseline `{other}`; known: per_shader_cache, full_rewrite, encode_floor, storage_instancing, storage_indirect"
                 );
                 std::process::exit(2);
             }

@@ -21,7 +21,10 @@
 //! frame and `encode_floor` binds it once; `per_shader_cache` does not apply.
 
 use freqbuf::Headless;
-use freqbuf::{Binder, Draw, DrawList, Manager, MaterialId, ObjectId, Param, ShaderId, SlotPlan, ViewId};
+use freqbuf::{
+    Binder, Draw, DrawArgs, DrawList, IndirectDraws, Manager, MaterialId, ObjectId, Param, ShaderId, SlotPlan,
+    ViewId,
+};
 
 use super::scene::{FrameChanges, Scene};
 
@@ -264,6 +267,9 @@ pub struct Freqbuf {
     /// With `--one-submit`: the flush is recorded into the frame's encoder
     /// (`Manager::flush_into`), one submit per frame.
     one_submit: bool,
+    /// With `--indirect`: the draw list issued as multi-draw-indirect runs
+    /// (`Binder::draw_indirect`), its arguments kept across frames.
+    indirect: Option<IndirectDraws>,
 }
 
 struct Params {
@@ -372,6 +378,7 @@ impl Freqbuf {
             pipelines: draws.iter().map(|&(s, _)| s).collect(),
             draws,
             one_submit: false,
+            indirect: None,
         }
     }
 
@@ -400,6 +407,14 @@ impl Freqbuf {
                 draw(pass, i, first);
             })
             .expect("bind");
+    }
+
+    /// Issues the draw list as multi-draw-indirect runs: one call per run of
+    /// draws that share a pipeline and bind groups.
+    pub fn with_indirect(mut self) -> Self {
+        self.indirect = Some(IndirectDraws::new(vec![DrawArgs::vertices(4, 0); self.draws.len()]));
+        self.name = "freqbuf_indirect";
+        self
     }
 
     /// Records each frame's flush into the frame's encoder: one submit.
@@ -547,7 +562,20 @@ impl Method for Freqbuf {
         if self.one_submit {
             self.m.flush_into(&gpu.queue, &mut enc).expect("flush");
         }
-        {
+        if let Some(mut indirect) = self.indirect.take() {
+            let mut pass = target.pass(&mut enc);
+            let (m, draws) = (&self.m, &self.draws);
+            let list = self
+                .list
+                .get_or_insert_with(|| m.draw_list(draws.iter().map(|(_, d)| d)).expect("flushed, live"));
+            let pipelines = &self.pipelines;
+            Binder::new()
+                .draw_indirect(&mut self.m, &gpu.queue, &mut pass, list, &mut indirect, |pass, i| {
+                    pass.set_pipeline(&shared.pipelines[pipelines[i]])
+                })
+                .expect("draw");
+            self.indirect = Some(indirect);
+        } else {
             let mut pass = target.pass(&mut enc);
             self.encode_listed(shared, &mut pass, 0..4, |pass, _, first| pass.draw(0..4, first..first + 1));
         }
@@ -1000,6 +1028,8 @@ impl Method for EncodeFloor {
 /// at their own stride, read by instance index, bound once per pass.
 pub struct StorageInstancing {
     inner: Freqbuf,
+    /// With `storage_indirect`: Bevy's multi-draw-indirect form of the design.
+    indirect: Option<HandIndirect>,
     objects: wgpu::Buffer,
     group: wgpu::BindGroup,
     scatter: Scatter,
@@ -1073,7 +1103,48 @@ impl StorageInstancing {
             src: buffer("scatter src", n * OBJECT_STRIDE, storage),
             idx: buffer("scatter idx", n * 4, storage),
         };
-        Self { inner, objects, group, scatter, packed: Vec::new(), indices: Vec::new(), count: n as usize }
+        Self {
+            inner,
+            indirect: None,
+            objects,
+            group,
+            scatter,
+            packed: Vec::new(),
+            indices: Vec::new(),
+            count: n as usize,
+        }
+    }
+
+    /// The same design drawn as Bevy 0.16 draws it: the draws of one
+    /// pipeline, view and material are one `multi_draw_indirect` call, with
+    /// arguments (first instance: the object's element) written once, since
+    /// the draw set never changes. Binding per run goes through a draw list
+    /// of each run's first draw, replayed while the bind groups hold.
+    pub fn with_indirect(mut self, gpu: &Headless, scene: &Scene) -> Self {
+        let key = |o: usize| {
+            let obj = &scene.objects[o];
+            (scene.materials[obj.material].shader, obj.view, obj.material)
+        };
+        let mut runs: Vec<(usize, u32)> = Vec::new();
+        let mut args: Vec<u32> = Vec::new();
+        for (i, &o) in scene.draws.iter().enumerate() {
+            args.extend([4, 1, 0, o as u32]);
+            match runs.last_mut() {
+                Some((start, n)) if key(scene.draws[*start]) == key(o) => *n += 1,
+                _ => runs.push((i, 1)),
+            }
+        }
+        let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("hand indirect args"),
+            size: args.len() as u64 * 4,
+            usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        gpu.queue.write_buffer(&buffer, 0, bytemuck::cast_slice(&args));
+        let firsts = runs.iter().map(|&(i, _)| &self.inner.draws[i].1).collect::<Vec<_>>();
+        let list = self.inner.m.draw_list(firsts).expect("flushed, live");
+        self.indirect = Some(HandIndirect { buffer, runs, list });
+        self
     }
 
     /// Uploads the changed objects (sorted, distinct): one write when most
@@ -1143,9 +1214,17 @@ impl StorageInstancing {
     }
 }
 
+/// The hand-written multi-draw-indirect state: the argument buffer, the
+/// runs (first draw, draws) and a draw list of each run's first draw.
+struct HandIndirect {
+    buffer: wgpu::Buffer,
+    runs: Vec<(usize, u32)>,
+    list: DrawList,
+}
+
 impl Method for StorageInstancing {
     fn name(&self) -> &'static str {
-        "storage_instancing"
+        if self.indirect.is_some() { "storage_indirect" } else { "storage_instancing" }
     }
 
     fn frame(
@@ -1160,8 +1239,26 @@ impl Method for StorageInstancing {
         self.inner.m.flush(&gpu.queue).expect("flush");
         let mut enc = gpu.device.create_command_encoder(&Default::default());
         let (bytes, calls) = self.upload(gpu, scene, changes, &mut enc);
-        let binds =
-            encode_own_objects(&mut self.inner, shared, scene, &mut target.pass(&mut enc), &self.group);
+        let binds = match &mut self.indirect {
+            None => encode_own_objects(&mut self.inner, shared, scene, &mut target.pass(&mut enc), &self.group),
+            Some(hand) => {
+                let mut pass = target.pass(&mut enc);
+                pass.set_bind_group(3, &self.group, &[]);
+                let (pipelines, runs, buffer) = (&self.inner.pipelines, &hand.runs, &hand.buffer);
+                let mut current = usize::MAX;
+                Binder::new()
+                    .bind_list_groups(&mut self.inner.m, &mut pass, &mut hand.list, 0..3, |pass, k, _| {
+                        let (start, n) = runs[k];
+                        if pipelines[start] != current {
+                            current = pipelines[start];
+                            pass.set_pipeline(&shared.pipelines[current]);
+                        }
+                        pass.multi_draw_indirect(buffer, start as u64 * 16, n);
+                    })
+                    .expect("bind");
+                1
+            }
+        };
         gpu.queue.submit([enc.finish()]);
         let s = self.inner.m.take_stats().total();
         Cost {

@@ -126,7 +126,7 @@ pub struct Scene {
     /// View matrices.
     pub views: Vec<Mat4>,
     pub ambient: [f32; 4],
-    /// Object indices in draw order: sorted by shader, then material.
+    /// Object indices in draw order: sorted by view, shader, then material.
     pub draws: Vec<usize>,
     pub time: f32,
     pub frame_index: u32,
@@ -181,7 +181,9 @@ impl Scene {
             })
             .collect::<Vec<_>>();
         let mut draws = (0..objects.len()).collect::<Vec<_>>();
-        draws.sort_by_key(|&o| (materials[objects[o].material].shader, objects[o].material, o));
+        // View by view, as a renderer draws each view's pass: runs of one
+        // pipeline and material then span consecutive draws.
+        draws.sort_by_key(|&o| (objects[o].view, materials[objects[o].material].shader, objects[o].material, o));
         let views = (0..params.views).map(|v| view_matrix(v, params.views, 0.0)).collect();
         Self {
             params: params.clone(),
