@@ -260,13 +260,18 @@ mod model {
 /// Each object draws the column `o.x` of a 4×1 target with its material's colour.
 const COLUMNS: &str = "struct M { color: vec4<f32> }\nstruct O { x: f32 }\n@group(2) @binding(0) var<uniform> m: M;\n@group(3) @binding(0) var<uniform> o: O;\n@vertex fn vs(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {\n    let c = array(vec2(0.0, -1.0), vec2(1.0, -1.0), vec2(0.0, 1.0), vec2(0.0, 1.0), vec2(1.0, -1.0), vec2(1.0, 1.0));\n    return vec4(o.x + c[i].x * 0.5, c[i].y, 0.0, 1.0);\n}\n@fragment fn fs() -> @location(0) vec4<f32> {\n#ifdef A\n    return m.color * 2.0;\n#else\n    return m.color;\n#endif\n}\n";
 
-/// Flushes, encodes pass `t.opaque` sorted into a 4×1 target and reads it back.
+/// COLUMNS with object data in an array slot, read by instance index.
+const COLUMNS_STORAGE: &str = "struct M { color: vec4<f32> }\nstruct O { x: f32 }\n@group(2) @binding(0) var<uniform> m: M;\n@group(3) @binding(0) var<storage, read> o: array<O>;\n@vertex fn vs(@builtin(vertex_index) i: u32, @builtin(instance_index) k: u32) -> @builtin(position) vec4<f32> {\n    let c = array(vec2(0.0, -1.0), vec2(1.0, -1.0), vec2(0.0, 1.0), vec2(0.0, 1.0), vec2(1.0, -1.0), vec2(1.0, 1.0));\n    return vec4(o[k].x + c[i].x * 0.5, c[i].y, 0.0, 1.0);\n}\n@fragment fn fs() -> @location(0) vec4<f32> {\n#ifdef A\n    return m.color * 2.0;\n#else\n    return m.color;\n#endif\n}\n";
+
+/// Flushes, encodes pass `t.opaque` sorted into a 4×1 target (through its
+/// list, or as indirect runs) and reads it back.
 fn encode_columns(
     h: &freqbuf::Headless,
     fx: &mut Effects,
     fb: &mut Manager,
     mats: &Materials,
     rq: &mut RenderQueue,
+    indirect: bool,
 ) -> (freqbuf_effects::QueueStats, Vec<u32>) {
     fb.flush(&h.queue).unwrap();
     let target = gpu::texture(
@@ -288,7 +293,10 @@ fn encode_columns(
         pass: &mut pass,
         binder: &mut binder,
     };
-    let stats = rq.encode("t.opaque", Order::Listed, &mut cx).unwrap();
+    let stats = match indirect {
+        true => rq.encode_indirect("t.opaque", &h.queue, &mut cx).unwrap(),
+        false => rq.encode("t.opaque", Order::Listed, &mut cx).unwrap(),
+    };
     drop(pass);
     (stats, gpu::read_texture(h, enc, &target, 4))
 }
@@ -296,9 +304,23 @@ fn encode_columns(
 #[test]
 fn a_sorted_bin_is_drawn_from_a_kept_draw_list_made_again_when_it_no_longer_holds() {
     let Some(h) = gpu::device() else { return };
+    kept_list_steps(h, COLUMNS, false);
+}
+
+/// The same steps as multi-draw-indirect runs, with object data in an
+/// array slot: the red and the green items are one run each (a material
+/// bind between them), and every column is read back.
+#[test]
+fn a_sorted_bin_is_drawn_as_indirect_runs() {
+    let Some(h) = gpu::device() else { return };
+    assert!(h.device.features().contains(wgpu::Features::INDIRECT_FIRST_INSTANCE), "lavapipe has it");
+    kept_list_steps(h, COLUMNS_STORAGE, true);
+}
+
+fn kept_list_steps(h: &freqbuf::Headless, shader: &str, indirect: bool) {
     let mut fb = Manager::new(&h.device, SlotPlan::default());
     let mut fx = Effects::new();
-    let e = fx.add("q.effect.toml", TOML, COLUMNS).unwrap();
+    let e = fx.add("q.effect.toml", TOML, shader).unwrap();
     let opaque = fx.technique(e, "t").unwrap().next().unwrap();
     let mut mats = Materials::new();
     let red = mats.create(&mut fx, &mut fb, e, &[]).unwrap();
@@ -329,17 +351,21 @@ fn a_sorted_bin_is_drawn_from_a_kept_draw_list_made_again_when_it_no_longer_hold
     // list made then; after that the list and its bind commands are replayed.
     let mut binds = Vec::new();
     for made in [0, 1, 0] {
-        let (stats, seen) = encode_columns(h, &mut fx, &mut fb, &mats, &mut rq);
+        let (stats, seen) = encode_columns(h, &mut fx, &mut fb, &mats, &mut rq, indirect);
         assert_eq!((stats.lists_made, stats.draws), (made, 4));
         assert_eq!(seen, [r, g, r, g]);
-        binds.push(fb.take_stats().shared.set_bind_group_calls);
+        let taken = fb.take_stats().shared;
+        binds.push(taken.set_bind_group_calls);
+        if indirect && made == 0 && binds.len() > 1 {
+            assert_eq!(taken.draw_calls, 2, "one call per material's run");
+        }
     }
     assert_eq!(binds[1], binds[0], "the recording binds what per-draw binding does");
     assert_eq!(binds[2], binds[1], "a replay sets what the recording set");
 
     // New flags pick another shader for green's items: the list is made again.
     mats.set_flags(&mut fx, &mut fb, green, &["A"]).unwrap();
-    let (stats, seen) = encode_columns(h, &mut fx, &mut fb, &mats, &mut rq);
+    let (stats, seen) = encode_columns(h, &mut fx, &mut fb, &mats, &mut rq, indirect);
     assert_eq!(stats.lists_made, 1);
     assert_eq!(seen, [r, g2, r, g2]);
 
@@ -348,14 +374,14 @@ fn a_sorted_bin_is_drawn_from_a_kept_draw_list_made_again_when_it_no_longer_hold
     let stranger = fb.create_object();
     fb.flush(&h.queue).unwrap();
     fb.free(stranger.into()).unwrap();
-    let (stats, seen) = encode_columns(h, &mut fx, &mut fb, &mats, &mut rq);
+    let (stats, seen) = encode_columns(h, &mut fx, &mut fb, &mats, &mut rq, indirect);
     assert_eq!(stats.lists_made, 1);
     assert_eq!(seen, [r, g2, r, g2]);
 
     // A removed item is no longer drawn: draw by draw, then through a new list.
     assert!(rq.remove(ids[2]).unwrap());
     for made in [0, 1] {
-        let (stats, seen) = encode_columns(h, &mut fx, &mut fb, &mats, &mut rq);
+        let (stats, seen) = encode_columns(h, &mut fx, &mut fb, &mats, &mut rq, indirect);
         assert_eq!((stats.lists_made, stats.draws), (made, 3));
         assert_eq!(seen, [r, g2, 0xff00_0000, g2], "column 2 keeps the clear colour");
     }

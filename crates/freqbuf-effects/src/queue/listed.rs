@@ -8,7 +8,7 @@
 
 use slotmap::SlotMap;
 
-use freqbuf::{Draw, DrawList, Error, InstanceId, ShaderId};
+use freqbuf::{Draw, DrawArgs, DrawList, Error, IndirectDraws, InstanceId, ShaderId};
 
 use super::{Bin, Entry, ItemKey, QueueContext, QueueItem, QueueStats};
 use crate::error::MaterialError;
@@ -21,15 +21,21 @@ pub(super) struct Listed {
     /// Each draw's pipeline, kept with the list: cloned once, not per encode.
     pipelines: Vec<wgpu::RenderPipeline>,
     list: DrawList,
+    /// For indirect encodes: the items' geometry as indirect arguments,
+    /// made with the list; `None` where the bin cannot be drawn indirectly.
+    indirect: Option<IndirectDraws>,
 }
 
 /// Encodes a settled bin through its draw list, making the list when the
-/// bin or its items' shaders changed or the manager refuses it.
+/// bin or its items' shaders changed or the manager refuses it. With a
+/// queue, as multi-draw-indirect runs where every item draws one instance
+/// and all or none are indexed; otherwise draw by draw.
 pub(super) fn encode_bin(
     bin: &mut Bin,
     items: &SlotMap<ItemKey, Entry>,
     cx: &mut QueueContext<'_, '_>,
     stats: &mut QueueStats,
+    indirect: Option<&wgpu::Queue>,
 ) -> Result<(), MaterialError> {
     let QueueContext { effects: fx, manager: fb, materials: mats, targets, pass, binder } = cx;
     // Pipelines every encode (a material's flags may have changed since),
@@ -58,12 +64,37 @@ pub(super) fn encode_bin(
                 pipelines.push(fx.render_pipeline(fb, item.pass, flags, targets)?.1.clone());
             }
             let shaders = drawn.iter().map(|d| d.0).collect();
-            bin.listed = Some(Listed { version: bin.version, shaders, pipelines, list });
+            let args = indirect.and_then(|_| indirect_args(drawn.iter().map(|d| d.1)));
+            bin.listed = Some(Listed { version: bin.version, shaders, pipelines, list, indirect: args });
             stats.lists_made += 1;
         }
-        let Some(Listed { list, pipelines, .. }) = bin.listed.as_mut() else { unreachable!("made above") };
+        if let Some(l) = bin.listed.as_mut().filter(|l| indirect.is_some() && l.indirect.is_none()) {
+            // Made by an `Order::Listed` encode.
+            l.indirect = indirect_args(drawn.iter().map(|d| d.1));
+        }
+        let Some(Listed { list, pipelines, indirect: args, .. }) = bin.listed.as_mut() else {
+            unreachable!("made above")
+        };
         let mut current: Option<&wgpu::RenderPipeline> = None;
         let mut geometry: Option<&super::Geometry> = None;
+        if let (Some(queue), Some(args)) = (indirect, args.as_mut()) {
+            let result = binder.draw_indirect(fb, queue, pass, list, args, |pass, i| {
+                let (p, item) = (&pipelines[i], drawn[i].1);
+                if current != Some(p) {
+                    pass.set_pipeline(p);
+                    current = Some(p);
+                    stats.pipelines += 1;
+                }
+                super::set_geometry(pass, &item.geometry, None);
+            });
+            match result {
+                Err(Error::StaleList) if attempt == 0 => continue,
+                r => {
+                    stats.draws += drawn.len() as u64;
+                    return Ok(r?);
+                }
+            }
+        }
         let result = binder.bind_list(fb, *pass, list, |pass, i, first| {
             let (p, item) = (&pipelines[i], drawn[i].1);
             if current != Some(p) {
@@ -81,6 +112,28 @@ pub(super) fn encode_bin(
         }
     }
     Ok(())
+}
+
+/// The items' geometry as indirect arguments, a batch per change of
+/// buffers; `None` when an item draws other than one instance, or indexed
+/// and non-indexed items mix.
+fn indirect_args<'a>(items: impl Iterator<Item = &'a QueueItem>) -> Option<IndirectDraws> {
+    let (mut args, mut indexed, mut last): (Vec<DrawArgs>, Option<bool>, Option<&super::Geometry>) =
+        (Vec::new(), None, None);
+    let mut batch = 0;
+    for item in items {
+        let g = &item.geometry;
+        if g.instances != (0..1) || *indexed.get_or_insert(g.index.is_some()) != g.index.is_some() {
+            return None;
+        }
+        if last.is_some_and(|l| l.vertex_buffers != g.vertex_buffers || l.index != g.index) {
+            batch += 1;
+        }
+        last = Some(g);
+        let count = g.range.end - g.range.start;
+        args.push(DrawArgs { count, first: g.range.start, base_vertex: g.base_vertex, batch });
+    }
+    Some(if indexed == Some(true) { IndirectDraws::indexed(args) } else { IndirectDraws::new(args) })
 }
 
 /// The draw of an item drawn with `shader`.

@@ -263,7 +263,7 @@ impl RenderQueue {
                 let steady = bin.encoded == Some(bin.version);
                 bin.encoded = Some(bin.version);
                 match order == Order::Listed && steady {
-                    true => listed::encode_bin(bin, &self.items, cx, &mut stats)?,
+                    true => listed::encode_bin(bin, &self.items, cx, &mut stats, None)?,
                     false => {
                         let order = bin.sorted.iter().map(|&(_, id)| id);
                         encode_items(order, &self.items, cx, &mut stats)?;
@@ -277,6 +277,35 @@ impl RenderQueue {
                     self.items.iter().filter(|(_, e)| e.bin == name).map(|(key, _)| ItemId { tag, key });
                 encode_items(order, &self.items, cx, &mut stats)?;
             }
+        }
+        Ok(stats)
+    }
+
+    /// Encodes pass `name` as [`Order::Listed`] does, with the bin's draw
+    /// list issued as multi-draw-indirect runs ([`freqbuf::Binder::draw_indirect`]):
+    /// one call per run of items that share a pipeline, bind groups and
+    /// vertex and index buffers, with arguments kept while the bin holds
+    /// (`queue` writes the ones that change). A bin whose items draw other
+    /// than one instance, or mix indexed and non-indexed geometry, is
+    /// encoded draw by draw from its list; so is a bin's first encode after
+    /// it changed. Cost: the per-item pipeline lookup of `Order::Listed`,
+    /// then a call per run.
+    pub fn encode_indirect(
+        &mut self,
+        name: &str,
+        queue: &wgpu::Queue,
+        cx: &mut QueueContext<'_, '_>,
+    ) -> Result<QueueStats, MaterialError> {
+        let mut stats = QueueStats::default();
+        let Some(bin) = self.bins.get_mut(name) else { return known(name, cx).map(|()| stats) };
+        settle(bin, &self.items, &mut stats);
+        let steady = bin.encoded == Some(bin.version);
+        bin.encoded = Some(bin.version);
+        if steady {
+            listed::encode_bin(bin, &self.items, cx, &mut stats, Some(queue))?;
+        } else {
+            let order = bin.sorted.iter().map(|&(_, id)| id);
+            encode_items(order, &self.items, cx, &mut stats)?;
         }
         Ok(stats)
     }
@@ -429,12 +458,8 @@ fn encode_items(
 
 /// Sets `g`'s vertex and index buffers unless `last` had the same, and draws
 /// it with its instances shifted by `first`, the draw's array-slot element.
-fn draw_geometry<'g>(
-    pass: &mut wgpu::RenderPass<'_>,
-    g: &'g Geometry,
-    last: Option<&Geometry>,
-    first: u32,
-) -> &'g Geometry {
+/// Sets `g`'s vertex and index buffers unless `last` had the same.
+fn set_geometry(pass: &mut wgpu::RenderPass<'_>, g: &Geometry, last: Option<&Geometry>) {
     if last.is_none_or(|last| last.vertex_buffers != g.vertex_buffers || last.index != g.index) {
         for (slot, b) in g.vertex_buffers.iter().enumerate() {
             pass.set_vertex_buffer(slot as u32, b.slice(..));
@@ -443,6 +468,15 @@ fn draw_geometry<'g>(
             pass.set_index_buffer(b.slice(..), *format);
         }
     }
+}
+
+fn draw_geometry<'g>(
+    pass: &mut wgpu::RenderPass<'_>,
+    g: &'g Geometry,
+    last: Option<&Geometry>,
+    first: u32,
+) -> &'g Geometry {
+    set_geometry(pass, g, last);
     let instances = g.instances.start + first..g.instances.end + first;
     match g.index {
         Some(_) => pass.draw_indexed(g.range.clone(), g.base_vertex, instances),

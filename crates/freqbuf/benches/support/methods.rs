@@ -22,8 +22,8 @@
 
 use freqbuf::Headless;
 use freqbuf::{
-    Binder, Draw, DrawArgs, DrawList, IndirectDraws, Manager, MaterialId, ObjectId, Param, ShaderId, SlotPlan,
-    ViewId,
+    Binder, Draw, DrawArgs, DrawList, IndirectDraws, Manager, MaterialId, ObjectId, Param, ShaderId,
+    SlotPlan, ViewId,
 };
 
 use super::scene::{FrameChanges, Scene};
@@ -1240,7 +1240,9 @@ impl Method for StorageInstancing {
         let mut enc = gpu.device.create_command_encoder(&Default::default());
         let (bytes, calls) = self.upload(gpu, scene, changes, &mut enc);
         let binds = match &mut self.indirect {
-            None => encode_own_objects(&mut self.inner, shared, scene, &mut target.pass(&mut enc), &self.group),
+            None => {
+                encode_own_objects(&mut self.inner, shared, scene, &mut target.pass(&mut enc), &self.group)
+            }
             Some(hand) => {
                 let mut pass = target.pass(&mut enc);
                 pass.set_bind_group(3, &self.group, &[]);

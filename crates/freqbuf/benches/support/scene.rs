@@ -183,7 +183,9 @@ impl Scene {
         let mut draws = (0..objects.len()).collect::<Vec<_>>();
         // View by view, as a renderer draws each view's pass: runs of one
         // pipeline and material then span consecutive draws.
-        draws.sort_by_key(|&o| (objects[o].view, materials[objects[o].material].shader, objects[o].material, o));
+        draws.sort_by_key(|&o| {
+            (objects[o].view, materials[objects[o].material].shader, objects[o].material, o)
+        });
         let views = (0..params.views).map(|v| view_matrix(v, params.views, 0.0)).collect();
         Self {
             params: params.clone(),

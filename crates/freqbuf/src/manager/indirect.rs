@@ -50,7 +50,6 @@ impl Binder {
         let recorded = list.recorded(generation, mask).expect("recorded above");
         let key = (list.serial(), generation, draws.version);
         if draws.planned != Some(key) {
-
             plan(draws, list, recorded);
             draws.planned = Some(key);
         }
