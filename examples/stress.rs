@@ -378,18 +378,19 @@ fn print_table(p: &SceneParams, runs: &[Run], minimal: f64, real: bool) {
     );
     println!();
     println!(
-        "{:<18} {:>14} {:>13} {:>13} {:>12} {:>10} {:>10}",
-        "method", "bytes/frame", "uploads/frame", "binds/frame", "cpu ms/frame", "bytes ×fb", "cpu ×fb"
+        "{:<18} {:>14} {:>13} {:>13} {:>12} {:>9} {:>10} {:>10}",
+        "method", "bytes/frame", "uploads/frame", "binds/frame", "cpu ms/frame", "ns/draw", "bytes ×fb", "cpu ×fb"
     );
     let fb = &runs[0];
     for r in runs {
         println!(
-            "{:<18} {:>14} {:>13} {:>13} {:>12.2} {:>10} {:>10.2}",
+            "{:<18} {:>14} {:>13} {:>13} {:>12.2} {:>9.0} {:>10} {:>10.2}",
             r.name,
             r.cost.bytes,
             r.cost.upload_calls,
             r.cost.bind_calls,
             r.cpu_ms,
+            r.cpu_ms * 1e6 / p.objects as f64,
             if fb.cost.bytes > 0 {
                 format!("{:.2}", r.cost.bytes as f64 / fb.cost.bytes as f64)
             } else {
@@ -431,6 +432,7 @@ fn print_json(p: &SceneParams, runs: &[Run], minimal: f64) {
                     "upload_calls_per_frame": r.cost.upload_calls,
                     "bind_calls_per_frame": r.cost.bind_calls,
                     "cpu_ms_per_frame": r.cpu_ms,
+                    "cpu_ns_per_draw": r.cpu_ms * 1e6 / p.objects as f64,
                     "image_hash": format!("{:016x}", r.hash),
                 }),
             )
