@@ -379,7 +379,14 @@ fn print_table(p: &SceneParams, runs: &[Run], minimal: f64, real: bool) {
     println!();
     println!(
         "{:<18} {:>14} {:>13} {:>13} {:>12} {:>9} {:>10} {:>10}",
-        "method", "bytes/frame", "uploads/frame", "binds/frame", "cpu ms/frame", "ns/draw", "bytes ×fb", "cpu ×fb"
+        "method",
+        "bytes/frame",
+        "uploads/frame",
+        "binds/frame",
+        "cpu ms/frame",
+        "ns/draw",
+        "bytes ×fb",
+        "cpu ×fb"
     );
     let fb = &runs[0];
     for r in runs {
