@@ -266,6 +266,36 @@ fn more_than_twelve_flags_are_checked_pairwise() {
     assert_eq!((report.permutations, report.exhaustive), (1 + 1 + 13 + 13 * 12 / 2, false));
 }
 
+/// Past 16 permutations the check composes on every core and merges in
+/// combination order: the conflict it reports is the first in that order
+/// (`[F3]`, combination 8 of 64, after `[F2]` put `y` where `x` goes), as
+/// one thread would report it, and every combination is composed once.
+#[test]
+fn the_check_on_several_cores_reports_the_first_conflict_in_order() {
+    let names = ["F0", "F1", "F2", "F3", "F4", "F5"];
+    let toml = format!(
+        "name = \"par\"\nsource = \"par.wgsl\"\nflags = [{}]\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"main\"\n",
+        names.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ")
+    );
+    let source = "struct M {\n    a: vec4<f32>,\n#ifdef F3\n    x: vec4<f32>,\n#endif\n#ifdef F2\n    y: f32,\n#endif\n}\n@group(2) @binding(0) var<uniform> m: M;\n@compute @workgroup_size(1) fn main() {\n    var v = m.a;\n#ifdef F0\n    v = v * 2.0;\n#endif\n#ifdef F1\n    v = v * 3.0;\n#endif\n#ifdef F2\n    v.x = m.y;\n#endif\n#ifdef F3\n    v = v + m.x;\n#endif\n#ifdef F4\n    v = v * 5.0;\n#endif\n#ifdef F5\n    v = v * 7.0;\n#endif\n}\n";
+    let mut fx = Effects::new();
+    let id = fx.add("par.effect.toml", &toml, source).unwrap();
+    let e = fx.check(&Registry::new(SlotPlan::default()), id, None).unwrap_err();
+    let text = common::chain(&e);
+    assert!(text.starts_with("par.wgsl: [F3] (passes t.p)"), "{text}");
+    assert!(text.contains("`y` in par[F2] is f32 at offset 16") && text.contains("`x` in par[F3]"), "{text}");
+    // Without the conflict (one struct for all), all 64 agree, each composed once.
+    let agreed = source.replace(
+        "#ifdef F3\n    x: vec4<f32>,\n#endif\n#ifdef F2\n    y: f32,\n#endif\n",
+        "    x: vec4<f32>,\n    y: f32,\n",
+    );
+    let mut fx = Effects::new();
+    let id = fx.add("par.effect.toml", &toml, &agreed).unwrap();
+    let report = fx.check(&Registry::new(SlotPlan::default()), id, None).unwrap();
+    assert_eq!((report.permutations, report.exhaustive), (64, true));
+    assert_eq!(fx.stats().compositions, 64);
+}
+
 /// The declarations module can be `#import`ed: a shader that imports the
 /// frame block instead of declaring it merges into the same slot.
 #[test]

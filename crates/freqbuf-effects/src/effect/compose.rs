@@ -17,6 +17,8 @@ const SPAN_OFFSET_MASK: usize = (1 << 21) - 1;
 /// A naga_oil composer with freqbuf's settings.
 pub(crate) struct Compose {
     composer: Composer,
+    /// Every module added, in order: what a fork adds again.
+    modules: Vec<(String, String)>,
 }
 
 impl std::fmt::Debug for Compose {
@@ -28,7 +30,26 @@ impl std::fmt::Debug for Compose {
 impl Compose {
     pub(crate) fn new() -> Self {
         // Device capabilities are checked when a permutation is registered.
-        Self { composer: Composer::default().with_capabilities(naga::valid::Capabilities::all()) }
+        Self {
+            composer: Composer::default().with_capabilities(naga::valid::Capabilities::all()),
+            modules: Vec::new(),
+        }
+    }
+
+    /// Modules added so far.
+    pub(crate) fn module_count(&self) -> usize {
+        self.modules.len()
+    }
+
+    /// A composer with the same modules, for another thread (naga_oil's
+    /// `Composer` is not `Clone`). Cost: adding every module again, which
+    /// parses their directives, not their WGSL.
+    pub(crate) fn fork(&self) -> Result<Self, EffectError> {
+        let mut fork = Self::new();
+        for (file, source) in &self.modules {
+            fork.add_module(file, source)?;
+        }
+        Ok(fork)
     }
 
     /// Adds a module that sources `#import` (it names itself with `#define_import_path`).
@@ -45,7 +66,9 @@ impl Compose {
                 .map(drop)
                 .map_err(Box::new)
         })?;
-        added.map_err(|e| self.error(*e, ""))
+        added.map_err(|e| self.error(*e, ""))?;
+        self.modules.push((file.to_owned(), source.to_owned()));
+        Ok(())
     }
 
     /// Composes `source` with the valued defs `fixed` and the flags `on` switched on.

@@ -60,6 +60,9 @@ pub struct Effects {
     pub(super) module_index: HashMap<String, std::path::PathBuf>,
     /// (base effect, its defs as given) → the effect [`Effects::with_defs`] made.
     pub(super) variants: HashMap<(u32, String), u32>,
+    /// Libraries the whole-effect check composes on, one per core, kept
+    /// while no module is added (forking a composer adds every module again).
+    pub(super) workers: Vec<Effects>,
 }
 
 static NEXT_LIBRARY: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
@@ -89,6 +92,7 @@ impl Effects {
             module_files: Default::default(),
             module_index: HashMap::new(),
             variants: HashMap::new(),
+            workers: Vec::new(),
         }
     }
 
