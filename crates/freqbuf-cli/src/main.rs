@@ -322,7 +322,7 @@ fn effect_json(
         .collect::<Vec<_>>();
     json!({
         "effect": effect.name(), "family": effect.family(), "flags": effect.flags(),
-        "permutations": report.permutations, "exhaustive": report.exhaustive,
+        "permutations": report.permutations, "distinct": report.distinct, "exhaustive": report.exhaustive,
         "techniques": techniques, "slots": to_json(registry)["slots"],
     })
 }
@@ -330,7 +330,15 @@ fn effect_json(
 fn print_effect(effect: &freqbuf_effects::Effect, report: freqbuf_effects::CheckReport) {
     let checked = if report.exhaustive { "every combination" } else { "not every combination" };
     println!("effect {} (flags: {}; family {})", effect.name(), effect.flags().join(", "), effect.family());
-    println!("{} permutations composed and merged ({checked})", report.permutations);
+    if report.distinct == report.permutations {
+        println!("{} permutations composed and merged ({checked})", report.permutations);
+    } else {
+        // The others preprocess to the same text as one of these.
+        println!(
+            "{} permutations checked ({checked}), {} distinct composed and merged",
+            report.permutations, report.distinct
+        );
+    }
     for t in effect.techniques() {
         println!("technique {t}");
         for p in passes(effect, t) {

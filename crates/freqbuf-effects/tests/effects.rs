@@ -296,6 +296,23 @@ fn the_check_on_several_cores_reports_the_first_conflict_in_order() {
     assert_eq!(fx.stats().compositions, 64);
 }
 
+/// Combinations that preprocess to one text are composed once: the line
+/// inside `#ifdef A` / `#ifdef B` needs both, so `{}`, `{A}` and `{B}` are
+/// one text; `C` is tested only in an imported module, so it always counts.
+#[test]
+fn the_check_composes_each_distinct_text_once() {
+    let module = "#define_import_path lib::pick\nfn pick() -> f32 {\n#ifdef C\n    return 2.0;\n#else\n    return 1.0;\n#endif\n}\n";
+    let source = "#import lib::pick::pick\n@group(2) @binding(0) var<storage, read_write> seen: array<f32, 1>;\n@compute @workgroup_size(1) fn main() {\n    seen[0] = pick();\n#ifdef A\n#ifdef B\n    seen[0] = seen[0] * 3.0;\n#endif\n#endif\n}\n";
+    let toml = "name = \"nest\"\nsource = \"n.wgsl\"\nflags = [\"A\", \"B\", \"C\"]\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"main\"\n";
+    let mut fx = Effects::new();
+    fx.add_module("pick.wgsl", module).unwrap();
+    let id = fx.add("n.effect.toml", toml, source).unwrap();
+    let report = fx.check(&Registry::new(SlotPlan::default()), id, None).unwrap();
+    // 8 combinations: two texts, each with and without C.
+    assert_eq!((report.permutations, report.distinct, report.exhaustive), (8, 4, true));
+    assert_eq!(fx.stats().compositions, 4);
+}
+
 /// The declarations module can be `#import`ed: a shader that imports the
 /// frame block instead of declaring it merges into the same slot.
 #[test]

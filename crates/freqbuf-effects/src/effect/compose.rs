@@ -19,6 +19,8 @@ pub(crate) struct Compose {
     composer: Composer,
     /// Every module added, in order: what a fork adds again.
     modules: Vec<(String, String)>,
+    /// naga_oil's own preprocessor, for the text a permutation composes from.
+    preprocessor: naga_oil::compose::preprocess::Preprocessor,
 }
 
 impl std::fmt::Debug for Compose {
@@ -33,7 +35,62 @@ impl Compose {
         Self {
             composer: Composer::default().with_capabilities(naga::valid::Capabilities::all()),
             modules: Vec::new(),
+            preprocessor: Default::default(),
         }
+    }
+
+    /// The source's own text with these defs, its `#if`s resolved and its
+    /// `#{NAME}`s substituted, as naga_oil preprocesses it: two permutations
+    /// with one text, and one value for each def their imports test
+    /// ([`Compose::imported_tested`]), compose to the same module. `None`
+    /// where the preprocessor refuses the source (composing it says why).
+    pub(crate) fn preprocessed(
+        &self,
+        source: &str,
+        fixed: &[(String, ShaderDefValue)],
+        on: &[&str],
+    ) -> Option<String> {
+        let defs: HashMap<String, ShaderDefValue> = fixed
+            .iter()
+            .cloned()
+            .chain(on.iter().map(|d| ((*d).to_owned(), ShaderDefValue::Bool(true))))
+            .collect();
+        self.preprocessor.preprocess(source, &defs).ok().map(|out| out.preprocessed_source)
+    }
+
+    /// Whether `source` tests or substitutes a def inside another's `#if`
+    /// block: only then can two flag combinations give one text (a flag
+    /// tested at the top level changes the text whenever it changes).
+    pub(crate) fn has_nested_tests(source: &str) -> bool {
+        let mut depth = 0u32;
+        for line in source.lines() {
+            let line = line.trim_start();
+            let directive = line.strip_prefix('#').map(str::trim_start);
+            match directive {
+                Some(d) if d.starts_with("if") => {
+                    if depth > 0 {
+                        return true;
+                    }
+                    depth += 1;
+                }
+                Some(d) if d.starts_with("else") => {
+                    if depth > 1 {
+                        return true;
+                    }
+                }
+                Some(d) if d.starts_with("endif") => depth = depth.saturating_sub(1),
+                _ if depth > 0 && substitutions(line).next().is_some() => return true,
+                _ => {}
+            }
+        }
+        false
+    }
+
+    /// The identifiers the modules `source` imports (directly or not) test.
+    pub(crate) fn imported_tested(&self, source: &str) -> BTreeSet<String> {
+        let (mut seen, mut visited) = (BTreeSet::new(), BTreeSet::new());
+        self.imports_into(source, &mut seen, &mut visited);
+        seen
     }
 
     /// Modules added so far.
@@ -126,6 +183,10 @@ impl Compose {
             let words = rest.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty());
             seen.extend(words.skip(1).map(str::to_owned));
         }
+        self.imports_into(source, seen, visited);
+    }
+
+    fn imports_into(&self, source: &str, seen: &mut BTreeSet<String>, visited: &mut BTreeSet<String>) {
         let (_, imports, _) = naga_oil::compose::get_preprocessor_data(source);
         for import in imports {
             if visited.insert(import.import.clone()) {

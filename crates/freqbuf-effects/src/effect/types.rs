@@ -193,7 +193,7 @@ impl Effect {
     }
 
     /// The texts its permutations compose: the source, then each stage file.
-    pub(super) fn sources(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn sources(&self) -> impl Iterator<Item = &str> {
         std::iter::once(self.source.as_str()).chain(self.stage_files.iter().map(|f| f.text.as_str()))
     }
 
@@ -227,8 +227,12 @@ pub struct EffectStats {
 /// What [`Effects::check`](super::Effects::check) proved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CheckReport {
-    /// Flag combinations composed and merged.
+    /// Flag combinations checked.
     pub permutations: usize,
+    /// Of those, the ones composed and merged: combinations whose
+    /// preprocessed text and imported flags equal an earlier one's compose
+    /// to the same module (a flag tested only inside another's `#ifdef`).
+    pub distinct: usize,
     /// Whether that was every combination of the flags the source tests.
     pub exhaustive: bool,
 }
