@@ -73,11 +73,7 @@ impl Compose {
                     }
                     depth += 1;
                 }
-                Some(d) if d.starts_with("else") => {
-                    if depth > 1 {
-                        return true;
-                    }
-                }
+                Some(d) if d.starts_with("else") && depth > 1 => return true,
                 Some(d) if d.starts_with("endif") => depth = depth.saturating_sub(1),
                 _ if depth > 0 && substitutions(line).next().is_some() => return true,
                 _ => {}
