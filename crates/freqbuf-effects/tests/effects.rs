@@ -12,6 +12,41 @@ fn path(name: &str) -> String {
     format!("{}/tests/effects/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Dispatches `pass` with `flags` once for a new material, which `setup`
+/// gives its values, and returns the `words` floats the shader wrote to the
+/// material's `seen` buffer.
+fn run_seen(
+    h: &freqbuf::Headless,
+    fx: &mut Effects,
+    fb: &mut Manager,
+    (pass, flags): (freqbuf_effects::PassId, freqbuf_effects::FlagSet),
+    words: u64,
+    setup: impl FnOnce(&mut Manager, freqbuf::MaterialId),
+) -> Vec<f32> {
+    // Registered first: the permutation declares `seen`.
+    let (shader, pipeline) = fx.compute_pipeline(fb, pass, flags).unwrap();
+    let pipeline = pipeline.clone();
+    let m = fb.create_material();
+    let out = h.device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: words * 4,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    setup(fb, m);
+    fb.material(m).set_buffer("seen", &out).unwrap();
+    fb.flush(&h.queue).unwrap();
+    let mut enc = h.device.create_command_encoder(&Default::default());
+    {
+        let mut cpass = enc.begin_compute_pass(&Default::default());
+        cpass.set_pipeline(&pipeline);
+        Binder::new().bind(fb, &mut cpass, &Draw::new(shader).material(m)).unwrap();
+        cpass.dispatch_workgroups(1, 1, 1);
+    }
+    h.queue.submit([enc.finish()]);
+    gpu::read_words(h, &out).into_iter().map(f32::from_bits).collect()
+}
+
 /// The effects example's lit effect.
 fn lit_file() -> String {
     format!("{}/../../examples/effects/lit.effect.toml", env!("CARGO_MANIFEST_DIR"))
@@ -32,30 +67,12 @@ fn two_permutations_of_a_compute_pass_read_their_values_from_one_slot() {
     let (color, strength) = (fb.param("base_color").unwrap(), fb.param("normal_strength").unwrap());
     let mut seen = Vec::new();
     for flags in [plain, normal] {
-        let m = fb.create_material();
-        let out = h.device.create_buffer(&wgpu::BufferDescriptor {
-            label: None,
-            size: 32,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
         let base = if flags == plain { 1.0 } else { 10.0 };
-        fb.material(m).set(color, &[base, base + 1.0, base + 2.0, base + 3.0]).unwrap();
-        fb.material(m).set(strength, &(base + 4.0)).unwrap();
-        fb.material(m).set_buffer("seen", &out).unwrap();
-        fb.flush(&h.queue).unwrap();
-        let (shader, pipeline) = fx.compute_pipeline(&mut fb, pass, flags).unwrap();
-        let pipeline = pipeline.clone();
-        let mut enc = h.device.create_command_encoder(&Default::default());
-        {
-            let mut cpass = enc.begin_compute_pass(&Default::default());
-            cpass.set_pipeline(&pipeline);
-            Binder::new().bind(&mut fb, &mut cpass, &Draw::new(shader).material(m)).unwrap();
-            cpass.dispatch_workgroups(1, 1, 1);
-        }
-        h.queue.submit([enc.finish()]);
-        let words = gpu::read_words(h, &out);
-        seen.push(words[..5].iter().map(|&w| f32::from_bits(w)).collect::<Vec<_>>());
+        let words = run_seen(h, &mut fx, &mut fb, (pass, flags), 8, |fb, m| {
+            fb.material(m).set(color, &[base, base + 1.0, base + 2.0, base + 3.0]).unwrap();
+            fb.material(m).set(strength, &(base + 4.0)).unwrap();
+        });
+        seen.push(words[..5].to_vec());
     }
     assert_eq!(seen[0], [1.0, 2.0, 3.0, 4.0, -1.0], "without NORMAL_MAP");
     assert_eq!(seen[1], [10.0, 11.0, 12.0, 13.0, 14.0], "with NORMAL_MAP");
@@ -393,26 +410,7 @@ fn a_module_added_after_its_effect_brings_its_flags() {
     let mut seen = Vec::new();
     for flags in [&[][..], &["BRIGHT"][..]] {
         let flags = fx.flags(late, flags).unwrap();
-        let (shader, pipeline) = fx.compute_pipeline(&mut fb, pass, flags).unwrap();
-        let pipeline = pipeline.clone();
-        let out = h.device.create_buffer(&wgpu::BufferDescriptor {
-            label: None,
-            size: 4,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        let m = fb.create_material();
-        fb.material(m).set_buffer("seen", &out).unwrap();
-        fb.flush(&h.queue).unwrap();
-        let mut enc = h.device.create_command_encoder(&Default::default());
-        {
-            let mut cpass = enc.begin_compute_pass(&Default::default());
-            cpass.set_pipeline(&pipeline);
-            Binder::new().bind(&mut fb, &mut cpass, &Draw::new(shader).material(m)).unwrap();
-            cpass.dispatch_workgroups(1, 1, 1);
-        }
-        h.queue.submit([enc.finish()]);
-        seen.push(f32::from_bits(gpu::read_words(h, &out)[0]));
+        seen.push(run_seen(h, &mut fx, &mut fb, (pass, flags), 1, |_, _| {})[0]);
     }
     assert_eq!(seen, [1.0, 2.0]);
 }
@@ -550,26 +548,7 @@ fn defs_are_overridden_per_pipeline_request() {
     for id in [base, four] {
         let pass = fx.technique(id, "t").unwrap().next().unwrap();
         let flags = fx.flags(id, &[]).unwrap();
-        let (shader, pipeline) = fx.compute_pipeline(&mut fb, pass, flags).unwrap();
-        let pipeline = pipeline.clone();
-        let out = h.device.create_buffer(&wgpu::BufferDescriptor {
-            label: None,
-            size: 8,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        let m = fb.create_material();
-        fb.material(m).set_buffer("seen", &out).unwrap();
-        fb.flush(&h.queue).unwrap();
-        let mut enc = h.device.create_command_encoder(&Default::default());
-        {
-            let mut cpass = enc.begin_compute_pass(&Default::default());
-            cpass.set_pipeline(&pipeline);
-            Binder::new().bind(&mut fb, &mut cpass, &Draw::new(shader).material(m)).unwrap();
-            cpass.dispatch_workgroups(1, 1, 1);
-        }
-        h.queue.submit([enc.finish()]);
-        seen.push(gpu::read_words(h, &out).iter().map(|&w| f32::from_bits(w)).collect::<Vec<_>>());
+        seen.push(run_seen(h, &mut fx, &mut fb, (pass, flags), 2, |_, _| {}));
     }
     assert_eq!(seen, [[1.0, 2.0], [4.0, 1.0]]);
     let e = fx.with_defs(base, &[("CASCADE", DefValue::UInt(2))]).unwrap_err();

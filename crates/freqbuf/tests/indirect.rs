@@ -57,31 +57,8 @@ impl<'h> Scene<'h> {
         let shaders =
             ["fs", "fs_double"].map(|fs| fb.register(whole.for_entry_points(&["vs", fs]).unwrap()).unwrap());
         let pipelines = [0, 1].map(|k| {
-            let module = fb.create_shader_module(shaders[k]).unwrap();
-            h.device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: None,
-                layout: Some(fb.pipeline_layout(shaders[k]).unwrap()),
-                vertex: wgpu::VertexState {
-                    module: &module,
-                    entry_point: Some("vs"),
-                    compilation_options: Default::default(),
-                    buffers: &[],
-                },
-                fragment: Some(wgpu::FragmentState {
-                    module: &module,
-                    entry_point: Some(["fs", "fs_double"][k]),
-                    compilation_options: Default::default(),
-                    targets: &[Some(FORMAT.into())],
-                }),
-                primitive: wgpu::PrimitiveState {
-                    topology: wgpu::PrimitiveTopology::PointList,
-                    ..Default::default()
-                },
-                depth_stencil: None,
-                multisample: Default::default(),
-                multiview_mask: None,
-                cache: None,
-            })
+            let point = wgpu::PrimitiveTopology::PointList;
+            gpu::render_pipeline_with(h, &fb, shaders[k], FORMAT, point, ["fs", "fs_double"][k])
         });
         let tint = fb.param("tint").unwrap();
         let materials = (0..5)

@@ -89,6 +89,18 @@ pub fn render_pipeline_for(
     format: wgpu::TextureFormat,
     topology: wgpu::PrimitiveTopology,
 ) -> wgpu::RenderPipeline {
+    render_pipeline_with(h, m, id, format, topology, "fs")
+}
+
+/// [`render_pipeline_for`] with fragment entry point `fs`.
+pub fn render_pipeline_with(
+    h: &Headless,
+    m: &freqbuf::Manager,
+    id: freqbuf::ShaderId,
+    format: wgpu::TextureFormat,
+    topology: wgpu::PrimitiveTopology,
+    fs: &str,
+) -> wgpu::RenderPipeline {
     let module = m.create_shader_module(id).expect("registered");
     h.device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: None,
@@ -101,7 +113,7 @@ pub fn render_pipeline_for(
         },
         fragment: Some(wgpu::FragmentState {
             module: &module,
-            entry_point: Some("fs"),
+            entry_point: Some(fs),
             compilation_options: Default::default(),
             targets: &[Some(format.into())],
         }),
