@@ -175,14 +175,7 @@ fn run(
         let view_m = look_at(eye, Vec3::ZERO, Vec3::Y);
         let proj = perspective(0.8, 1.0, 200.0);
         auto.set_time(t, 0.1, frame);
-        auto.set_camera(
-            view,
-            Camera {
-                view: view_m.to_cols_array_2d(),
-                proj: proj.to_cols_array_2d(),
-                viewport: [SIZE as f32; 2],
-            },
-        );
+        auto.set_camera(view, Camera::new(view_m, proj, [SIZE as f32; 2]));
         // A tenth of the objects move each frame.
         for (i, (object, position, spin, items)) in objects.iter_mut().enumerate() {
             if frame == 0 || i % 10 == frame as usize % 10 {
@@ -192,7 +185,7 @@ fn run(
                     Quat::from_rotation_y(*spin),
                     *position,
                 );
-                auto.set_world(*object, world.to_cols_array_2d());
+                auto.set_world(*object, world);
             }
             // Blending passes draw back to front by distance.
             for (id, item) in items.iter_mut() {

@@ -22,7 +22,7 @@ pub use effect::{
     Effects, FlagSet, Pass, PassId, Passes, Targets,
 };
 pub use error::{EffectError, EffectErrorKind, MaterialError, MaterialErrorKind};
-pub use material::{AutoConstants, Camera, Materials, Semantic, validate_tables};
+pub use material::{AutoConstants, Camera, IntoColumns, IntoVec2, Materials, Semantic, validate_tables};
 pub use queue::{Geometry, ItemId, Order, QueueContext, QueueItem, QueueStats, RenderQueue};
 
 /// The workspace README's examples (the core's and this crate's), compiled

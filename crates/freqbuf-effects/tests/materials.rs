@@ -453,6 +453,57 @@ fn a_failed_auto_update_keeps_pending_work() {
     assert_eq!(auto.derived(), 11);
 }
 
+/// Cameras and world transforms are taken as arrays, glam's or mint's
+/// types, and each gives the same derived values (read from the shadow).
+#[test]
+fn auto_inputs_take_arrays_glam_and_mint() {
+    let Some(h) = gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let mut fx = Effects::new();
+    let id = fx.load(path("auto.effect.toml")).unwrap();
+    fx.shader(&mut fb, fx.flags(id, &[]).unwrap()).unwrap();
+    let mut auto = AutoConstants::new();
+    auto.bind_effect(fb.registry(), fx.effect(id)).unwrap();
+    let world = glam::Mat4::from_scale_rotation_translation(
+        glam::Vec3::new(2.0, 3.0, 4.0),
+        glam::Quat::from_rotation_z(0.5),
+        glam::Vec3::new(1.0, -2.0, 0.5),
+    );
+    let view = glam::Mat4::from_rotation_translation(
+        glam::Quat::from_rotation_y(0.3),
+        glam::Vec3::new(0.0, -2.0, -5.0),
+    );
+    let proj = glam::Mat4::from_cols_array(&[
+        1.2, 0.0, 0.0, 0.0, 0.0, 1.8, 0.0, 0.0, 0.0, 0.0, -1.0, -1.0, 0.0, 0.0, -0.2, 0.0,
+    ]);
+    let (objects, views) = ([0; 3].map(|_| fb.create_object()), [0; 3].map(|_| fb.create_view()));
+    auto.set_world(objects[0], world.to_cols_array_2d());
+    auto.set_world(objects[1], world);
+    auto.set_world(objects[2], mint::ColumnMatrix4::from(world.to_cols_array_2d()));
+    auto.set_camera(
+        views[0],
+        Camera { view: view.to_cols_array_2d(), proj: proj.to_cols_array_2d(), viewport: [640.0, 480.0] },
+    );
+    auto.set_camera(views[1], Camera::new(view, proj, glam::Vec2::new(640.0, 480.0)));
+    let (v, p) = (
+        mint::ColumnMatrix4::from(view.to_cols_array_2d()),
+        mint::ColumnMatrix4::from(proj.to_cols_array_2d()),
+    );
+    auto.set_camera(views[2], Camera::new(v, p, mint::Vector2 { x: 640.0, y: 480.0 }));
+    auto.update(&mut fb).unwrap();
+    let (inv_world, inv_view_proj, viewport) = (
+        fb.param("inv_world").unwrap(),
+        fb.param("inv_view_proj").unwrap(),
+        fb.param("viewport_size").unwrap(),
+    );
+    let per_object = objects.map(|o| fb.object(o).get_bytes(inv_world).unwrap());
+    assert!(per_object.iter().all(|b| *b == per_object[0]) && per_object[0].iter().any(|&b| b != 0));
+    let per_view = views
+        .map(|v| (fb.view(v).get_bytes(inv_view_proj).unwrap(), fb.view(v).get_bytes(viewport).unwrap()));
+    assert!(per_view.iter().all(|b| *b == per_view[0]));
+    assert_eq!(per_view[0].1, [640.0f32, 480.0].iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<_>>());
+}
+
 const IDENTITY: [[f32; 4]; 4] =
     [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]];
 

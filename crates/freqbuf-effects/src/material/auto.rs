@@ -6,6 +6,8 @@ use std::collections::{BTreeSet, HashMap};
 
 use glam::{Mat3, Mat4};
 
+use super::math::{IntoColumns, IntoVec2};
+
 use crate::error::{MaterialError, MaterialErrorKind};
 use freqbuf::Error;
 use freqbuf::Frequency;
@@ -211,6 +213,15 @@ pub struct Camera {
     pub viewport: [f32; 2],
 }
 
+impl Camera {
+    /// A camera from matrices and a viewport size of any of the accepted
+    /// types: arrays, glam's or mint's (`Camera::new(view, proj, [1280.0, 720.0])`
+    /// with `glam::Mat4`s).
+    pub fn new(view: impl IntoColumns, proj: impl IntoColumns, viewport: impl IntoVec2) -> Self {
+        Self { view: view.into_columns(), proj: proj.into_columns(), viewport: viewport.into_array() }
+    }
+}
+
 /// Auto-constant bindings and their inputs.
 ///
 /// Give inputs when they change ([`AutoConstants::set_time`],
@@ -291,8 +302,10 @@ impl AutoConstants {
         }
     }
 
-    /// An object's world transform (columns).
-    pub fn set_world(&mut self, object: ObjectId, world: [[f32; 4]; 4]) {
+    /// An object's world transform: columns as an array, a `glam::Mat4` or
+    /// a `mint::ColumnMatrix4<f32>`.
+    pub fn set_world(&mut self, object: ObjectId, world: impl IntoColumns) {
+        let world = world.into_columns();
         if self.worlds.insert(object, world) != Some(world) {
             self.dirty_objects.insert(object);
         }

@@ -6,9 +6,11 @@
 //! is an effect and its flags, and they add no dependency beyond it.
 
 mod auto;
+mod math;
 mod store;
 mod value;
 
 pub use auto::{AutoConstants, Camera, Semantic};
+pub use math::{IntoColumns, IntoVec2};
 pub(crate) use store::closest;
 pub use store::{Materials, validate_tables};
