@@ -1,6 +1,7 @@
 //! `freqbuf reflect`: print the slot plan that a set of shaders produces;
 //! `freqbuf effect`: an effect's techniques, passes and merged slots, every
-//! permutation checked; `freqbuf declare`: WGSL declarations of merged slots.
+//! permutation checked; `freqbuf declare`: WGSL declarations of merged slots
+//! (`--rust`: Rust structs for typed blocks).
 
 use std::process::ExitCode;
 
@@ -112,6 +113,10 @@ enum Command {
         /// Stage of GLSL files whose extension does not say (.glsl).
         #[arg(long, value_enum)]
         stage: Option<Stage>,
+        /// Print Rust structs with `#[derive(freqbuf::ShaderStruct)]` instead,
+        /// for `Manager::param_struct` (include them from `build.rs`).
+        #[arg(long)]
+        rust: bool,
         /// Shader files: .wgsl, .spv, .vert, .frag, .comp.
         #[arg(required = true)]
         files: Vec<std::path::PathBuf>,
@@ -139,8 +144,8 @@ fn main() -> ExitCode {
         Command::Effect { json, flags, all_permutations, module_dir, files } => {
             effect(&plan, json, &flags, all_permutations, &module_dir, &files)
         }
-        Command::Declare { stage, files } => {
-            declare(&plan, (&pipelines, cli.family.as_deref()), stage, &files)
+        Command::Declare { stage, rust, files } => {
+            declare(&plan, (&pipelines, cli.family.as_deref()), stage, rust, &files)
         }
     }
 }
@@ -367,12 +372,17 @@ fn declare(
     plan: &SlotPlan,
     registration: Registration<'_>,
     stage: Option<Stage>,
+    rust: bool,
     files: &[std::path::PathBuf],
 ) -> ExitCode {
     let Some(registry) = merged(plan, registration, files, stage, Registry::DEFAULT_MAX_UNIFORM_BINDING_SIZE)
     else {
         return ExitCode::FAILURE;
     };
+    if rust {
+        print!("{}", registry.rust_declarations());
+        return ExitCode::SUCCESS;
+    }
     match registry.declarations() {
         Ok(text) => {
             print!("{text}");

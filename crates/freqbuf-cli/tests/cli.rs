@@ -487,3 +487,16 @@ fn tables_are_checked_against_the_permutations_checked() {
     assert_eq!(code, 0, "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `declare --rust` prints the Rust structs of the merged slots: the file
+/// the core's typed-block test compiles is this output.
+#[test]
+fn declare_rust_prints_the_structs_the_core_compiles() {
+    let shader = "crates/freqbuf/tests/shaders/typed.wgsl";
+    let (code, stdout, stderr) = run(&["declare", "--rust", shader]);
+    assert_eq!(code, 0, "{stderr}");
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let generated =
+        std::fs::read_to_string(format!("{root}/crates/freqbuf/tests/generated/typed_slots.rs")).unwrap();
+    assert_eq!(stdout, generated);
+}

@@ -62,6 +62,7 @@
 mod array;
 mod binding;
 mod declare;
+mod declare_rust;
 mod error;
 #[cfg(feature = "fault-injection")]
 pub mod fault;
@@ -84,6 +85,7 @@ mod setters;
 mod slot;
 mod stack;
 mod stats;
+mod typed;
 mod upload;
 
 pub use binding::{BindState, BindTarget, Binder, Draw, DrawArgs, DrawList, IndirectDraws};
@@ -91,6 +93,8 @@ pub use error::{
     Error, LayoutErrorKind, LimitErrorKind, Location, MemberSite, ParamError, ParamErrorKind, ReflectError,
     ReflectErrorKind, ResourceSite,
 };
+#[cfg(feature = "derive")]
+pub use freqbuf_derive::ShaderStruct;
 #[cfg(feature = "headless")]
 pub use headless::Headless;
 pub use id::{ShaderId, SlotId};
@@ -102,6 +106,13 @@ pub use plan::{BindingPoint, Frequency, Sharing, SlotPlan};
 pub use registry::Registry;
 pub use setters::InstanceMut;
 pub use stats::{FrameStats, Stats};
+pub use typed::{ShaderStruct, StructMember, StructParam};
+
+/// What `#[derive(ShaderStruct)]` expands to calls; not an API.
+#[doc(hidden)]
+pub mod __derive {
+    pub use crate::typed::{put_member, struct_members};
+}
 pub use upload::FlushStrategy;
 
 /// naga, whose types appear in reflection (`naga::ShaderStage`, `naga::ImageClass`, ...).

@@ -460,6 +460,30 @@ impl Registry {
         self.resolve_scoped(path, frequency, Some(index))
     }
 
+    /// The uniform block named `name` (its variable or struct name) among
+    /// the shared slots and, at per-family frequencies, `family`'s (any
+    /// family's when `None`). Cost: a pass over the slots.
+    pub(crate) fn block(&self, name: &str, family: Option<&str>) -> Result<SlotId, ParamError> {
+        let err = |kind| ParamError { name: name.to_owned(), kind };
+        let own = family.map(|f| self.family_index(f).unwrap_or(u32::MAX));
+        let in_scope = |s: &SlotLayout| own.is_none_or(|fi| s.family_index().is_none_or(|sf| sf == fi));
+        let found = self
+            .slots()
+            .filter(|(_, s)| in_scope(s) && s.aliases().iter().any(|a| a == name))
+            .collect::<Vec<_>>();
+        match found[..] {
+            [(id, _)] => Ok(id),
+            [] => {
+                let names = self.slots().filter(|(_, s)| in_scope(s)).flat_map(|(_, s)| s.aliases());
+                Err(err(ParamErrorKind::Unknown { suggestions: closest(name, names.map(String::as_str)) }))
+            }
+            _ => {
+                let families = found.iter().filter_map(|(_, s)| s.family()).map(str::to_owned).collect();
+                Err(err(ParamErrorKind::InFamilies { families }))
+            }
+        }
+    }
+
     /// Resolves among the slots of `frequency` (every one when `None`) that
     /// belong to no family or to `family` (every family when `None`).
     pub(crate) fn resolve_scoped(

@@ -40,6 +40,31 @@ impl InstanceMut<'_> {
         self.write(param, &[bytemuck::bytes_of(&gpu)])
     }
 
+    /// Sets every field of a typed block ([`crate::Manager::param_struct`]):
+    /// the fields were checked against the block when it resolved, so this
+    /// writes each at its offset with no lookup. Members the struct lacks
+    /// keep their values; an unchanged field makes nothing dirty.
+    ///
+    /// Cost: one compare and copy per field.
+    pub fn set_struct<T: crate::ShaderStruct>(
+        &mut self,
+        param: crate::StructParam<T>,
+        value: &T,
+    ) -> Result<(), Error> {
+        let block = param.block;
+        self.check_param(block)?;
+        let index = self.instances.index(self.id)?;
+        self.check_family(block, index)?;
+        let mut bytes: SmallVec<[u8; 256]> = SmallVec::from_elem(0, block.elem_size as usize);
+        value.write_gpu(&mut bytes);
+        let slot = &mut self.slots[block.slot.index()];
+        for m in T::MEMBERS {
+            let at = m.offset as usize;
+            slot.write(index, m.offset, &bytes[at..at + m.size as usize]);
+        }
+        Ok(())
+    }
+
     /// Sets the first `values.len()` elements of a whole-array param.
     pub fn set_array<T: Uniform>(&mut self, param: Param, values: &[T]) -> Result<(), Error> {
         if values.len() > param.count as usize {

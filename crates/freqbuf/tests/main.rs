@@ -20,5 +20,6 @@ mod render;
 mod resources;
 mod runtime;
 mod scale;
+mod typed;
 mod values;
 mod visibility;

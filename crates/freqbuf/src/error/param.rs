@@ -118,6 +118,14 @@ pub enum ParamErrorKind {
         /// The resource kind.
         kind: &'static str,
     },
+    /// A struct's fields do not match the block: each mismatch, in field order.
+    #[error("the struct `{rust}` does not match the block: {}", .mismatches.join("; "))]
+    StructMismatch {
+        /// The Rust struct.
+        rust: &'static str,
+        /// One line per field that the block lacks or lays out otherwise.
+        mismatches: Vec<String>,
+    },
 }
 
 fn quoted(list: &[String]) -> String {

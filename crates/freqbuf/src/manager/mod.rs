@@ -202,6 +202,28 @@ impl Manager {
         self.registry.resolve_in(family, name, None)
     }
 
+    /// The uniform block `name` (its variable or struct name) resolved for
+    /// the Rust struct `T` ([`ShaderStruct`](crate::ShaderStruct), usually
+    /// derived): every field must be a member of the block with the same
+    /// WGSL type at the same offset, or the error lists each one that is not.
+    /// Set it with [`InstanceMut::set_struct`](crate::InstanceMut::set_struct).
+    /// Cost: a pass over the slots and one member lookup per field, once.
+    pub fn param_struct<T: crate::ShaderStruct>(
+        &self,
+        name: &str,
+    ) -> Result<crate::StructParam<T>, ParamError> {
+        self.registry.struct_param(name, None)
+    }
+
+    /// [`Manager::param_struct`] among the blocks of `family`'s shaders.
+    pub fn param_struct_in<T: crate::ShaderStruct>(
+        &self,
+        family: &str,
+        name: &str,
+    ) -> Result<crate::StructParam<T>, ParamError> {
+        self.registry.struct_param(name, Some(family))
+    }
+
     /// Creates a view instance; its values start at zero.
     pub fn create_view(&mut self) -> ViewId {
         self.create(None)

@@ -1,0 +1,62 @@
+//! `#[derive(ShaderStruct)]` for `freqbuf` (use it through `freqbuf`'s
+//! `derive` feature): lays a struct's fields out by WGSL's alignment rules
+//! and writes each field's buffer form at its offset.
+//!
+//! ```ignore
+//! #[derive(freqbuf::ShaderStruct)]
+//! struct Material {
+//!     color: [f32; 4],    // vec4<f32> at 0
+//!     roughness: f32,     // f32 at 16
+//!     offset: [f32; 3],   // vec3<f32> at 32
+//! }
+//! ```
+//!
+//! Fields are any `freqbuf::Uniform` type (scalars, vectors and matrices as
+//! arrays, glam's and mint's); named fields only, no generics.
+
+use proc_macro::TokenStream;
+use quote::quote;
+use syn::{Data, DeriveInput, Fields, parse_macro_input};
+
+/// Implements `freqbuf::ShaderStruct`: `MEMBERS` at WGSL offsets, and
+/// `write_gpu`, which writes each field's buffer form there.
+#[proc_macro_derive(ShaderStruct)]
+pub fn derive_shader_struct(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand(&input).unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+fn expand(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
+    let name = &input.ident;
+    if !input.generics.params.is_empty() {
+        return Err(syn::Error::new_spanned(
+            &input.generics,
+            "ShaderStruct: a struct without generic parameters",
+        ));
+    }
+    let Data::Struct(data) = &input.data else {
+        return Err(syn::Error::new_spanned(name, "ShaderStruct: only structs have a WGSL layout"));
+    };
+    let Fields::Named(fields) = &data.fields else {
+        return Err(syn::Error::new_spanned(
+            name,
+            "ShaderStruct: fields must be named (they name block members)",
+        ));
+    };
+    let idents = fields.named.iter().filter_map(|f| f.ident.as_ref()).collect::<Vec<_>>();
+    let types = fields.named.iter().map(|f| &f.ty).collect::<Vec<_>>();
+    let names = idents.iter().map(|i| i.to_string().trim_start_matches("r#").to_owned()).collect::<Vec<_>>();
+    let indices = (0..idents.len()).collect::<Vec<_>>();
+    Ok(quote! {
+        impl ::freqbuf::ShaderStruct for #name {
+            const MEMBERS: &'static [::freqbuf::StructMember] = &::freqbuf::__derive::struct_members([
+                #( (#names, <#types as ::freqbuf::Uniform>::TYPE) ),*
+            ]);
+
+            fn write_gpu(&self, out: &mut [u8]) {
+                let members = <Self as ::freqbuf::ShaderStruct>::MEMBERS;
+                #( ::freqbuf::__derive::put_member(out, members[#indices].offset, &self.#idents); )*
+            }
+        }
+    })
+}
