@@ -127,9 +127,14 @@ impl Shared {
     /// method's bind group layouts have the same entries, so wgpu treats them as
     /// the same layout and the pipelines serve all methods.
     pub fn new(gpu: &Headless, scene: &Scene) -> Self {
+        Self::with_format(gpu, scene, FORMAT)
+    }
+
+    /// Like [`Shared::new`], with pipelines that draw into `format`.
+    pub fn with_format(gpu: &Headless, scene: &Scene, format: wgpu::TextureFormat) -> Self {
         let mut m = Manager::new(&gpu.device, SlotPlan::default());
         let ids = register_all(&mut m, scene);
-        let pipelines = ids.iter().map(|&id| pipeline(gpu, &m, id)).collect();
+        let pipelines = ids.iter().map(|&id| pipeline(gpu, &m, id, format)).collect();
         let group_layout = gpu.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("uniform group"),
             entries: &[wgpu::BindGroupLayoutEntry {
@@ -199,7 +204,7 @@ pub fn register_all(m: &mut Manager, scene: &Scene) -> Vec<ShaderId> {
     scene.shaders.iter().map(register).collect()
 }
 
-fn pipeline(gpu: &Headless, m: &Manager, id: ShaderId) -> wgpu::RenderPipeline {
+fn pipeline(gpu: &Headless, m: &Manager, id: ShaderId, format: wgpu::TextureFormat) -> wgpu::RenderPipeline {
     let module = m.create_shader_module(id).expect("registered");
     gpu.device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: None,
@@ -214,7 +219,7 @@ fn pipeline(gpu: &Headless, m: &Manager, id: ShaderId) -> wgpu::RenderPipeline {
             module: &module,
             entry_point: Some("fs"),
             compilation_options: Default::default(),
-            targets: &[Some(FORMAT.into())],
+            targets: &[Some(format.into())],
         }),
         primitive: wgpu::PrimitiveState {
             topology: wgpu::PrimitiveTopology::TriangleStrip,
