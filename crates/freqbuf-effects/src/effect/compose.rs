@@ -90,6 +90,10 @@ impl Compose {
     }
 
     /// Modules added so far.
+    #[cfg_attr(
+        target_arch = "wasm32",
+        allow(dead_code, reason = "the check composes on one thread on the web")
+    )]
     pub(crate) fn module_count(&self) -> usize {
         self.modules.len()
     }
@@ -97,6 +101,10 @@ impl Compose {
     /// A composer with the same modules, for another thread (naga_oil's
     /// `Composer` is not `Clone`). Cost: adding every module again, which
     /// parses their directives, not their WGSL.
+    #[cfg_attr(
+        target_arch = "wasm32",
+        allow(dead_code, reason = "the check composes on one thread on the web")
+    )]
     pub(crate) fn fork(&self) -> Result<Self, EffectError> {
         let mut fork = Self::new();
         for (file, source) in &self.modules {

@@ -62,6 +62,10 @@ pub struct Effects {
     pub(super) variants: HashMap<(u32, String), u32>,
     /// Libraries the whole-effect check composes on, one per core, kept
     /// while no module is added (forking a composer adds every module again).
+    #[cfg_attr(
+        target_arch = "wasm32",
+        allow(dead_code, reason = "the check composes on one thread on the web")
+    )]
     pub(super) workers: Vec<Effects>,
 }
 

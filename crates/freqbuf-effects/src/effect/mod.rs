@@ -12,6 +12,8 @@ mod compose;
 mod file;
 mod library;
 mod modules;
+#[cfg(not(target_arch = "wasm32"))]
+mod parallel;
 mod passes;
 mod pipeline;
 mod types;

@@ -1,0 +1,118 @@
+//! The whole-effect check on every core: one library per core, each with
+//! its own composer, merged in combination order. Not on the web, where no
+//! thread starts.
+
+use super::library::Effects;
+use super::types::{Bits, EffectId, FlagSet};
+use crate::error::EffectError;
+use freqbuf::Registry;
+use freqbuf::reflect::ShaderReflection;
+
+/// From this many permutations, the check composes on every core.
+pub(super) const PARALLEL_FROM: usize = 16;
+
+/// Permutations composed between two merges: bounds what waits in memory.
+const CHUNK: usize = 128;
+
+/// What one permutation registers, layouts only, or why it cannot.
+type Reflected = Result<Vec<ShaderReflection>, EffectError>;
+
+impl Effects {
+    /// One library per core, each with its own composer and this library's
+    /// effects, or `None` on one core (or where threads cannot be had, as on
+    /// the web). Forked once, and again after a module is added.
+    pub(super) fn workers(&mut self) -> Option<Vec<Effects>> {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+        if cores < 2 {
+            return None;
+        }
+        let modules = self.compose.module_count();
+        let stale =
+            self.workers.len() != cores || self.workers.iter().any(|w| w.compose.module_count() != modules);
+        if stale {
+            let fork = || -> Result<Effects, EffectError> {
+                let mut worker = Effects::new();
+                worker.tag = self.tag;
+                worker.compose = self.compose.fork()?;
+                Ok(worker)
+            };
+            self.workers = (0..cores).map(|_| fork()).collect::<Result<Vec<_>, _>>().ok()?;
+        }
+        let mut workers = std::mem::take(&mut self.workers);
+        for w in &mut workers {
+            w.effects.clone_from(&self.effects);
+        }
+        Some(workers)
+    }
+
+    /// What `bits` registers, layouts only, composed here and not kept.
+    fn reflect_once(&mut self, id: EffectId, bits: Bits) -> Reflected {
+        let out = self.pass_reflections(FlagSet { effect: id, bits });
+        self.composed.retain(|key, _| key.0 != id.index || key.1 != bits);
+        out.map(|v| v.into_iter().map(ShaderReflection::layout_only).collect())
+    }
+
+    /// Composes `combos` on the workers, a chunk at a time, and merges each
+    /// chunk's results in order, so that the first conflict in combination
+    /// order is the one reported, as on one thread. A worker that cannot
+    /// start leaves its share to this thread.
+    pub(super) fn merge_parallel(
+        &mut self,
+        registry: &mut Registry,
+        id: EffectId,
+        combos: &[Bits],
+        mut workers: Vec<Effects>,
+    ) -> Result<(), EffectError> {
+        let n = workers.len();
+        let mut result = Ok(());
+        for chunk in combos.chunks(CHUNK) {
+            let mut results: Vec<Option<Reflected>> = (0..chunk.len()).map(|_| None).collect();
+            let done = std::thread::scope(|scope| {
+                let handles = workers
+                    .iter_mut()
+                    .enumerate()
+                    .map(|(w, worker)| {
+                        let mine = chunk.iter().copied().enumerate().skip(w).step_by(n).collect::<Vec<_>>();
+                        std::thread::Builder::new().spawn_scoped(scope, move || {
+                            mine.into_iter()
+                                .map(|(k, bits)| (k, worker.reflect_once(id, bits)))
+                                .collect::<Vec<_>>()
+                        })
+                    })
+                    .collect::<Vec<_>>();
+                handles.into_iter().filter_map(|h| h.ok()?.join().ok()).flatten().collect::<Vec<_>>()
+            });
+            for (k, out) in done {
+                results[k] = Some(out);
+            }
+            for (k, out) in results.into_iter().enumerate() {
+                let out = match out {
+                    Some(out) => out,
+                    None => self.reflect_once(id, chunk[k]),
+                };
+                let merged = out.and_then(|reflections| {
+                    reflections.into_iter().try_for_each(|reflection| {
+                        let effect = self.effect(id);
+                        registry.add(reflection).map(drop).map_err(|e| EffectError {
+                            file: effect.source_file.clone(),
+                            location: None,
+                            kind: Box::new(self.conflict(id, chunk[k], e)),
+                        })
+                    })
+                });
+                if let Err(e) = merged {
+                    result = Err(e);
+                    break;
+                }
+            }
+            if result.is_err() {
+                break;
+            }
+        }
+        for worker in &mut workers {
+            self.stats.compositions += std::mem::take(&mut worker.stats.compositions);
+        }
+        self.workers = workers;
+        result
+    }
+}
