@@ -108,7 +108,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             rpass.draw(0..6, 0..1);
         }
     }
-    let pixels = gpu::read_back(&device, &queue, encoder, &target, SIZE);
+    let pixels = gpu::read_back(&device, &queue, encoder, &target)?;
 
     let stats = fx.stats();
     println!(

@@ -243,7 +243,7 @@ fn run(
         }
         c.binds = fb.stats().shared.set_bind_group_calls;
         counts.push(c);
-        image = gpu::read_back(device, queue, encoder, &texture, SIZE);
+        image = gpu::read_back(device, queue, encoder, &texture).expect("read back");
     }
     Ok((counts, image))
 }

@@ -7,7 +7,7 @@
 mod support;
 
 #[path = "support/gpu.rs"]
-#[allow(dead_code, reason = "the stress example opens its device with Headless and only writes PNGs")]
+#[allow(dead_code, reason = "the stress example opens its device with Headless: only PNGs and read-back")]
 mod gpu;
 
 use std::io::Write as _;
@@ -304,28 +304,8 @@ fn ms(d: Duration) -> f64 {
 }
 
 fn read_target(gpu: &Headless, target: &Target) -> Vec<u8> {
-    let (w, h) = methods::SIZE;
-    let row = (w * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
-    let buf = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: (row * h) as u64,
-        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-        mapped_at_creation: false,
-    });
-    let mut enc = gpu.device.create_command_encoder(&Default::default());
-    enc.copy_texture_to_buffer(
-        target.texture.as_image_copy(),
-        wgpu::TexelCopyBufferInfo {
-            buffer: &buf,
-            layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(row), rows_per_image: None },
-        },
-        wgpu::Extent3d { width: w, height: h, depth_or_array_layers: 1 },
-    );
-    gpu.queue.submit([enc.finish()]);
-    buf.slice(..).map_async(wgpu::MapMode::Read, |r| r.expect("map"));
-    wait(gpu);
-    let data = buf.slice(..).get_mapped_range().expect("mapped");
-    (0..h as usize).flat_map(|y| data[y * row as usize..y * row as usize + w as usize * 4].to_vec()).collect()
+    let enc = gpu.device.create_command_encoder(&Default::default());
+    gpu::read_back(&gpu.device, &gpu.queue, enc, &target.texture).expect("read back")
 }
 
 /// An SVG line chart of CPU ms per frame, one line per method, so that

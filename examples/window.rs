@@ -10,7 +10,7 @@
 mod support;
 
 #[path = "support/gpu.rs"]
-#[allow(dead_code, reason = "the window example only writes PNGs")]
+#[allow(dead_code, reason = "the window example only writes PNGs and reads back")]
 mod gpu;
 
 use std::sync::Arc;
@@ -237,29 +237,8 @@ fn save(
     path: &std::path::Path,
 ) -> Result<(), String> {
     let (w, h) = (texture.width(), texture.height());
-    let row = (w * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
-    let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("screenshot"),
-        size: (row * h) as u64,
-        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-        mapped_at_creation: false,
-    });
-    let mut enc = gpu.device.create_command_encoder(&Default::default());
-    enc.copy_texture_to_buffer(
-        texture.as_image_copy(),
-        wgpu::TexelCopyBufferInfo {
-            buffer: &buffer,
-            layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(row), rows_per_image: None },
-        },
-        wgpu::Extent3d { width: w, height: h, depth_or_array_layers: 1 },
-    );
-    gpu.queue.submit([enc.finish()]);
-    buffer.slice(..).map_async(wgpu::MapMode::Read, |r| r.expect("map"));
-    gpu.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| e.to_string())?;
-    let data = buffer.slice(..).get_mapped_range().map_err(|e| e.to_string())?;
-    let mut pixels = (0..h as usize)
-        .flat_map(|y| data[y * row as usize..y * row as usize + w as usize * 4].to_vec())
-        .collect::<Vec<u8>>();
+    let enc = gpu.device.create_command_encoder(&Default::default());
+    let mut pixels = gpu::read_back(&gpu.device, &gpu.queue, enc, texture)?;
     if format == wgpu::TextureFormat::Bgra8Unorm {
         pixels.chunks_mut(4).for_each(|p| p.swap(0, 2));
     }

@@ -29,18 +29,19 @@ pub(crate) fn target(device: &wgpu::Device, format: wgpu::TextureFormat, size: u
     })
 }
 
-/// Submits `encoder` with a copy of the square RGBA8 `target` (`size` pixels a side) and reads it back.
+/// Submits `encoder` with a copy of the 4-byte-per-texel `target` (RGBA8 or
+/// BGRA8) and reads it back, rows packed (without the copy's row padding).
 pub(crate) fn read_back(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
     mut encoder: wgpu::CommandEncoder,
     target: &wgpu::Texture,
-    size: u32,
-) -> Vec<u8> {
-    let row = size * 4;
+) -> Result<Vec<u8>, String> {
+    let (w, h) = (target.width(), target.height());
+    let row = (w * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
     let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: u64::from(row * size),
+        label: Some("read back"),
+        size: u64::from(row * h),
         usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
         mapped_at_creation: false,
     });
@@ -50,14 +51,14 @@ pub(crate) fn read_back(
             buffer: &buffer,
             layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(row), rows_per_image: None },
         },
-        wgpu::Extent3d { width: size, height: size, depth_or_array_layers: 1 },
+        wgpu::Extent3d { width: w, height: h, depth_or_array_layers: 1 },
     );
     queue.submit([encoder.finish()]);
     buffer.slice(..).map_async(wgpu::MapMode::Read, |r| r.expect("map"));
-    device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
-    #[allow(clippy::let_and_return, reason = "the mapped view borrows `buffer`; copy out before both drop")]
-    let pixels = buffer.slice(..).get_mapped_range().expect("mapped").to_vec();
-    pixels
+    device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| e.to_string())?;
+    let data = buffer.slice(..).get_mapped_range().map_err(|e| e.to_string())?;
+    let (row, used) = (row as usize, w as usize * 4);
+    Ok(data.chunks(row).flat_map(|r| r[..used].to_vec()).collect())
 }
 
 /// Writes RGBA8 `pixels` of `(width, height)` as a PNG.
