@@ -148,12 +148,7 @@ fn every_auto_constant_equals_an_independent_computation() {
 #[test]
 fn derived_values_are_written_when_and_only_when_their_inputs_change() {
     let Some(h) = gpu::device() else { return };
-    let mut fb = Manager::new(&h.device, SlotPlan::default());
-    let mut fx = Effects::new();
-    let id = fx.load(path("auto.effect.toml")).unwrap();
-    fx.shader(&mut fb, fx.flags(id, &[]).unwrap()).unwrap();
-    let mut auto = AutoConstants::new();
-    auto.bind_effect(fb.registry(), fx.effect(id)).unwrap();
+    let (mut fb, mut auto) = bound_auto(h);
     let v = fb.create_view();
     let objects = (0..10).map(|_| fb.create_object()).collect::<Vec<_>>();
     let camera = Camera {
@@ -430,12 +425,7 @@ fn params_defaults_out_of_range_are_refused() {
 #[test]
 fn a_failed_auto_update_keeps_pending_work() {
     let Some(h) = gpu::device() else { return };
-    let mut fb = Manager::new(&h.device, SlotPlan::default());
-    let mut fx = Effects::new();
-    let id = fx.load(path("auto.effect.toml")).unwrap();
-    fx.shader(&mut fb, fx.flags(id, &[]).unwrap()).unwrap();
-    let mut auto = AutoConstants::new();
-    auto.bind_effect(fb.registry(), fx.effect(id)).unwrap();
+    let (mut fb, mut auto) = bound_auto(h);
     let (freed, kept) = (fb.create_view(), fb.create_view());
     let camera = Camera { view: IDENTITY, proj: IDENTITY, viewport: [8.0, 8.0] };
     auto.set_camera(freed, camera);
@@ -458,12 +448,7 @@ fn a_failed_auto_update_keeps_pending_work() {
 #[test]
 fn auto_inputs_take_arrays_glam_and_mint() {
     let Some(h) = gpu::device() else { return };
-    let mut fb = Manager::new(&h.device, SlotPlan::default());
-    let mut fx = Effects::new();
-    let id = fx.load(path("auto.effect.toml")).unwrap();
-    fx.shader(&mut fb, fx.flags(id, &[]).unwrap()).unwrap();
-    let mut auto = AutoConstants::new();
-    auto.bind_effect(fb.registry(), fx.effect(id)).unwrap();
+    let (mut fb, mut auto) = bound_auto(h);
     let world = glam::Mat4::from_scale_rotation_translation(
         glam::Vec3::new(2.0, 3.0, 4.0),
         glam::Quat::from_rotation_z(0.5),
@@ -502,6 +487,18 @@ fn auto_inputs_take_arrays_glam_and_mint() {
         .map(|v| (fb.view(v).get_bytes(inv_view_proj).unwrap(), fb.view(v).get_bytes(viewport).unwrap()));
     assert!(per_view.iter().all(|b| *b == per_view[0]));
     assert_eq!(per_view[0].1, [640.0f32, 480.0].iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<_>>());
+}
+
+/// A manager with the auto effect's permutation registered, and its
+/// `[auto]` table bound.
+fn bound_auto(h: &freqbuf::Headless) -> (Manager, AutoConstants) {
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let mut fx = Effects::new();
+    let id = fx.load(path("auto.effect.toml")).unwrap();
+    fx.shader(&mut fb, fx.flags(id, &[]).unwrap()).unwrap();
+    let mut auto = AutoConstants::new();
+    auto.bind_effect(fb.registry(), fx.effect(id)).unwrap();
+    (fb, auto)
 }
 
 const IDENTITY: [[f32; 4]; 4] =

@@ -114,8 +114,7 @@ impl Effects {
         combos
             .into_iter()
             .filter(|&bits| {
-                let on = effect.flags.iter().enumerate().filter(|(i, _)| bits & (1 << i) != 0);
-                let on = on.map(|(_, f)| f.as_str()).collect::<Vec<_>>();
+                let on = effect.flags_on(bits);
                 let texts = effect.sources().map(|s| self.compose.preprocessed(s, &effect.defs, &on));
                 // A text the preprocessor refuses is composed, so that the error is reported.
                 match texts.collect::<Option<Vec<_>>>() {

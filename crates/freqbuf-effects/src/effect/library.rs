@@ -547,9 +547,7 @@ impl Effects {
         part: u32,
     ) -> Result<ShaderReflection, EffectError> {
         let effect = &self.effects[id.index as usize];
-        let defs =
-            effect.flags.iter().enumerate().filter(|(i, _)| bits & (1 << i) != 0).map(|(_, f)| f.as_str());
-        let defs = defs.collect::<Vec<_>>();
+        let defs = effect.flags_on(bits);
         let flags = effect.describe(bits);
         let (file, text) = match part.checked_sub(1) {
             None => (&effect.source_file, &effect.source),

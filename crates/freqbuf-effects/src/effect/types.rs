@@ -197,11 +197,15 @@ impl Effect {
         std::iter::once(self.source.as_str()).chain(self.stage_files.iter().map(|f| f.text.as_str()))
     }
 
+    /// The names of the flags in `bits`, in declaration order.
+    pub(super) fn flags_on(&self, bits: Bits) -> Vec<&str> {
+        let on = self.flags.iter().enumerate().filter(|(i, _)| bits & (1 << i) != 0);
+        on.map(|(_, f)| f.as_str()).collect()
+    }
+
     /// Flags joined by `+`, or `no flags`.
     pub(super) fn describe(&self, bits: Bits) -> String {
-        let names =
-            self.flags.iter().enumerate().filter(|(i, _)| bits & (1 << i) != 0).map(|(_, f)| f.as_str());
-        let text = names.collect::<Vec<_>>().join("+");
+        let text = self.flags_on(bits).join("+");
         if text.is_empty() { "no flags".into() } else { text }
     }
 
