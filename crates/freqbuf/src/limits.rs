@@ -109,6 +109,20 @@ pub(crate) fn check(shader: &ShaderReflection, caps: &DeviceCaps) -> Result<Chec
             return Err(fail(Some(r), LimitErrorKind::UnsizedBindingArray));
         }
     }
+    // WebGL2's std140 blocks: wgpu refuses the pipeline (a panic by default)
+    // when a buffer's type is not a multiple of 16 bytes.
+    if !caps.downlevel.contains(wgpu::DownlevelFlags::BUFFER_BINDINGS_NOT_16_BYTE_ALIGNED) {
+        for r in shader.used_resources() {
+            let size = match r.kind {
+                ResourceKind::Uniform => r.block.as_ref().map_or(0, |b| b.size),
+                ResourceKind::Storage { .. } => r.min_size,
+                _ => 0,
+            };
+            if size % 16 != 0 {
+                return Err(fail(Some(r), LimitErrorKind::Unaligned16 { size }));
+            }
+        }
+    }
     // Array slots on a device without vertex storage: uniform batches.
     let batched = if shader.used_resources().any(|r| r.is_array_slot()) && !caps.storage_arrays() {
         let module = array::batched_module(shader, &caps.limits)

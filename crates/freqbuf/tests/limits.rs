@@ -187,3 +187,26 @@ fn binding_array_elements_count_only_against_the_binding_array_limit() {
     let e = Registry::check_device(&s, &limits, features).unwrap_err();
     assert!(common::chain(&e).contains("max_sampled_textures_per_shader_stage"), "{e}");
 }
+
+/// WebGL2 (no `BUFFER_BINDINGS_NOT_16_BYTE_ALIGNED`) refuses a pipeline whose
+/// uniform type is not a multiple of 16 bytes, by panicking in wgpu's default
+/// handler; freqbuf refuses the shader first. Found by the web page's test.
+#[test]
+fn uniform_types_off_16_bytes_are_errors_where_the_device_needs_them() {
+    let Some(h) = gpu::device() else { return };
+    let webgl2 =
+        wgpu::DownlevelFlags::compliant() - wgpu::DownlevelFlags::BUFFER_BINDINGS_NOT_16_BYTE_ALIGNED;
+    let short = "struct Frame { phase: u32 }\n@group(0) @binding(0) var<uniform> frame: Frame;\n@fragment fn fs() -> @location(0) vec4<f32> { return vec4<f32>(f32(frame.phase)); }";
+    let mut m = Manager::with_downlevel(&h.device, SlotPlan::default(), webgl2);
+    let e = m.register_wgsl("short.wgsl", short).unwrap_err();
+    assert_eq!(
+        common::chain(&e),
+        "short.wgsl:2:23: `frame` at @group(0) @binding(0): its type is 4 bytes, and this device needs buffer types of a multiple of 16 bytes (no DownlevelFlags::BUFFER_BINDINGS_NOT_16_BYTE_ALIGNED, as on WebGL2); pad the struct to 16 bytes"
+    );
+    still_consistent(&mut m);
+    let padded = short.replace("phase: u32 }", "phase: u32, _pad: vec3<u32> }");
+    let mut m = Manager::with_downlevel(&h.device, SlotPlan::default(), webgl2);
+    m.register_wgsl("padded.wgsl", &padded).unwrap();
+    // A device that allows it takes the short type as it is.
+    Manager::new(&h.device, SlotPlan::default()).register_wgsl("short.wgsl", short).unwrap();
+}

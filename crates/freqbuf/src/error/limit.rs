@@ -96,6 +96,16 @@ pub enum LimitErrorKind {
         /// Why not.
         why: String,
     },
+    /// A buffer whose type is not a multiple of 16 bytes, on a device
+    /// without `DownlevelFlags::BUFFER_BINDINGS_NOT_16_BYTE_ALIGNED` (WebGL2).
+    #[error(
+        "its type is {size} bytes, and this device needs buffer types of a multiple of 16 bytes (no DownlevelFlags::BUFFER_BINDINGS_NOT_16_BYTE_ALIGNED, as on WebGL2); pad the struct to {} bytes",
+        size.next_multiple_of(16)
+    )]
+    Unaligned16 {
+        /// Bytes the buffer's type takes.
+        size: u32,
+    },
     /// The shader needs a capability the device's features do not give (f16, f64, i64, ...).
     #[error("the device cannot run this shader")]
     Capability {

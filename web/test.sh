@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Builds the web page (examples/web), serves it on localhost and runs it in
+# headless Chromium, once with WebGPU and once with WebGL2 (no storage
+# buffers there, so freqbuf uses batched uniform arrays). Each run's checksum
+# of the picture must equal the native twin's, drawn on a local adapter with
+# the same limits. Exits non-zero on a mismatch, an error on the page, or a
+# run that reports nothing.
+#
+# Needs: the wasm32-unknown-unknown target, wasm-bindgen-cli at the version in
+# Cargo.lock, Debian's `chromium`, python3, and a Vulkan driver for the native
+# twin (mesa-vulkan-drivers).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+out=target/web
+timeout_s=${WEB_TEST_TIMEOUT:-120}
+bindgen=$(grep -A1 '^name = "wasm-bindgen"$' Cargo.lock | sed -n 's/^version = "\(.*\)"/\1/p')
+if [[ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $bindgen" ]]; then
+  echo "error: needs wasm-bindgen $bindgen: cargo install wasm-bindgen-cli --version $bindgen --locked" >&2
+  exit 1
+fi
+command -v chromium >/dev/null || { echo "error: needs chromium: apt-get install chromium" >&2; exit 1; }
+
+cargo build --release --target wasm32-unknown-unknown -p freqbuf-web --lib
+rm -rf "$out" && mkdir -p "$out"
+wasm-bindgen --target web --no-typescript --out-dir "$out/pkg" target/wasm32-unknown-unknown/release/freqbuf_web.wasm
+cp examples/web/index.html "$out/"
+
+native=$(cargo run --release -p freqbuf-web)
+echo "$native"
+expected() { awk -v m="$1" '$1 == "native" && $2 == m { print $3 }' <<<"$native"; }
+
+work=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+
+# run BACKEND FLAGS...: waits for the page's result JSON in $work/BACKEND.json, or fails.
+run() {
+  local backend=$1; shift
+  local result=$work/$backend.json port_file=$work/$backend.port log=$work/$backend.log
+  python3 web/serve.py --root "$out" --result "$result" --port-file "$port_file" >/dev/null 2>&1 &
+  pids+=($!)
+  for _ in $(seq 50); do [[ -s $port_file ]] && break; sleep 0.1; done
+  local url="http://127.0.0.1:$(cat "$port_file")/index.html?backend=$backend&report"
+  chromium --headless=new --no-sandbox --no-first-run --user-data-dir="$work/profile-$backend" \
+    --enable-logging=stderr --v=0 "$@" "$url" >"$log" 2>&1 &
+  local browser=$!
+  pids+=("$browser")
+  local waited=0
+  until [[ -s $result ]]; do
+    if ((waited >= timeout_s * 10)); then
+      echo "error: $backend: no result from the page after ${timeout_s} s; Chromium's log:" >&2
+      grep -v dbus "$log" | tail -20 >&2
+      return 1
+    fi
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+  kill "$browser" 2>/dev/null || true
+}
+
+status=0
+lines=()
+for backend in webgpu webgl2; do
+  case $backend in
+    webgpu) flags=(--enable-unsafe-webgpu --enable-features=Vulkan --use-angle=swiftshader --enable-unsafe-swiftshader)
+            mode=storage-buffers ;;
+    webgl2) flags=(--use-angle=swiftshader --enable-unsafe-swiftshader)
+            mode=uniform-arrays ;;
+  esac
+  want=$(expected "$mode")
+  if ! run "$backend" "${flags[@]}"; then
+    lines+=("$backend: no result (native $mode $want)")
+    status=1
+    continue
+  fi
+  # Checksum, description and error, one a line.
+  mapfile -t r < <(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+for k in ("checksum", "description", "error"):
+    print(" ".join(str(r.get(k, "-")).split()))' "$work/$backend.json")
+  got=${r[0]} description=${r[1]} error=${r[2]}
+  if [[ $got == "$want" ]]; then
+    lines+=("$backend: $got matches native $mode $want ($description)")
+  else
+    if [[ $error != - ]]; then
+      echo "error: $backend page: $error; the page's console:" >&2
+      grep -a -A12 "CONSOLE" "$work/$backend.log" | grep -v dbus | head -40 >&2 || true
+    fi
+    lines+=("$backend: $got DIFFERS from native $mode $want")
+    status=1
+  fi
+done
+printf '%s\n' "${lines[@]}"
+exit $status
