@@ -32,7 +32,12 @@ expected() { awk -v m="$1" '$1 == "native" && $2 == m { print $3 }' <<<"$native"
 
 work=$(mktemp -d)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+# Chromium's helpers may still be writing the profile for a moment after the kill.
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  sleep 0.5
+  rm -rf "$work" 2>/dev/null || true
+}
 trap cleanup EXIT
 
 # run BACKEND FLAGS...: waits for the page's result JSON in $work/BACKEND.json, or fails.
@@ -64,7 +69,9 @@ status=0
 lines=()
 for backend in webgpu webgl2; do
   case $backend in
-    webgpu) flags=(--enable-unsafe-webgpu --enable-features=Vulkan --use-angle=swiftshader --enable-unsafe-swiftshader)
+    # WebGPU through ANGLE's GL path loses the device once a canvas is
+    # configured (headless Chromium 156); ANGLE on SwiftShader Vulkan keeps it.
+    webgpu) flags=(--enable-unsafe-webgpu --enable-features=Vulkan --use-angle=vulkan --use-vulkan=swiftshader --enable-unsafe-swiftshader)
             mode=storage-buffers ;;
     webgl2) flags=(--use-angle=swiftshader --enable-unsafe-swiftshader)
             mode=uniform-arrays ;;
@@ -79,9 +86,10 @@ for backend in webgpu webgl2; do
   mapfile -t r < <(python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
-for k in ("checksum", "description", "error"):
+for k in ("checksum", "description", "error", "stats"):
     print(" ".join(str(r.get(k, "-")).split()))' "$work/$backend.json")
   got=${r[0]} description=${r[1]} error=${r[2]}
+  [[ ${r[3]} != - ]] && echo "$backend: ${r[3]}"
   if [[ $got == "$want" ]]; then
     lines+=("$backend: $got matches native $mode $want ($description)")
   else
