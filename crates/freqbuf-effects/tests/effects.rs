@@ -258,6 +258,7 @@ fn effect_errors_say_where() {
     let e = fx.check(&Registry::new(SlotPlan::default()), id, Some(a)).unwrap_err();
     assert!(matches!(*e.kind, EffectErrorKind::Compose { .. }), "{e}");
     assert_eq!(common::chain(&e), "e.wgsl:3:10: [A]: expected identifier, found \"{\"");
+    assert_eq!(format!("{e:?}"), "e.wgsl:3:10\n\nCaused by:\n    [A]: expected identifier, found \"{\"");
     // Without the flag the same source composes.
     let none = fx.flags(id, &[]).unwrap();
     fx.check(&Registry::new(SlotPlan::default()), id, Some(none)).unwrap();

@@ -250,6 +250,8 @@ fn material_and_auto_errors_name_what_is_wrong() {
     );
     let e = mats.set(&mut fb, m, "base_color", &1.0f32).unwrap_err();
     assert_eq!(common::chain(&e), "`base_color`: the member is vec4<f32>, the value is f32");
+    // What `main` prints after `Error: ` (Debug is the report, not the structure).
+    assert_eq!(format!("{e:?}"), "`base_color`\n\nCaused by:\n    the member is vec4<f32>, the value is f32");
     // A material of another store, or the manager's own, is refused; the
     // store's own material keeps its value.
     let mut other = Materials::new();

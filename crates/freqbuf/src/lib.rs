@@ -91,7 +91,7 @@ mod upload;
 pub use binding::{BindState, BindTarget, Binder, Draw, DrawArgs, DrawList, IndirectDraws};
 pub use error::{
     Error, LayoutErrorKind, LimitErrorKind, Location, MemberSite, ParamError, ParamErrorKind, ReflectError,
-    ReflectErrorKind, ResourceSite,
+    ReflectErrorKind, Report, ResourceSite,
 };
 #[cfg(feature = "derive")]
 pub use freqbuf_derive::ShaderStruct;

@@ -23,6 +23,8 @@ impl Snapshots {
     /// Compares the chain as anyhow prints it, and checks that the tests'
     /// own `common::chain` prints it the same.
     fn check<E: std::error::Error + Send + Sync + 'static>(&mut self, case: &str, got: E, want: &str) {
+        // Debug (what `main` prints) is the report.
+        assert_eq!(format!("{got:?}"), freqbuf::Report(&got).to_string(), "{case}: Debug");
         let ours = common::chain(&got);
         let got_error = anyhow::Error::new(got);
         let got = format!("{got_error:#}");
@@ -35,6 +37,8 @@ impl Snapshots {
             assert!(!own.contains(&cause), "{case}: `{own}` repeats its source `{cause}`");
             level = source;
         }
+        // Report's one-line form is anyhow's.
+        assert_eq!(format!("{:#}", freqbuf::Report(got_error)), got, "{case}: Report's one-line form");
         if got != want {
             self.0.push(format!("{case}:\n  got:  {got:?}\n  want: {want:?}"));
         }
@@ -56,6 +60,50 @@ fn file(name: &str) -> ShaderReflection {
 }
 
 const FS: &str = "@fragment fn fs() -> @location(0) vec4<f32> { return vec4<f32>(0.0); }";
+
+/// What `fn main() -> Result<(), E>` prints after `Error: `, for a message
+/// alone, one cause and several: the Debug form, not a structure dump.
+#[test]
+fn debug_is_the_report() {
+    let param = freqbuf::ParamError { name: "a[".into(), kind: freqbuf::ParamErrorKind::Malformed };
+    let parse = wgsl("a.wgsl", "fn f( {").unwrap_err();
+    let invalid = "@group(0) @binding(0) var<uniform> weights: array<f32, 4>;\n@vertex fn vs() -> @builtin(position) vec4<f32> { return vec4<f32>(weights[0]); }";
+    let invalid = wgsl("b.wgsl", invalid).unwrap_err();
+    let boxed: Box<dyn std::error::Error> = Box::new(invalid);
+    let got = [format!("{param:?}"), format!("{parse:?}"), format!("{boxed:?}")];
+    let want = [
+        "parameter `a[`: malformed path; expected `name`, `name[i]` or `name[i].field`",
+        "a.wgsl:1:7\n\nCaused by:\n    0: WGSL parse error\n    1: expected identifier, found \"{\"",
+        "b.wgsl:1:23\n\nCaused by:\n    0: validation error\n    1: Global variable [0] 'weights' is invalid\n    2: Alignment requirements for address space Uniform are not met by [1]\n    3: The array stride 4 is not a multiple of the required alignment 16",
+    ];
+    assert_eq!(got, want);
+    // One cause is not numbered.
+    let one = freqbuf::Error::Param(freqbuf::ParamError {
+        name: "x".into(),
+        kind: freqbuf::ParamErrorKind::Malformed,
+    });
+    let wrapped = std::io::Error::other(one);
+    assert_eq!(
+        format!("{}", freqbuf::Report(&Outer(wrapped))),
+        "outer\n\nCaused by:\n    parameter `x`: malformed path; expected `name`, `name[i]` or `name[i].field`"
+    );
+}
+
+/// An error whose source is an io::Error wrapping a freqbuf error, for one cause.
+#[derive(Debug)]
+struct Outer(std::io::Error);
+
+impl std::fmt::Display for Outer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("outer")
+    }
+}
+
+impl std::error::Error for Outer {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.get_ref().map(|e| e as _)
+    }
+}
 
 #[test]
 fn reflection_messages() {

@@ -10,7 +10,7 @@ use super::Site;
 /// `file` and `location` point at the TOML file for file errors and into the
 /// WGSL source (through naga_oil's preprocessing, which keeps lines and
 /// columns) for composition errors.
-#[derive(Debug, thiserror::Error)]
+#[derive(thiserror::Error)]
 #[error("{}", Site(file, *location))]
 pub struct EffectError {
     /// The effect file, or the WGSL file the error is in.

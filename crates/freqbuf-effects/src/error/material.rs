@@ -9,7 +9,6 @@ use super::EffectError;
 ///
 /// Its message is the subject, and the kind is its source; with no subject
 /// (an effect's or the manager's error passed on), it is the kind itself.
-#[derive(Debug)]
 pub struct MaterialError {
     /// The effect, material member or semantic in question (empty when the
     /// inner error names it).

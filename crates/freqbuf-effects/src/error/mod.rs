@@ -26,11 +26,19 @@ impl fmt::Display for Site<'_> {
 
 /// An error and its sources, joined with `: ` (naga nests the detail).
 pub(crate) fn chain(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text = format!("{text}: {s}");
-        source = s.source();
-    }
-    text
+    format!("{:#}", freqbuf::Report(e))
 }
+
+/// `Debug` as [`freqbuf::Report`] writes it, as the core's errors do: what
+/// `main` and `unwrap` print is the message and its causes.
+macro_rules! debug_as_report {
+    ($($t:ty),*) => {$(
+        impl fmt::Debug for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Display::fmt(&freqbuf::Report(self), f)
+            }
+        }
+    )*};
+}
+
+debug_as_report!(EffectError, MaterialError);

@@ -15,13 +15,16 @@ mod layout;
 mod limit;
 mod param;
 mod reflect;
+mod report;
 
 pub use layout::{LayoutErrorKind, MemberSite, ResourceSite};
 pub(crate) use limit::LimitError;
 pub use limit::LimitErrorKind;
 pub use param::{ParamError, ParamErrorKind};
-pub(crate) use reflect::chain;
 pub use reflect::{ReflectError, ReflectErrorKind};
+pub use report::Report;
+pub(crate) use report::chain;
+use report::debug_as_report;
 
 use std::fmt;
 
@@ -83,7 +86,9 @@ impl fmt::Display for Site<'_> {
 }
 
 /// Any error freqbuf returns.
-#[derive(Clone, Debug, thiserror::Error)]
+///
+/// Its `Debug` form is [`Report`]'s: the message and its causes.
+#[derive(Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// A shader could not be reflected.
@@ -213,3 +218,5 @@ impl From<ReflectError> for Error {
         Error::Reflect(Box::new(e))
     }
 }
+
+debug_as_report!(Error, ReflectError, ParamError);

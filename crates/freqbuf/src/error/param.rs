@@ -3,7 +3,7 @@
 use crate::plan::Frequency;
 
 /// A parameter could not be resolved or set.
-#[derive(Clone, Debug, thiserror::Error)]
+#[derive(Clone, thiserror::Error)]
 #[error("parameter `{name}`: {kind}")]
 pub struct ParamError {
     /// The name or path as the caller gave it.

@@ -3,7 +3,7 @@
 use super::{Location, Site};
 
 /// A shader could not be reflected.
-#[derive(Clone, Debug, thiserror::Error)]
+#[derive(Clone, thiserror::Error)]
 #[error("{}", Site(shader, *location))]
 pub struct ReflectError {
     /// The shader's name (its path, when it came from a file).
@@ -116,15 +116,4 @@ impl Eq for ReflectErrorKind {}
 #[cfg(feature = "glsl")]
 fn glsl_message(e: &naga::front::glsl::ParseErrors) -> String {
     e.errors.iter().map(|e| e.kind.to_string()).collect::<Vec<_>>().join("; ")
-}
-
-/// An error and its sources, joined with `: ` (naga nests the detail).
-pub(crate) fn chain(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text = format!("{text}: {s}");
-        source = s.source();
-    }
-    text
 }
