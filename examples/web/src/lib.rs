@@ -8,6 +8,7 @@
 //! slot batched uniform arrays; the native twin asks for WebGL2's limits to
 //! draw the same way.
 
+mod passes;
 mod readback;
 mod scene;
 #[cfg(target_arch = "wasm32")]

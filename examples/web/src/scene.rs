@@ -5,6 +5,7 @@
 //! Chromium's WebGPU or WebGL2) writes the same bytes, and one checksum can be
 //! compared across them.
 
+use crate::passes::{clear_pass, vs_fs_pipeline};
 use freqbuf::{Binder, Draw, Error, Manager, MaterialId, ObjectId, Param, ShaderId, SlotPlan, ViewId};
 
 /// Width and height of the picture, in pixels.
@@ -216,19 +217,7 @@ impl Demo {
         }
         self.m.flush(queue)?;
         let view = self.target.create_view(&Default::default());
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("freqbuf-web scene"),
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: &view,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
-                    store: wgpu::StoreOp::Store,
-                },
-            })],
-            ..Default::default()
-        });
+        let mut pass = clear_pass(encoder, &view, "freqbuf-web scene");
         let mut binder = Binder::new();
         let mut current = usize::MAX;
         for (p, draw) in &self.draws {
@@ -298,28 +287,5 @@ fn set_in<T: freqbuf::Uniform>(
 fn pipeline(device: &wgpu::Device, m: &Manager, shader: ShaderId) -> Result<wgpu::RenderPipeline, Error> {
     let module = m.create_shader_module(shader)?;
     let layout = m.pipeline_layout(shader)?;
-    Ok(device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-        label: Some("freqbuf-web"),
-        layout: Some(layout),
-        vertex: wgpu::VertexState {
-            module: &module,
-            entry_point: Some("vs"),
-            compilation_options: Default::default(),
-            buffers: &[],
-        },
-        fragment: Some(wgpu::FragmentState {
-            module: &module,
-            entry_point: Some("fs"),
-            compilation_options: Default::default(),
-            targets: &[Some(FORMAT.into())],
-        }),
-        primitive: wgpu::PrimitiveState {
-            topology: wgpu::PrimitiveTopology::TriangleStrip,
-            ..Default::default()
-        },
-        depth_stencil: None,
-        multisample: Default::default(),
-        multiview_mask: None,
-        cache: None,
-    }))
+    Ok(vs_fs_pipeline(device, &module, Some(layout), FORMAT, wgpu::PrimitiveTopology::TriangleStrip))
 }

@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use wasm_bindgen::prelude::*;
 
+use crate::passes::{clear_pass, vs_fs_pipeline};
 use crate::readback::Readback;
 use crate::scene::{CHECK_FRAME, Demo, SIZE};
 
@@ -111,27 +112,7 @@ pub async fn start(canvas: web_sys::HtmlCanvasElement, backend: String) -> Resul
         label: Some("blit"),
         source: wgpu::ShaderSource::Wgsl(BLIT.into()),
     });
-    let blit = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-        label: Some("blit"),
-        layout: None,
-        vertex: wgpu::VertexState {
-            module: &module,
-            entry_point: Some("vs"),
-            compilation_options: Default::default(),
-            buffers: &[],
-        },
-        fragment: Some(wgpu::FragmentState {
-            module: &module,
-            entry_point: Some("fs"),
-            compilation_options: Default::default(),
-            targets: &[Some(format.into())],
-        }),
-        primitive: Default::default(),
-        depth_stencil: None,
-        multisample: Default::default(),
-        multiview_mask: None,
-        cache: None,
-    });
+    let blit = vs_fs_pipeline(&device, &module, None, format, wgpu::PrimitiveTopology::TriangleList);
     let picture = demo.picture().create_view(&Default::default());
     let blit_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("blit"),
@@ -174,19 +155,7 @@ impl Page {
         let info = self.demo.draw(&self.queue, &mut encoder)?;
         let view = texture.texture.create_view(&Default::default());
         {
-            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("blit"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: &view,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
-                ..Default::default()
-            });
+            let mut pass = clear_pass(&mut encoder, &view, "blit");
             pass.set_pipeline(&self.blit);
             pass.set_bind_group(0, &self.blit_group, &[]);
             pass.draw(0..3, 0..1);
