@@ -72,9 +72,9 @@ for backend in webgpu webgl2; do
     # WebGPU through ANGLE's GL path loses the device once a canvas is
     # configured (headless Chromium 156); ANGLE on SwiftShader Vulkan keeps it.
     webgpu) flags=(--enable-unsafe-webgpu --enable-features=Vulkan --use-angle=vulkan --use-vulkan=swiftshader --enable-unsafe-swiftshader)
-            mode=storage-buffers ;;
+            mode=storage-buffers objects="objects in a storage buffer" ;;
     webgl2) flags=(--use-angle=swiftshader --enable-unsafe-swiftshader)
-            mode=uniform-arrays ;;
+            mode=uniform-arrays objects="objects in batched uniform arrays" ;;
   esac
   want=$(expected "$mode")
   if ! run "$backend" "${flags[@]}"; then
@@ -82,7 +82,7 @@ for backend in webgpu webgl2; do
     status=1
     continue
   fi
-  # Checksum, description and error, one a line.
+  # Checksum, description, error and statistics, one a line.
   mapfile -t r < <(python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -90,7 +90,10 @@ for k in ("checksum", "description", "error", "stats"):
     print(" ".join(str(r.get(k, "-")).split()))' "$work/$backend.json")
   got=${r[0]} description=${r[1]} error=${r[2]}
   [[ ${r[3]} != - ]] && echo "$backend: ${r[3]}"
-  if [[ $got == "$want" ]]; then
+  if [[ $got == "$want" && $description != *"$objects"* ]]; then
+    lines+=("$backend: $got, but not with $objects ($description)")
+    status=1
+  elif [[ $got == "$want" ]]; then
     lines+=("$backend: $got matches native $mode $want ($description)")
   else
     if [[ $error != - ]]; then

@@ -22,16 +22,22 @@ use naga::{AddressSpace, ArraySize, TypeInner};
 
 use crate::reflect::{Resource, ShaderReflection};
 
-/// How draws address a slot's instances.
+/// How draws address a slot's instances on the manager's device
+/// ([`Manager::slot_addressing`](crate::Manager::slot_addressing)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Addressing {
+#[non_exhaustive]
+pub enum Addressing {
     /// A uniform block: instances a stride apart, a dynamic offset per draw.
     Dynamic,
     /// An array slot in a storage buffer bound whole; the instance index picks the element.
     Storage,
-    /// An array slot as a uniform array of `per` elements: a dynamic offset per
-    /// batch, the instance index within it.
-    Batched { per: u32 },
+    /// An array slot as a uniform array of `per` elements (no storage buffers
+    /// in every stage, as on WebGL2): a dynamic offset per batch, the
+    /// instance index within it.
+    Batched {
+        /// Elements per batch.
+        per: u32,
+    },
 }
 
 impl Addressing {

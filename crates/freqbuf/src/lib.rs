@@ -88,6 +88,7 @@ mod stats;
 mod typed;
 mod upload;
 
+pub use array::Addressing;
 pub use binding::{BindState, BindTarget, Binder, Draw, DrawArgs, DrawList, IndirectDraws};
 pub use error::{
     Error, LayoutErrorKind, LimitErrorKind, Location, MemberSite, ParamError, ParamErrorKind, ReflectError,

@@ -8,7 +8,9 @@
 use crate::common;
 
 use common::gpu;
-use freqbuf::{Binder, Draw, Error, Frequency, Headless, LayoutErrorKind, Manager, ObjectId, SlotPlan};
+use freqbuf::{
+    Addressing, Binder, Draw, Error, Frequency, Headless, LayoutErrorKind, Manager, ObjectId, SlotPlan,
+};
 
 /// 80-byte elements: not a power of two, so that batches hold 816 of them.
 const SHADER: &str = "struct Frame { scale: vec4<f32> }
@@ -154,9 +156,14 @@ impl<'h> Scene<'h> {
 }
 
 /// Values, flushes, growth and reuse, as the shader sees them; `batches`
-/// says how many uniform batches the first 900 objects span (1 for storage).
-fn objects_read_their_elements(h: &Headless, batches: u64) {
+/// says how many uniform batches the first 900 objects span (1 for storage),
+/// and `addressing` how the manager says it addresses them.
+fn objects_read_their_elements(h: &Headless, batches: u64, addressing: Addressing) {
     let mut s = Scene::new(h);
+    let slot = s.fb.registry().slot_at(freqbuf::BindingPoint::new(3, 0)).unwrap();
+    assert_eq!(s.fb.slot_addressing(slot), Some(addressing));
+    let frame = s.fb.registry().slot_at(freqbuf::BindingPoint::new(0, 0)).unwrap();
+    assert_eq!(s.fb.slot_addressing(frame), Some(Addressing::Dynamic), "a uniform block");
     s.add(900, 0);
     s.fb.flush(&h.queue).unwrap();
     let (binds, px) = s.draw().unwrap();
@@ -216,14 +223,14 @@ fn storage_array_elements_reach_the_shader_with_one_bind_per_pass() {
         h.downlevel.contains(wgpu::DownlevelFlags::VERTEX_STORAGE),
         "lavapipe reads storage in vertex shaders"
     );
-    objects_read_their_elements(h, 1);
+    objects_read_their_elements(h, 1, Addressing::Storage);
 }
 
 #[test]
 fn without_storage_buffers_array_slots_fall_back_to_uniform_batches() {
     let Some(h) = gpu::device_with_limits(|l| l.max_storage_buffers_per_shader_stage = 0) else { return };
     // 80-byte elements: 816 per 64 KiB batch, so 900 objects span two batches.
-    objects_read_their_elements(&h, 2);
+    objects_read_their_elements(&h, 2, Addressing::Batched { per: 816 });
 }
 
 #[test]

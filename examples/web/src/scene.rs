@@ -6,7 +6,9 @@
 //! compared across them.
 
 use crate::passes::{clear_pass, vs_fs_pipeline};
-use freqbuf::{Binder, Draw, Error, Manager, MaterialId, ObjectId, Param, ShaderId, SlotPlan, ViewId};
+use freqbuf::{
+    Addressing, Binder, Draw, Error, Manager, MaterialId, ObjectId, Param, ShaderId, SlotPlan, ViewId,
+};
 
 /// Width and height of the picture, in pixels.
 pub const SIZE: u32 = 256;
@@ -189,6 +191,17 @@ impl Demo {
             view_formats: &[],
         });
         Ok(Self { m, pipelines, colors, rect, phase, materials, objects, draws, target, frame: 0 })
+    }
+
+    /// How freqbuf addresses the objects on this device, in words: a
+    /// storage buffer, or batched uniform arrays where there is none.
+    pub fn objects_in(&self) -> String {
+        let slot = self.m.registry().slots().find(|(_, layout)| layout.is_array()).map(|(id, _)| id);
+        match slot.and_then(|id| self.m.slot_addressing(id)) {
+            Some(Addressing::Storage) => "a storage buffer".to_owned(),
+            Some(Addressing::Batched { per }) => format!("batched uniform arrays of {per}"),
+            other => format!("{other:?}"),
+        }
     }
 
     /// The picture: what the last [`Demo::draw`] drew.

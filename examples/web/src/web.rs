@@ -81,16 +81,13 @@ pub async fn start(canvas: web_sys::HtmlCanvasElement, backend: String) -> Resul
     }));
     let downlevel = adapter.get_downlevel_capabilities().flags;
     let demo = Demo::new(&device, downlevel)?;
-    let storage = downlevel.contains(wgpu::DownlevelFlags::VERTEX_STORAGE)
-        && device.limits().max_storage_buffers_per_shader_stage > 0;
-    let objects = if storage { "a storage buffer" } else { "batched uniform arrays" };
     // Browsers may hide the adapter's name and driver.
     let adapter_name = match (info.name.as_str(), info.driver.as_str()) {
         ("", "") => "an adapter the browser does not name".to_owned(),
         (name, "") => name.to_owned(),
         (name, driver) => format!("{name} ({driver})"),
     };
-    let description = format!("{backend} on {adapter_name}; objects in {objects}");
+    let description = format!("{backend} on {adapter_name}; objects in {}", demo.objects_in());
 
     let caps = surface.get_capabilities(&adapter);
     let format = caps.formats.iter().copied().find(|f| !f.is_srgb()).unwrap_or(caps.formats[0]);

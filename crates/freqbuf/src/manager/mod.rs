@@ -138,6 +138,15 @@ impl Manager {
         self.slots.get(slot.index()).filter(|_| self.registry.owns_slot(slot)).map(Slot::stride)
     }
 
+    /// How draws address a slot's instances on this device: a dynamic offset
+    /// per draw, a storage buffer indexed by instance, or uniform batches
+    /// where the device has no storage buffers in every stage (`None` for a
+    /// foreign id). Decided when the slot is created, from the device's
+    /// limits and downlevel flags.
+    pub fn slot_addressing(&self, slot: SlotId) -> Option<crate::Addressing> {
+        self.slots.get(slot.index()).filter(|_| self.registry.owns_slot(slot)).map(Slot::addressing)
+    }
+
     /// The device the manager creates its objects on: after
     /// [`Manager::recreate`], the new one.
     #[inline]
