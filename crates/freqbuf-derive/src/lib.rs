@@ -2,13 +2,19 @@
 //! `derive` feature): lays a struct's fields out by WGSL's alignment rules
 //! and writes each field's buffer form at its offset.
 //!
-//! ```ignore
-//! #[derive(freqbuf::ShaderStruct)]
+//! ```
+//! use freqbuf::ShaderStruct;
+//!
+//! #[derive(ShaderStruct)]
 //! struct Material {
 //!     color: [f32; 4],    // vec4<f32> at 0
 //!     roughness: f32,     // f32 at 16
 //!     offset: [f32; 3],   // vec3<f32> at 32
 //! }
+//!
+//! let offsets: Vec<u32> = Material::MEMBERS.iter().map(|m| m.offset).collect();
+//! assert_eq!(offsets, [0, 16, 32]);
+//! assert_eq!(Material::SIZE, 48);
 //! ```
 //!
 //! Fields are any `freqbuf::Uniform` type (scalars, vectors and matrices as
