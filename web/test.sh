@@ -26,7 +26,10 @@ rm -rf "$out" && mkdir -p "$out"
 wasm-bindgen --target web --no-typescript --out-dir "$out/pkg" target/wasm32-unknown-unknown/release/freqbuf_web.wasm
 cp examples/web/index.html "$out/"
 
-native=$(cargo run --release -p freqbuf-web)
+# Built with the workspace's features, as `cargo test --release --all-features`
+# builds wgpu: `-p freqbuf-web` alone would build wgpu a second time.
+cargo build --release --workspace --all-features --bin freqbuf-web
+native=$(target/release/freqbuf-web)
 echo "$native"
 expected() { awk -v m="$1" '$1 == "native" && $2 == m { print $3 }' <<<"$native"; }
 
