@@ -135,7 +135,7 @@ impl Manager {
 
     /// The byte distance between instances in a slot's buffer (`None` for a foreign id).
     pub fn slot_stride(&self, slot: SlotId) -> Option<u32> {
-        self.slots.get(slot.index()).filter(|_| self.registry.owns_slot(slot)).map(Slot::stride)
+        self.owned_slot(slot).map(Slot::stride)
     }
 
     /// How draws address a slot's instances on this device: a dynamic offset
@@ -144,7 +144,12 @@ impl Manager {
     /// foreign id). Decided when the slot is created, from the device's
     /// limits and downlevel flags.
     pub fn slot_addressing(&self, slot: SlotId) -> Option<crate::Addressing> {
-        self.slots.get(slot.index()).filter(|_| self.registry.owns_slot(slot)).map(Slot::addressing)
+        self.owned_slot(slot).map(Slot::addressing)
+    }
+
+    /// The slot behind `slot`, unless the id is another manager's.
+    fn owned_slot(&self, slot: SlotId) -> Option<&Slot> {
+        self.slots.get(slot.index()).filter(|_| self.registry.owns_slot(slot))
     }
 
     /// The device the manager creates its objects on: after
