@@ -60,9 +60,11 @@
 //! `manager` owns one of each and hands each layer what it reads.
 
 mod array;
+mod batch;
 mod binding;
 mod declare;
 mod declare_rust;
+mod dirty;
 mod error;
 #[cfg(feature = "fault-injection")]
 pub mod fault;
@@ -89,6 +91,7 @@ mod typed;
 mod upload;
 
 pub use array::Addressing;
+pub use batch::{Batch, StructBatch};
 pub use binding::{BindState, BindTarget, Binder, Draw, DrawArgs, DrawList, IndirectDraws};
 pub use error::{
     Error, LayoutErrorKind, LimitErrorKind, Location, MemberSite, ParamError, ParamErrorKind, ReflectError,

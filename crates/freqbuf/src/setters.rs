@@ -153,65 +153,23 @@ impl InstanceMut<'_> {
     }
 
     fn param_error(&self, param: Param, kind: ParamErrorKind) -> Error {
-        let layout = self.registry.slots().nth(param.slot.index()).map(|(_, l)| l);
-        let member = layout
-            .and_then(|l| {
-                l.members().iter().find(|m| {
-                    m.member.offset <= param.offset && param.offset < m.member.offset + m.member.size
-                })
-            })
-            .map_or_else(|| format!("offset {}", param.offset), |m| m.member.name.clone());
-        let kind = match kind {
-            ParamErrorKind::NeedsIndex { .. } => ParamErrorKind::NeedsIndex { member: member.clone() },
-            ParamErrorKind::IndexOutOfRange { index, count, .. } => {
-                ParamErrorKind::IndexOutOfRange { member: member.clone(), index, count }
-            }
-            k => k,
-        };
-        Error::Param(ParamError { name: member, kind })
+        param_error(self.registry, param, kind)
     }
 
     fn check_param(&self, param: Param) -> Result<(), Error> {
-        if !self.registry.owns_slot(param.slot) {
-            return Err(Error::Foreign("parameter"));
-        }
-        let wanted = self.id.frequency();
-        if param.frequency != wanted {
-            return Err(
-                self.param_error(param, ParamErrorKind::WrongFrequency { wanted, actual: param.frequency })
-            );
-        }
-        // A param of another manager could point past this slot's block.
-        let end = param.offset + param.count.saturating_sub(1) * param.stride + param.elem_size;
-        if end > self.slots[param.slot.index()].size() {
-            return Err(self.param_error(param, ParamErrorKind::Unknown { suggestions: Vec::new() }));
-        }
-        Ok(())
+        check_param(self.registry, self.slots, self.id.frequency(), param)
     }
 
     /// An instance made in a family sets only its family's (and shared) slots.
     #[inline]
     fn check_family(&self, param: Param, index: u32) -> Result<(), Error> {
         let member = self.registry[param.slot].family_index();
-        let Some((member, own)) = member.zip(self.instances.family(self.id.frequency(), index)) else {
-            return Ok(());
-        };
-        if member == own {
-            return Ok(());
-        }
-        let member_family = self.registry.family_name(member).to_owned();
-        let instance_family = self.registry.family_name(own).to_owned();
-        Err(self.param_error(param, ParamErrorKind::OtherFamily { member_family, instance_family }))
+        check_family(self.registry, param, member, self.instances.family(self.id.frequency(), index))
     }
 
     #[inline]
     fn check_type<T: Uniform>(&self, param: Param) -> Result<(), Error> {
-        if param.value != Some(T::TYPE) || std::mem::size_of::<T::Gpu>() != param.elem_size as usize {
-            let expected = param.value.map_or_else(|| "a struct".to_owned(), |v| type_name(&v));
-            return Err(self
-                .param_error(param, ParamErrorKind::TypeMismatch { expected, found: type_name(&T::TYPE) }));
-        }
-        Ok(())
+        check_type::<T>(self.registry, param)
     }
 
     /// Writes elements at the param's offset and stride, after every check passed.
@@ -250,4 +208,77 @@ impl InstanceMut<'_> {
         self.instances.set_resource(f, index, resource.binding, element, bound);
         Ok(())
     }
+}
+
+/// A param error that names the member at the param's offset.
+pub(crate) fn param_error(registry: &Registry, param: Param, kind: ParamErrorKind) -> Error {
+    let layout = registry.slots().nth(param.slot.index()).map(|(_, l)| l);
+    let member = layout
+        .and_then(|l| {
+            l.members()
+                .iter()
+                .find(|m| m.member.offset <= param.offset && param.offset < m.member.offset + m.member.size)
+        })
+        .map_or_else(|| format!("offset {}", param.offset), |m| m.member.name.clone());
+    let kind = match kind {
+        ParamErrorKind::NeedsIndex { .. } => ParamErrorKind::NeedsIndex { member: member.clone() },
+        ParamErrorKind::IndexOutOfRange { index, count, .. } => {
+            ParamErrorKind::IndexOutOfRange { member: member.clone(), index, count }
+        }
+        k => k,
+    };
+    Error::Param(ParamError { name: member, kind })
+}
+
+/// The param belongs to this registry, to frequency `wanted`, and lies inside its slot's block.
+pub(crate) fn check_param(
+    registry: &Registry,
+    slots: &[Slot],
+    wanted: crate::Frequency,
+    param: Param,
+) -> Result<(), Error> {
+    if !registry.owns_slot(param.slot) {
+        return Err(Error::Foreign("parameter"));
+    }
+    if param.frequency != wanted {
+        let kind = ParamErrorKind::WrongFrequency { wanted, actual: param.frequency };
+        return Err(param_error(registry, param, kind));
+    }
+    // A param of another manager could point past this slot's block.
+    let end = param.offset + param.count.saturating_sub(1) * param.stride + param.elem_size;
+    if end > slots[param.slot.index()].size() {
+        return Err(param_error(registry, param, ParamErrorKind::Unknown { suggestions: Vec::new() }));
+    }
+    Ok(())
+}
+
+/// A member of family `member`'s slot may be set on an instance of that
+/// family or of none (`own`); `None` for `member` is a shared slot.
+#[inline]
+pub(crate) fn check_family(
+    registry: &Registry,
+    param: Param,
+    member: Option<u32>,
+    own: Option<u32>,
+) -> Result<(), Error> {
+    let Some((member, own)) = member.zip(own) else {
+        return Ok(());
+    };
+    if member == own {
+        return Ok(());
+    }
+    let member_family = registry.family_name(member).to_owned();
+    let instance_family = registry.family_name(own).to_owned();
+    Err(param_error(registry, param, ParamErrorKind::OtherFamily { member_family, instance_family }))
+}
+
+/// `T` is the member's value type and size.
+#[inline]
+pub(crate) fn check_type<T: Uniform>(registry: &Registry, param: Param) -> Result<(), Error> {
+    if param.value != Some(T::TYPE) || std::mem::size_of::<T::Gpu>() != param.elem_size as usize {
+        let expected = param.value.map_or_else(|| "a struct".to_owned(), |v| type_name(&v));
+        let kind = ParamErrorKind::TypeMismatch { expected, found: type_name(&T::TYPE) };
+        return Err(param_error(registry, param, kind));
+    }
+    Ok(())
 }

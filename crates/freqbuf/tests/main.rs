@@ -4,6 +4,7 @@
 mod common;
 
 mod arrays;
+mod batch;
 mod bundles;
 mod entry_points;
 mod families;

@@ -18,6 +18,7 @@ use crate::slot::Slot;
 use crate::stats::FrameStats;
 use crate::upload::{FlushStrategy, Sink, Uploader};
 
+mod batch;
 mod bind;
 mod indirect;
 mod shaders;

@@ -1,0 +1,146 @@
+//! `Batch` and `StructBatch`: one member, or one typed block, written on many
+//! instances in a loop.
+//!
+//! Use a batch where a frame writes the same member on many instances (the
+//! world matrices of the objects that moved): the slot, the member, the
+//! value type, the bounds and the family rule are checked once, when the
+//! batch is made, and each write then costs a handle lookup, a compare and
+//! copy of the value's bytes and a dirty bit. Use
+//! [`InstanceMut`](crate::InstanceMut) for a few values on one instance, or
+//! for several members of it. Both write the same shadow and are flushed
+//! alike; a failed write changes nothing.
+
+use std::marker::PhantomData;
+
+use crate::error::{Error, ParamErrorKind};
+use crate::instance::{InstanceId, InstanceTable};
+use crate::param::{Param, Uniform};
+use crate::registry::Registry;
+use crate::setters::{check_family, check_param, check_type, param_error};
+use crate::slot::Slot;
+use crate::typed::{ShaderStruct, StructParam};
+
+/// What a batch borrows from its manager: the slot it writes and the
+/// instance table its handles resolve in.
+#[derive(Debug)]
+struct Target<'a> {
+    registry: &'a Registry,
+    slot: &'a mut Slot,
+    instances: &'a InstanceTable,
+    param: Param,
+    /// The slot's family, for a slot that has one per family.
+    family: Option<u32>,
+}
+
+impl<'a> Target<'a> {
+    /// Checks everything about `param` that does not depend on the instance.
+    fn new(
+        registry: &'a Registry,
+        slots: &'a mut [Slot],
+        instances: &'a InstanceTable,
+        param: Param,
+    ) -> Result<Self, Error> {
+        check_param(registry, slots, param.frequency, param)?;
+        let family = registry[param.slot].family_index();
+        Ok(Self { registry, slot: &mut slots[param.slot.index()], instances, param, family })
+    }
+
+    /// The dense index of `id`, once it is live, of the param's frequency and
+    /// of a family whose members it may hold.
+    #[inline]
+    fn index(&self, id: InstanceId) -> Result<u32, Error> {
+        let f = id.frequency();
+        if f != self.param.frequency {
+            let kind = ParamErrorKind::WrongFrequency { wanted: f, actual: self.param.frequency };
+            return Err(param_error(self.registry, self.param, kind));
+        }
+        let index = self.instances.index(id)?;
+        if self.family.is_some() {
+            check_family(self.registry, self.param, self.family, self.instances.family(f, index))?;
+        }
+        Ok(index)
+    }
+}
+
+/// One member written on many instances ([`Manager::batch`](crate::Manager::batch)).
+///
+/// ```no_run
+/// # fn f(fb: &mut freqbuf::Manager, moved: &[(freqbuf::ObjectId, [[f32; 4]; 4])]) -> Result<(), freqbuf::Error> {
+/// let world = fb.param("world")?;
+/// let mut worlds = fb.batch(world)?; // slot, type and bounds checked here, once
+/// for (id, m) in moved {
+///     worlds.set(*id, m)?;
+/// }
+/// # Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct Batch<'a, T> {
+    target: Target<'a>,
+    _value: PhantomData<fn(&T)>,
+}
+
+impl<'a, T: Uniform> Batch<'a, T> {
+    pub(crate) fn new(
+        registry: &'a Registry,
+        slots: &'a mut [Slot],
+        instances: &'a InstanceTable,
+        param: Param,
+    ) -> Result<Self, Error> {
+        if param.count > 1 {
+            return Err(param_error(registry, param, ParamErrorKind::NeedsIndex { member: String::new() }));
+        }
+        check_type::<T>(registry, param)?;
+        Ok(Self { target: Target::new(registry, slots, instances, param)?, _value: PhantomData })
+    }
+
+    /// Sets the member on instance `id`. Writing the value it already holds
+    /// makes nothing dirty.
+    ///
+    /// Cost: a handle lookup, a compare and copy of `size_of::<T::Gpu>()`
+    /// bytes, and a dirty bit.
+    #[inline]
+    pub fn set(&mut self, id: impl Into<InstanceId>, value: &T) -> Result<(), Error> {
+        let index = self.target.index(id.into())?;
+        let gpu = value.to_gpu();
+        self.target.slot.write(index, self.target.param.offset, bytemuck::bytes_of(&gpu));
+        Ok(())
+    }
+}
+
+/// One typed block written on many instances ([`Manager::batch_struct`](crate::Manager::batch_struct)).
+#[derive(Debug)]
+pub struct StructBatch<'a, T> {
+    target: Target<'a>,
+    /// The block's bytes as the struct lays them out, reused by every write.
+    bytes: Vec<u8>,
+    _struct: PhantomData<fn(&T)>,
+}
+
+impl<'a, T: ShaderStruct> StructBatch<'a, T> {
+    pub(crate) fn new(
+        registry: &'a Registry,
+        slots: &'a mut [Slot],
+        instances: &'a InstanceTable,
+        param: StructParam<T>,
+    ) -> Result<Self, Error> {
+        let target = Target::new(registry, slots, instances, param.block)?;
+        let bytes = vec![0; param.block.elem_size as usize];
+        Ok(Self { target, bytes, _struct: PhantomData })
+    }
+
+    /// Writes every field of `value` on instance `id`; members the struct
+    /// lacks keep their values, and unchanged fields make nothing dirty.
+    ///
+    /// Cost: a handle lookup, then a compare and copy per field.
+    #[inline]
+    pub fn set(&mut self, id: impl Into<InstanceId>, value: &T) -> Result<(), Error> {
+        let index = self.target.index(id.into())?;
+        value.write_gpu(&mut self.bytes);
+        let base = self.target.param.offset;
+        for m in T::MEMBERS {
+            let at = m.offset as usize;
+            self.target.slot.write(index, base + m.offset, &self.bytes[at..at + m.size as usize]);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,137 @@
+//! `DirtySet`: which instances of a slot changed since the last flush, and
+//! which bytes of each.
+//!
+//! One bit per instance, and one summary bit per 64-instance word, so a
+//! flush finds the dirty instances in ascending order by visiting only the
+//! words that hold one: O(dirty words + instances / 4096), with no sort and
+//! no visit of clean instances (Bevy's sparse buffer uploads keep such summary
+//! words too). Each dirty instance keeps the span from its first to its last
+//! changed 4-byte word, so an upload moves the bytes that changed, not the
+//! whole instance.
+
+/// A dirty byte range inside one instance; `lo == hi` means clean.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Span {
+    lo: u32,
+    hi: u32,
+}
+
+/// Dirty instances of one slot, with the dirty bytes of each.
+#[derive(Debug, Default)]
+pub(crate) struct DirtySet {
+    spans: Vec<Span>,
+    /// Bit `i % 64` of word `i / 64`: instance `i` is dirty.
+    bits: Vec<u64>,
+    /// Bit `w % 64` of word `w / 64`: `bits[w]` is not zero.
+    summary: Vec<u64>,
+    count: usize,
+}
+
+impl DirtySet {
+    /// Makes room for `n` instances (never shrinks).
+    pub(crate) fn reserve(&mut self, n: usize) {
+        if n > self.spans.len() {
+            self.spans.resize(n, Span::default());
+            self.bits.resize(n.div_ceil(64), 0);
+            self.summary.resize(self.bits.len().div_ceil(64), 0);
+        }
+    }
+
+    /// Marks bytes `lo..hi` of instance `i` dirty, widening its span.
+    #[inline]
+    pub(crate) fn mark(&mut self, i: u32, lo: u32, hi: u32) {
+        let s = &mut self.spans[i as usize];
+        if s.lo == s.hi {
+            *s = Span { lo, hi };
+            let w = i as usize / 64;
+            self.bits[w] |= 1 << (i % 64);
+            self.summary[w / 64] |= 1 << (w % 64);
+            self.count += 1;
+        } else {
+            s.lo = s.lo.min(lo);
+            s.hi = s.hi.max(hi);
+        }
+    }
+
+    /// Dirty instances.
+    #[inline]
+    pub(crate) fn count(&self) -> usize {
+        self.count
+    }
+
+    /// Calls `take(index, lo, hi)` for every dirty instance below `below`, in
+    /// ascending order, and marks each clean; those at or above stay dirty.
+    ///
+    /// Cost: the summary words, plus the words that hold a dirty instance.
+    pub(crate) fn drain_below(&mut self, below: u32, mut take: impl FnMut(u32, u32, u32)) {
+        for s in 0..self.summary.len() {
+            let mut words = self.summary[s];
+            while words != 0 {
+                let w = s * 64 + words.trailing_zeros() as usize;
+                words &= words - 1;
+                let mut bits = self.bits[w];
+                while bits != 0 {
+                    let i = (w * 64) as u32 + bits.trailing_zeros();
+                    if i >= below {
+                        self.bits[w] = bits;
+                        return;
+                    }
+                    bits &= bits - 1;
+                    let span = std::mem::take(&mut self.spans[i as usize]);
+                    self.count -= 1;
+                    take(i, span.lo, span.hi);
+                }
+                self.bits[w] = 0;
+                self.summary[s] &= !(1 << (w % 64));
+            }
+        }
+    }
+
+    /// Marks every instance clean.
+    pub(crate) fn clear(&mut self) {
+        self.drain_below(u32::MAX, |_, _, _| {});
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DirtySet;
+
+    fn drain(d: &mut DirtySet, below: u32) -> Vec<(u32, u32, u32)> {
+        let mut out = Vec::new();
+        d.drain_below(below, |i, lo, hi| out.push((i, lo, hi)));
+        out
+    }
+
+    #[test]
+    fn drains_in_order_and_keeps_what_is_above() {
+        let mut d = DirtySet::default();
+        d.reserve(10_000);
+        for &i in &[9_999, 4_096, 0, 63, 64, 4_095, 5_000] {
+            d.mark(i, 4, 8);
+        }
+        d.mark(64, 0, 4);
+        d.mark(64, 12, 16);
+        assert_eq!(d.count(), 7);
+        assert_eq!(drain(&mut d, 4_096), vec![(0, 4, 8), (63, 4, 8), (64, 0, 16), (4_095, 4, 8)]);
+        assert_eq!(d.count(), 3);
+        assert_eq!(drain(&mut d, 5_000), vec![(4_096, 4, 8)]);
+        // Marked again after draining: a fresh span.
+        d.mark(0, 8, 12);
+        assert_eq!(drain(&mut d, u32::MAX), vec![(0, 8, 12), (5_000, 4, 8), (9_999, 4, 8)]);
+        assert_eq!(d.count(), 0);
+        assert!(drain(&mut d, u32::MAX).is_empty());
+    }
+
+    #[test]
+    fn clear_forgets_everything() {
+        let mut d = DirtySet::default();
+        d.reserve(200);
+        (0..200).step_by(3).for_each(|i| d.mark(i, 0, 4));
+        d.clear();
+        assert_eq!(d.count(), 0);
+        assert!(drain(&mut d, u32::MAX).is_empty());
+        d.mark(199, 0, 4);
+        assert_eq!(drain(&mut d, u32::MAX), vec![(199, 0, 4)]);
+    }
+}

@@ -1,0 +1,30 @@
+//! `Manager::batch` and `Manager::batch_struct`: writers of one member or
+//! one typed block on many instances ([`crate::Batch`]).
+
+use super::Manager;
+use crate::batch::{Batch, StructBatch};
+use crate::error::Error;
+use crate::param::{Param, Uniform};
+use crate::typed::{ShaderStruct, StructParam};
+
+impl Manager {
+    /// A writer of `param` on many instances of its frequency: the slot,
+    /// value type `T`, bounds and family rule are checked here, once, so each
+    /// [`Batch::set`] costs a handle lookup and the value's bytes. The fastest
+    /// way to write the objects that moved.
+    ///
+    /// A whole array is [`ParamErrorKind::NeedsIndex`](crate::ParamErrorKind::NeedsIndex),
+    /// and a `T` of another type [`ParamErrorKind::TypeMismatch`](crate::ParamErrorKind::TypeMismatch).
+    pub fn batch<T: Uniform>(&mut self, param: Param) -> Result<Batch<'_, T>, Error> {
+        Batch::new(&self.registry, &mut self.slots, &self.instances, param)
+    }
+
+    /// A writer of typed block `param` ([`Manager::param_struct`]) on many
+    /// instances: [`StructBatch::set`] writes every field with no lookup.
+    pub fn batch_struct<T: ShaderStruct>(
+        &mut self,
+        param: StructParam<T>,
+    ) -> Result<StructBatch<'_, T>, Error> {
+        StructBatch::new(&self.registry, &mut self.slots, &self.instances, param)
+    }
+}

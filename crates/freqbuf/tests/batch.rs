@@ -1,0 +1,211 @@
+//! Batches: one member (`Manager::batch`) or one typed block
+//! (`Manager::batch_struct`) written on many instances. A compute shader
+//! copies the whole object array slot out, and every element is compared
+//! with a model after writes, unchanged writes, frees and reuse, refused
+//! writes and several flushes.
+
+use crate::common;
+
+use common::gpu;
+use freqbuf::{Draw, Error, Manager, ObjectId, ParamErrorKind, ShaderId, ShaderStruct, SlotPlan};
+
+const SHADER: &str = "
+struct Object { world: mat4x4<f32>, tint: vec4<f32> }
+@group(3) @binding(0) var<storage, read> objects: array<Object>;
+@group(0) @binding(0) var<storage, read_write> out: array<Object>;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    if g.x < arrayLength(&out) && g.x < arrayLength(&objects) { out[g.x] = objects[g.x]; }
+}";
+
+/// The object block as a typed row.
+#[derive(Clone, Copy, Debug, Default, PartialEq, ShaderStruct)]
+struct Object {
+    world: [[f32; 4]; 4],
+    tint: [f32; 4],
+}
+
+const N: usize = 300;
+/// Floats per element: a mat4 and a vec4.
+const WORDS: usize = 20;
+
+fn world(seed: usize) -> [[f32; 4]; 4] {
+    std::array::from_fn(|c| std::array::from_fn(|r| (seed * 16 + c * 4 + r) as f32))
+}
+
+struct Rig {
+    fb: Manager,
+    shader: ShaderId,
+    out: wgpu::Buffer,
+}
+
+impl Rig {
+    fn new(h: &freqbuf::Headless) -> Self {
+        let mut fb = Manager::new(&h.device, SlotPlan::default());
+        let shader = fb.register_wgsl("batch.wgsl", SHADER).unwrap();
+        let out = h.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("out"),
+            size: (N * WORDS * 4) as u64,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        fb.frame().set_buffer("out", &out).unwrap();
+        Self { fb, shader, out }
+    }
+
+    /// Flushes, copies the array slot out on the GPU and reads it back.
+    fn read(&mut self, h: &freqbuf::Headless, any: ObjectId) -> Vec<f32> {
+        self.fb.flush(&h.queue).unwrap();
+        let module = self.fb.create_shader_module(self.shader).unwrap();
+        let pipeline = h.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: None,
+            layout: Some(self.fb.pipeline_layout(self.shader).unwrap()),
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        let mut enc = h.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&pipeline);
+            freqbuf::Binder::new()
+                .bind(&mut self.fb, &mut pass, &Draw::new(self.shader).object(any))
+                .unwrap();
+            pass.dispatch_workgroups(N.div_ceil(64) as u32, 1, 1);
+        }
+        h.queue.submit([enc.finish()]);
+        gpu::read_words(h, &self.out).into_iter().map(f32::from_bits).collect()
+    }
+}
+
+/// The model: each live object's element, by dense index (handles are made in order).
+fn expected(model: &[Option<Object>]) -> Vec<f32> {
+    let mut out = vec![0.0; N * WORDS];
+    for (i, o) in model.iter().enumerate() {
+        if let Some(o) = o {
+            let e = &mut out[i * WORDS..(i + 1) * WORDS];
+            e[..16].copy_from_slice(bytemuck::cast_slice(&o.world));
+            e[16..].copy_from_slice(&o.tint);
+        }
+    }
+    out
+}
+
+#[test]
+fn batched_members_and_rows_reach_the_shader_across_frees_and_reuse() {
+    let Some(h) = gpu::device() else { return };
+    let mut rig = Rig::new(h);
+    let (world_p, tint_p) = (rig.fb.param("world").unwrap(), rig.fb.param("tint").unwrap());
+    let ids: Vec<ObjectId> = (0..N).map(|_| rig.fb.create_object()).collect();
+    let mut model: Vec<Option<Object>> = vec![Some(Object::default()); N];
+
+    // Every world through one batch, tints through the per-instance path.
+    let mut worlds = rig.fb.batch(world_p).unwrap();
+    for (i, &id) in ids.iter().enumerate() {
+        worlds.set(id, &world(i)).unwrap();
+        model[i].as_mut().unwrap().world = world(i);
+    }
+    for (i, &id) in ids.iter().enumerate().step_by(3) {
+        let tint = [i as f32, 1.0, 2.0, 3.0];
+        rig.fb.object(id).set(tint_p, &tint).unwrap();
+        model[i].as_mut().unwrap().tint = tint;
+    }
+    assert_eq!(rig.read(h, ids[0]), expected(&model));
+
+    // A sparse frame: every seventh moves, every eleventh is written unchanged.
+    rig.fb.take_stats();
+    let mut worlds = rig.fb.batch(world_p).unwrap();
+    let mut moved = 0;
+    for (i, &id) in ids.iter().enumerate() {
+        if i % 7 == 0 {
+            worlds.set(id, &world(i + 1000)).unwrap();
+            model[i].as_mut().unwrap().world = world(i + 1000);
+            moved += 1;
+        } else if i % 11 == 0 {
+            worlds.set(id, &world(i)).unwrap();
+        }
+    }
+    assert_eq!(rig.read(h, ids[0]), expected(&model));
+    let objects = rig.fb.take_stats().total().dirty_instances;
+    assert_eq!(objects, moved, "an unchanged value makes nothing dirty");
+
+    // Typed rows, after a free: the reused index reads zero, then the row.
+    let row = rig.fb.param_struct::<Object>("objects").unwrap();
+    rig.fb.free_object(ids[5]).unwrap();
+    model[5] = None;
+    let reused = rig.fb.create_object();
+    model[5] = Some(Object::default());
+    let mut rows = rig.fb.batch_struct(row).unwrap();
+    let value = Object { world: world(77), tint: [7.0; 4] };
+    rows.set(reused, &value).unwrap();
+    rows.set(ids[6], &value).unwrap();
+    // A freed handle is refused and writes nothing.
+    assert!(matches!(rows.set(ids[5], &Object::default()), Err(Error::StaleHandle(_))));
+    model[5] = Some(value);
+    model[6] = Some(value);
+    assert_eq!(rig.read(h, ids[0]), expected(&model));
+}
+
+#[test]
+fn a_batch_checks_its_member_once_and_each_handle_on_every_write() {
+    let Some(h) = gpu::device() else { return };
+    let mut rig = Rig::new(h);
+    let mut other = Rig::new(h);
+    let world_p = rig.fb.param("world").unwrap();
+    let o = rig.fb.create_object();
+    let foreign = other.fb.create_object();
+    let view = rig.fb.create_view();
+
+    let kind = |e: Error| match e {
+        Error::Param(p) => p.kind,
+        e => panic!("a param error, got {e}"),
+    };
+    let wrong_type = rig.fb.batch::<[f32; 4]>(world_p).unwrap_err();
+    assert!(matches!(kind(wrong_type), ParamErrorKind::TypeMismatch { .. }));
+    let foreign_param = other.fb.param("world").unwrap();
+    assert!(matches!(rig.fb.batch::<[[f32; 4]; 4]>(foreign_param), Err(Error::Foreign(_))));
+
+    let mut worlds = rig.fb.batch(world_p).unwrap();
+    assert!(matches!(kind(worlds.set(view, &world(1)).unwrap_err()), ParamErrorKind::WrongFrequency { .. }));
+    assert!(matches!(worlds.set(foreign, &world(1)), Err(Error::Foreign(_))));
+    worlds.set(o, &world(3)).unwrap();
+    let mut model = vec![None; N];
+    model[0] = Some(Object { world: world(3), tint: [0.0; 4] });
+    assert_eq!(rig.read(h, o), expected(&model), "refused writes left nothing behind");
+}
+
+#[test]
+fn a_batch_of_a_family_slot_refuses_instances_of_another_family() {
+    let Some(h) = gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let source = |color: &str| {
+        format!(
+            "struct M {{ {color}: vec4<f32> }}
+             @group(2) @binding(0) var<uniform> m: M;
+             @fragment fn fs() -> @location(0) vec4<f32> {{ return m.{color}; }}"
+        )
+    };
+    fb.register(
+        freqbuf::reflect::ShaderReflection::new("a.wgsl", freqbuf::reflect::ShaderSource::Wgsl(&source("a")))
+            .unwrap()
+            .with_family("fa"),
+    )
+    .unwrap();
+    fb.register(
+        freqbuf::reflect::ShaderReflection::new("b.wgsl", freqbuf::reflect::ShaderSource::Wgsl(&source("b")))
+            .unwrap()
+            .with_family("fb"),
+    )
+    .unwrap();
+    let (ma, mb, shared) = (fb.create_material_in("fa"), fb.create_material_in("fb"), fb.create_material());
+    let a = fb.param_in("fa", "a").unwrap();
+    let mut batch = fb.batch(a).unwrap();
+    batch.set(ma, &[1.0f32; 4]).unwrap();
+    batch.set(shared, &[2.0f32; 4]).unwrap();
+    let e = batch.set(mb, &[3.0f32; 4]).unwrap_err();
+    assert!(
+        matches!(&e, Error::Param(p) if matches!(&p.kind, ParamErrorKind::OtherFamily { member_family, instance_family }
+            if member_family == "fa" && instance_family == "fb")),
+        "{e}"
+    );
+}
