@@ -79,9 +79,9 @@ struct Args {
     #[arg(long)]
     object_storage: bool,
     /// Methods to run (freqbuf always runs first, as the reference). Default:
-    /// per_shader_cache,full_rewrite,encode_floor; with --object-storage,
-    /// storage_instancing,full_rewrite,encode_floor (and storage_indirect
-    /// with --indirect).
+    /// freqbuf_members,per_shader_cache,full_rewrite,encode_floor; with
+    /// --object-storage, storage_instancing instead of per_shader_cache (and
+    /// storage_indirect with --indirect).
     #[arg(long, value_delimiter = ',')]
     baselines: Option<Vec<String>>,
 }
@@ -116,7 +116,7 @@ fn main() {
     };
     let baselines = args.baselines.clone().unwrap_or_else(|| {
         let first = if args.object_storage { "storage_instancing" } else { "per_shader_cache" };
-        let mut list = [first, "full_rewrite", "encode_floor"].map(String::from).to_vec();
+        let mut list = ["freqbuf_members", first, "full_rewrite", "encode_floor"].map(String::from).to_vec();
         if args.indirect {
             list.insert(1, "storage_indirect".into());
         }
@@ -190,6 +190,7 @@ fn main() {
         let method: Box<dyn Method> = match name {
             "freqbuf" => Box::new(Freqbuf::new(&gpu, &scene0)),
             "freqbuf_bundles" => Box::new(Freqbuf::new(&gpu, &scene0).with_bundles()),
+            "freqbuf_members" => Box::new(Freqbuf::new(&gpu, &scene0).with_members()),
             "freqbuf_one_submit" => Box::new(Freqbuf::new(&gpu, &scene0).with_one_submit()),
             "freqbuf_indirect" => Box::new(Freqbuf::new(&gpu, &scene0).with_indirect()),
             "storage_indirect" => {
@@ -204,7 +205,7 @@ fn main() {
             "storage_instancing" => Box::new(StorageInstancing::new(&gpu, &shared, &scene0)),
             other => {
                 eprintln!(
-                    "error: unknown baseline `{other}`; known: per_shader_cache, full_rewrite, encode_floor, storage_instancing, storage_indirect"
+                    "error: unknown baseline `{other}`; known: freqbuf_members, per_shader_cache, full_rewrite, encode_floor, storage_instancing, storage_indirect"
                 );
                 std::process::exit(2);
             }

@@ -24,6 +24,15 @@ pub struct Stats {
     /// Draw commands [`Binder::draw_indirect`](crate::Binder::draw_indirect)
     /// issued: one per run with indirect first instances, else one per draw.
     pub draw_calls: u64,
+    /// Slots uploaded as one span from their first to their last dirty byte,
+    /// because the dirty bytes covered at least the dense fraction of it
+    /// ([`Manager::set_dense_fraction`](crate::Manager::set_dense_fraction));
+    /// the others moved only their dirty ranges.
+    pub dense_spans: u64,
+    /// Staging buffers made. A `flush_into` lends its staging buffer to the
+    /// application's encoder; the next flushes stage elsewhere, and reuse it
+    /// once the queue has finished the work that reads it.
+    pub staging_buffers_created: u64,
 }
 
 impl Stats {
@@ -37,6 +46,8 @@ impl Stats {
         self.buffer_growths += o.buffer_growths;
         self.bind_groups_created += o.bind_groups_created;
         self.draw_calls += o.draw_calls;
+        self.dense_spans += o.dense_spans;
+        self.staging_buffers_created += o.staging_buffers_created;
     }
 }
 

@@ -270,3 +270,55 @@ fn a_second_flush_before_the_first_encoder_is_submitted_does_not_corrupt_it() {
         }
     }
 }
+
+/// Frames of `flush_into`, each submitted and waited for: the staging buffer
+/// lent to one frame's encoder is staged into again once the queue has
+/// finished it, so after the first frames no flush makes a buffer, and every
+/// frame's draws see that frame's values (a reuse while the encoder's copies
+/// were pending would show the next frame's). A frame whose encoder is still
+/// unsubmitted at the next flush keeps its own values too.
+#[test]
+fn flushes_into_frame_encoders_reuse_their_staging_once_the_queue_is_done() {
+    let Some(h) = gpu::device() else { return };
+    let mut m = Manager::with_strategy(&h.device, SlotPlan::default(), FlushStrategy::Copies);
+    m.set_dense_fraction(2.0);
+    let picks = [0usize, 500, 998];
+    let mut rig = Rig::new(&h.device, picks.len() as u32);
+    let shader = rig.register(&h.device, &mut m, &TWO_BLOCKS);
+    let objs = fill(&mut m, 1000, 0);
+    m.flush(&h.queue).unwrap();
+    let (a, b) = (m.param("a").unwrap(), m.param("b").unwrap());
+    let draws = picks.iter().map(|&i| Draw::new(shader).object(objs[i])).collect::<Vec<_>>();
+    let mut made = Vec::new();
+    for salt in 1..=6u32 {
+        for (i, &o) in objs.iter().enumerate().step_by(2) {
+            set_object(&mut m, o, a, b, i as u32, salt);
+        }
+        m.take_stats();
+        let seen = rig.run_flushed_into(h, &mut m, &draws);
+        made.push(m.take_stats().total().staging_buffers_created);
+        for (&i, rec) in picks.iter().zip(&seen) {
+            assert_eq!(&rec[..], &expect(i as u32, salt)[..rec.len()], "frame {salt}, object {i}");
+        }
+    }
+    assert!(made[2..].iter().all(|&n| n == 0), "staging buffers made per frame: {made:?}");
+    // Held across the next flush, then submitted after it: still its own values.
+    for (i, &o) in objs.iter().enumerate().step_by(2) {
+        set_object(&mut m, o, a, b, i as u32, 7);
+    }
+    let (held, outcomes) = rig.record_flushed_into(h, &mut m, &draws);
+    for (i, &o) in objs.iter().enumerate().step_by(2) {
+        set_object(&mut m, o, a, b, i as u32, 8);
+    }
+    let (next, next_outcomes) = rig.record_flushed_into(h, &mut m, &draws);
+    h.queue.submit([held.finish()]);
+    let seen = rig.read(h, &draws, outcomes);
+    for (&i, rec) in picks.iter().zip(&seen) {
+        assert_eq!(&rec[..], &expect(i as u32, 7)[..rec.len()], "held encoder, object {i}");
+    }
+    h.queue.submit([next.finish()]);
+    let seen = rig.read(h, &draws, next_outcomes);
+    for (&i, rec) in picks.iter().zip(&seen) {
+        assert_eq!(&rec[..], &expect(i as u32, 8)[..rec.len()], "next encoder, object {i}");
+    }
+}

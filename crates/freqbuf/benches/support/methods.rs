@@ -275,6 +275,9 @@ pub struct Freqbuf {
     /// With `--indirect`: the draw list issued as multi-draw-indirect runs
     /// (`Binder::draw_indirect`), its arguments kept across frames.
     indirect: Option<IndirectDraws>,
+    /// `freqbuf_members`: moved objects written one `object(id).set(..)`
+    /// each, instead of through one `Manager::batch`.
+    members: bool,
 }
 
 struct Params {
@@ -384,6 +387,31 @@ impl Freqbuf {
             draws,
             one_submit: false,
             indirect: None,
+            members: false,
+        }
+    }
+
+    /// Writes each moved object with its own `object(id).set(param, value)`
+    /// (a handle, frequency, type and bounds check per call), as
+    /// `freqbuf_members`, beside the batch the other freqbuf rows use.
+    pub fn with_members(mut self) -> Self {
+        self.members = true;
+        self.name = "freqbuf_members";
+        self
+    }
+
+    /// Writes the moved objects' world matrices: one batch (the member
+    /// checked once), or one set per object with `with_members`.
+    fn set_objects(&mut self, changes: &FrameChanges) {
+        if self.members {
+            for &(o, ref w) in &changes.objects {
+                self.m.object(self.objects[o]).set(self.p.world, w).expect("mat4");
+            }
+            return;
+        }
+        let mut worlds = self.m.batch(self.p.world).expect("a mat4 member");
+        for &(o, ref w) in &changes.objects {
+            worlds.set(self.objects[o], w).expect("a live object");
         }
     }
 
@@ -415,9 +443,13 @@ impl Freqbuf {
     }
 
     /// Issues the draw list as multi-draw-indirect runs: one call per run of
-    /// draws that share a pipeline and bind groups.
+    /// draws that share a pipeline and bind groups. The flush is recorded
+    /// into the frame's encoder (`flush_into`), so the frame is one submit,
+    /// as the hand-written `storage_indirect` records its scatter: the
+    /// fastest documented form of a GPU-driven frame.
     pub fn with_indirect(mut self) -> Self {
         self.indirect = Some(IndirectDraws::new(vec![DrawArgs::vertices(4, 0); self.draws.len()]));
+        self.one_submit = true;
         self.name = "freqbuf_indirect";
         self
     }
@@ -523,9 +555,7 @@ impl Method for Freqbuf {
         target: &Target,
     ) -> Cost {
         self.set_shared(changes);
-        for &(o, ref w) in &changes.objects {
-            self.m.object(self.objects[o]).set(self.p.world, w).expect("mat4");
-        }
+        self.set_objects(changes);
         if !self.one_submit {
             self.m.flush(&gpu.queue).expect("flush");
         }

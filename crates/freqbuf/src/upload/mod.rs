@@ -13,6 +13,7 @@
 
 mod moves;
 mod plan;
+mod pool;
 mod scatter;
 mod stage;
 
@@ -82,6 +83,8 @@ pub(crate) struct Uploader {
     /// The staging buffer is read by copies in an application encoder that
     /// may not be submitted yet: the next flush must not write into it.
     lent: bool,
+    /// Staging buffers lent that way, reused once the queue is done with them.
+    pool: pool::StagingPool,
 }
 
 impl Uploader {
@@ -98,6 +101,7 @@ impl Uploader {
             pieces: Vec::new(),
             scatter: None,
             lent: false,
+            pool: pool::StagingPool::default(),
         }
     }
 
@@ -120,9 +124,10 @@ impl Uploader {
     ) -> FlushReport {
         let mut report = FlushReport::default();
         if std::mem::take(&mut self.lent) {
-            // The last flush_into's encoder holds copies from it; it lives on in them.
-            self.drop_staging();
+            // The last flush_into's encoder holds copies from it: stage elsewhere.
+            self.lend_staging();
         }
+        self.pool.submitted(queue);
         self.plan_slots(device, queue, slots, highs, stats, &mut sink, &mut report);
         for (i, slot) in slots.iter().enumerate() {
             if report.replaced.contains(&slot.id()) {
@@ -139,7 +144,7 @@ impl Uploader {
             if chunks > 0 && sink.is_external() {
                 // One submit for every chunk: the next one cannot reuse the
                 // staging buffer the previous one's copies will read.
-                self.drop_staging();
+                self.lend_staging();
             }
             chunks += 1;
             if let Err(e) = self
@@ -157,9 +162,12 @@ impl Uploader {
         report
     }
 
-    /// Forgets the staging buffer (and the scatter groups that bind it).
-    fn drop_staging(&mut self) {
-        self.staging = None;
+    /// Lends the staging buffer to the encoder that reads it, until the
+    /// queue is done with it, and forgets the scatter groups that bind it.
+    fn lend_staging(&mut self) {
+        if let Some(b) = self.staging.take() {
+            self.pool.lend(b);
+        }
         if let Some(s) = self.scatter.as_mut() {
             s.groups.clear();
         }

@@ -131,6 +131,7 @@ impl Uploader {
                 if dirty as f64 >= f64::from(self.dense) * (hi - lo) as f64 {
                     self.ranges.truncate(start);
                     self.ranges.push((lo, hi));
+                    s.dense_spans += 1;
                     n = 1;
                 }
             }

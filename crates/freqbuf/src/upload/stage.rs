@@ -41,6 +41,15 @@ impl Uploader {
         }
         let size = size.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
         if self.staging.as_ref().is_none_or(|b| b.size() < size) {
+            if let Some(b) = self.pool.take(size) {
+                self.staging = Some(b);
+                // Scatter groups bind the staging buffer.
+                if let Some(s) = self.scatter.as_mut() {
+                    s.groups.clear();
+                }
+            }
+        }
+        if self.staging.as_ref().is_none_or(|b| b.size() < size) {
             let desc = wgpu::BufferDescriptor {
                 label: Some("freqbuf staging"),
                 size: size.next_power_of_two().min(super::plan::staging_limit(&self.limits)).max(size),
@@ -51,6 +60,7 @@ impl Uploader {
             };
             let what = || format!("staging buffer of {} bytes", desc.size);
             self.staging = Some(scope::scoped(device, what, || device.create_buffer(&desc))?);
+            stats.shared.staging_buffers_created += 1;
             // Scatter groups bind the staging buffer.
             if let Some(s) = self.scatter.as_mut() {
                 s.groups.clear();

@@ -1,0 +1,156 @@
+//! The write paths for moved objects, and the flush that follows them.
+//!
+//! `cargo bench --all-features --bench upload`
+//!
+//! 100,000 objects in an array slot (`array<Object>`, 80 bytes each: a
+//! `mat4x4` world and a `vec4` tint). Each sample moves 1%, 10% or 100% of
+//! them, spread evenly, with a new world matrix, written three ways:
+//! - `member`: one `object(id).set(world, m)` per object (a handle,
+//!   frequency, type and bounds check per call);
+//! - `batch`: one `Manager::batch(world)`, then `set(id, m)` per object;
+//! - `row`: one `Manager::batch_struct` of the whole `Object`, then
+//!   `set(id, row)` per object.
+//!
+//! The `flush` group times the flush that follows (`flush_into` an encoder
+//! that is then submitted, plus the wait for the GPU), so the GPU-side
+//! scatter counts. Runs on the first real adapter; exits if there is none.
+
+use std::time::{Duration, Instant};
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use freqbuf::{Headless, Manager, ObjectId, Param, ShaderStruct, SlotPlan, StructParam};
+
+const SHADER: &str = r#"
+struct Object { world: mat4x4<f32>, tint: vec4<f32> }
+@group(3) @binding(0) var<storage, read> objects: array<Object>;
+@vertex fn vs(@builtin(instance_index) i: u32) -> @builtin(position) vec4<f32> {
+    return objects[i].world * objects[i].tint;
+}
+"#;
+
+const OBJECTS: usize = 100_000;
+
+#[derive(Clone, Copy, Debug, Default, ShaderStruct)]
+struct Object {
+    world: [[f32; 4]; 4],
+    tint: [f32; 4],
+}
+
+struct Setup {
+    gpu: Headless,
+    manager: Manager,
+    objects: Vec<ObjectId>,
+    world: Param,
+    row: StructParam<Object>,
+    tick: f32,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Path {
+    Member,
+    Batch,
+    Row,
+}
+
+impl Setup {
+    fn new(gpu: Headless) -> Self {
+        let mut manager = Manager::new(&gpu.device, SlotPlan::default());
+        manager.register_wgsl("objects.wgsl", SHADER).expect("valid shader");
+        let world = manager.param("world").expect("declared");
+        let row = manager.param_struct::<Object>("objects").expect("the block's layout");
+        let objects = (0..OBJECTS).map(|_| manager.create_object()).collect::<Vec<_>>();
+        manager.flush(&gpu.queue).expect("flush");
+        gpu.device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
+        Self { gpu, manager, objects, world, row, tick: 1.0 }
+    }
+
+    /// Writes a new world matrix on `moved` objects spread evenly, by `path`.
+    fn write(&mut self, path: Path, moved: usize) {
+        self.tick += 1.0;
+        let step = (OBJECTS / moved.max(1)).max(1);
+        let m = [[self.tick; 4]; 4];
+        let ids = self.objects.iter().step_by(step).take(moved);
+        match path {
+            Path::Member => {
+                for &o in ids {
+                    self.manager.object(o).set(self.world, &m).expect("mat4");
+                }
+            }
+            Path::Batch => {
+                let mut worlds = self.manager.batch(self.world).expect("mat4");
+                for &o in ids {
+                    worlds.set(o, &m).expect("live");
+                }
+            }
+            Path::Row => {
+                let row = Object { world: m, tint: [1.0; 4] };
+                let mut rows = self.manager.batch_struct(self.row).expect("typed");
+                for &o in ids {
+                    rows.set(o, &row).expect("live");
+                }
+            }
+        }
+    }
+
+    /// Flushes into a frame encoder, submits it and waits for the GPU.
+    fn flush(&mut self) {
+        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        self.manager.flush_into(&self.gpu.queue, &mut enc).expect("flush");
+        self.gpu.queue.submit([enc.finish()]);
+        self.gpu.device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let Ok(gpu) = Headless::new() else {
+        eprintln!("SKIPPED: the upload bench needs a GPU adapter");
+        return;
+    };
+    let mut s = Setup::new(gpu);
+    let shares = [1usize, 10, 100];
+    let mut g = c.benchmark_group("write");
+    for &pct in &shares {
+        let moved = OBJECTS * pct / 100;
+        g.throughput(Throughput::Elements(moved as u64));
+        for path in [Path::Member, Path::Batch, Path::Row] {
+            g.bench_with_input(BenchmarkId::new(format!("{path:?}").to_lowercase(), pct), &moved, |b, &n| {
+                b.iter_custom(|iters| {
+                    let mut total = Duration::ZERO;
+                    for _ in 0..iters {
+                        let start = Instant::now();
+                        s.write(path, n);
+                        total += start.elapsed();
+                        s.flush();
+                    }
+                    total
+                });
+            });
+        }
+    }
+    g.finish();
+    let mut g = c.benchmark_group("flush");
+    for &pct in &shares {
+        let moved = OBJECTS * pct / 100;
+        g.throughput(Throughput::Elements(moved as u64));
+        g.bench_with_input(BenchmarkId::from_parameter(pct), &moved, |b, &n| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    s.write(Path::Batch, n);
+                    let start = Instant::now();
+                    s.flush();
+                    total += start.elapsed();
+                }
+                total
+            });
+        });
+    }
+    g.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(20).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(3));
+    targets = bench
+}
+criterion_main!(benches);
