@@ -52,6 +52,8 @@ pub struct Cost {
     pub bytes: u64,
     pub upload_calls: u64,
     pub bind_calls: u64,
+    /// freqbuf's flush uploaded some slot as one span (its dense form).
+    pub dense: bool,
 }
 
 /// A way of getting the scene's uniform values to the GPU and drawing it.
@@ -571,7 +573,12 @@ impl Method for Freqbuf {
             target.pass(&mut enc).execute_bundles(&bundles);
             gpu.queue.submit([enc.finish()]);
             let s = self.m.take_stats().total();
-            return Cost { bytes: s.bytes_uploaded, upload_calls: s.upload_calls, bind_calls: binds };
+            return Cost {
+                bytes: s.bytes_uploaded,
+                upload_calls: s.upload_calls,
+                bind_calls: binds,
+                dense: s.dense_spans > 0,
+            };
         }
         if let Some(cached) = &self.bundle {
             let generation = self.m.generation();
@@ -591,6 +598,7 @@ impl Method for Freqbuf {
                 bytes: s.bytes_uploaded,
                 upload_calls: s.upload_calls,
                 bind_calls: s.set_bind_group_calls,
+                dense: s.dense_spans > 0,
             };
         }
         let mut enc = gpu.device.create_command_encoder(&Default::default());
@@ -616,7 +624,12 @@ impl Method for Freqbuf {
         }
         gpu.queue.submit([enc.finish()]);
         let s = self.m.take_stats().total();
-        Cost { bytes: s.bytes_uploaded, upload_calls: s.upload_calls, bind_calls: s.set_bind_group_calls }
+        Cost {
+            bytes: s.bytes_uploaded,
+            upload_calls: s.upload_calls,
+            bind_calls: s.set_bind_group_calls,
+            dense: s.dense_spans > 0,
+        }
     }
 }
 
@@ -923,6 +936,7 @@ impl Method for FullRewrite {
             bytes: s.bytes_uploaded + self.objects_cpu.len() as u64,
             upload_calls: s.upload_calls + 1,
             bind_calls: s.set_bind_group_calls + binds,
+            dense: false,
         }
     }
 }
@@ -1053,7 +1067,7 @@ impl Method for EncodeFloor {
             }
         }
         gpu.queue.submit([enc.finish()]);
-        Cost { bytes: 0, upload_calls: 0, bind_calls: binds }
+        Cost { bytes: 0, upload_calls: 0, bind_calls: binds, dense: false }
     }
 }
 
@@ -1302,6 +1316,7 @@ impl Method for StorageInstancing {
             bytes: s.bytes_uploaded + bytes,
             upload_calls: s.upload_calls + calls,
             bind_calls: s.set_bind_group_calls + binds,
+            dense: false,
         }
     }
 }

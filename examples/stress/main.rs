@@ -3,10 +3,12 @@
 //!
 //! `cargo run --release --all-features --example stress -- --help`
 
-#[path = "../crates/freqbuf/benches/support/mod.rs"]
+#[path = "../../crates/freqbuf/benches/support/mod.rs"]
 mod support;
 
-#[path = "support/gpu.rs"]
+mod report;
+
+#[path = "../support/gpu.rs"]
 #[allow(dead_code, reason = "the stress example opens its device with Headless: only PNGs and read-back")]
 mod gpu;
 
@@ -37,11 +39,13 @@ struct Args {
     /// Views (split screen; each object is drawn in one).
     #[arg(long, default_value_t = 2)]
     views: usize,
-    /// Fraction of objects moving per frame.
-    #[arg(long, default_value_t = 0.10)]
-    moving: f64,
-    /// Fraction of materials changing per frame.
-    #[arg(long, default_value_t = 0.01)]
+    /// Percent of objects moving per frame; a list (`--moving 1,10,50,100`)
+    /// runs the comparison once per share and adds a summary of CPU ms per
+    /// frame and ns per moved object.
+    #[arg(long, value_delimiter = ',', default_value = "10")]
+    moving: Vec<f64>,
+    /// Percent of materials changing per frame.
+    #[arg(long, default_value_t = 1.0)]
     material_changes: f64,
     /// Frames per method.
     #[arg(long, default_value_t = 60)]
@@ -86,6 +90,7 @@ struct Args {
     baselines: Option<Vec<String>>,
 }
 
+/// One method's frames at one moving share.
 struct Run {
     name: &'static str,
     /// CPU ms of each frame, in order.
@@ -94,6 +99,16 @@ struct Run {
     cpu_ms: f64,
     hash: u64,
     pixels: Vec<u8>,
+    /// Frames whose flush uploaded some slot as one dense span.
+    dense_frames: u32,
+}
+
+/// Every method's frames at one moving share.
+struct Share {
+    params: SceneParams,
+    runs: Vec<Run>,
+    /// Bytes per frame of the values that changed.
+    minimal: f64,
 }
 
 fn main() {
@@ -102,18 +117,10 @@ fn main() {
         eprintln!("error: --objects, --shaders, --materials, --views and --frames must be at least 1");
         std::process::exit(2);
     }
-    let params = SceneParams {
-        objects: args.objects,
-        shaders: args.shaders,
-        materials: args.materials,
-        views: args.views,
-        moving: args.moving.clamp(0.0, 1.0),
-        material_changes: args.material_changes.clamp(0.0, 1.0),
-        camera_moves: args.moving > 0.0 || args.material_changes > 0.0,
-        frames: args.frames,
-        seed: args.seed,
-        object_storage: args.object_storage,
-    };
+    if args.moving.iter().any(|m| !(0.0..=100.0).contains(m)) {
+        eprintln!("error: --moving takes percentages from 0 to 100");
+        std::process::exit(2);
+    }
     let baselines = args.baselines.clone().unwrap_or_else(|| {
         let first = if args.object_storage { "storage_instancing" } else { "per_shader_cache" };
         let mut list = ["freqbuf_members", first, "full_rewrite", "encode_floor"].map(String::from).to_vec();
@@ -134,12 +141,80 @@ fn main() {
         }
     };
     eprintln!("adapter: {} ({:?}, {})", gpu.info.name, gpu.info.backend, gpu.info.driver_info);
-
-    let scene0 = Scene::new(&params);
+    // The shaders do not depend on what moves: one set of pipelines for every share.
+    let scene0 = Scene::new(&params(&args, args.moving[0]));
     let t = Instant::now();
     let shared = Shared::new(&gpu, &scene0);
     eprintln!("built {} pipelines in {:.1} s", shared.pipelines.len(), t.elapsed().as_secs_f64());
 
+    let shares = args
+        .moving
+        .iter()
+        .map(|&m| measure(&args, &gpu, &shared, &baselines, params(&args, m)))
+        .collect::<Vec<_>>();
+    let last = shares.last().expect("--moving has a value");
+    if let Some(path) = &args.png {
+        if let Err(e) = gpu::save_png(path, &last.runs[0].pixels, methods::SIZE) {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            std::process::exit(1);
+        }
+    }
+    if let Some(path) = &args.chart {
+        if let Err(e) = report::chart(path, &shares) {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            std::process::exit(1);
+        }
+        eprintln!("chart: {}", path.display());
+    }
+    if args.json {
+        report::print_json(&shares);
+    } else {
+        for share in &shares {
+            report::print_table(share, real);
+        }
+        if shares.len() > 1 {
+            report::print_summary(&shares);
+        }
+    }
+    let mut different = false;
+    for share in &shares {
+        let runs = &share.runs;
+        if real && !runs.iter().all(|r| r.hash == runs[0].hash) {
+            eprintln!(
+                "error: the methods rendered different images ({:.0}% moving):",
+                share.params.moving * 100.0
+            );
+            for r in runs {
+                eprintln!("  {:<18} {:016x}", r.name, r.hash);
+            }
+            different = true;
+        }
+    }
+    if different {
+        std::process::exit(1);
+    }
+}
+
+/// The scene the arguments describe, with `moving` percent of objects moving.
+fn params(args: &Args, moving: f64) -> SceneParams {
+    let material_changes = (args.material_changes / 100.0).clamp(0.0, 1.0);
+    SceneParams {
+        objects: args.objects,
+        shaders: args.shaders,
+        materials: args.materials,
+        views: args.views,
+        moving: moving / 100.0,
+        material_changes,
+        camera_moves: moving > 0.0 || material_changes > 0.0,
+        frames: args.frames,
+        seed: args.seed,
+        object_storage: args.object_storage,
+    }
+}
+
+/// Runs every method over the frames of one scene and reads their images back.
+fn measure(args: &Args, gpu: &Headless, shared: &Shared, baselines: &[String], params: SceneParams) -> Share {
+    let scene0 = Scene::new(&params);
     // The floor of bytes, and the final state the encode floor draws.
     let mut final_scene = scene0.clone();
     let mut minimal = 0u64;
@@ -160,6 +235,7 @@ fn main() {
         target: Target,
         times: Vec<Duration>,
         total: Cost,
+        dense_frames: u32,
     }
     let mut entries = Vec::new();
     let bundles = args.bundles.then_some("freqbuf_bundles");
@@ -188,21 +264,19 @@ fn main() {
             std::process::exit(2);
         }
         let method: Box<dyn Method> = match name {
-            "freqbuf" => Box::new(Freqbuf::new(&gpu, &scene0)),
-            "freqbuf_bundles" => Box::new(Freqbuf::new(&gpu, &scene0).with_bundles()),
-            "freqbuf_members" => Box::new(Freqbuf::new(&gpu, &scene0).with_members()),
-            "freqbuf_one_submit" => Box::new(Freqbuf::new(&gpu, &scene0).with_one_submit()),
-            "freqbuf_indirect" => Box::new(Freqbuf::new(&gpu, &scene0).with_indirect()),
+            "freqbuf" => Box::new(Freqbuf::new(gpu, &scene0)),
+            "freqbuf_bundles" => Box::new(Freqbuf::new(gpu, &scene0).with_bundles()),
+            "freqbuf_members" => Box::new(Freqbuf::new(gpu, &scene0).with_members()),
+            "freqbuf_one_submit" => Box::new(Freqbuf::new(gpu, &scene0).with_one_submit()),
+            "freqbuf_indirect" => Box::new(Freqbuf::new(gpu, &scene0).with_indirect()),
             "storage_indirect" => {
-                Box::new(StorageInstancing::new(&gpu, &shared, &scene0).with_indirect(&gpu, &scene0))
+                Box::new(StorageInstancing::new(gpu, shared, &scene0).with_indirect(gpu, &scene0))
             }
-            "freqbuf_threads" => {
-                Box::new(Freqbuf::new(&gpu, &scene0).with_threads(args.threads.unwrap_or(1)))
-            }
-            "per_shader_cache" => Box::new(PerShaderCache::new(&gpu, &shared, &scene0)),
-            "full_rewrite" => Box::new(FullRewrite::new(&gpu, &shared, &scene0)),
-            "encode_floor" => Box::new(EncodeFloor::new(&gpu, &shared, &final_scene)),
-            "storage_instancing" => Box::new(StorageInstancing::new(&gpu, &shared, &scene0)),
+            "freqbuf_threads" => Box::new(Freqbuf::new(gpu, &scene0).with_threads(args.threads.unwrap_or(1))),
+            "per_shader_cache" => Box::new(PerShaderCache::new(gpu, shared, &scene0)),
+            "full_rewrite" => Box::new(FullRewrite::new(gpu, shared, &scene0)),
+            "encode_floor" => Box::new(EncodeFloor::new(gpu, shared, &final_scene)),
+            "storage_instancing" => Box::new(StorageInstancing::new(gpu, shared, &scene0)),
             other => {
                 eprintln!(
                     "error: unknown baseline `{other}`; known: freqbuf_members, per_shader_cache, full_rewrite, encode_floor, storage_instancing, storage_indirect"
@@ -213,12 +287,13 @@ fn main() {
         entries.push(Entry {
             method,
             scene: scene0.clone(),
-            target: Target::new(&gpu),
+            target: Target::new(gpu),
             times: Vec::new(),
             total: Cost::default(),
+            dense_frames: 0,
         });
     }
-    wait(&gpu);
+    wait(gpu);
     let started = Instant::now();
     for f in 1..=params.frames {
         let n = entries.len();
@@ -227,13 +302,14 @@ fn main() {
             let changes = e.scene.changes(f);
             e.scene.apply(&changes);
             let start = Instant::now();
-            let cost = e.method.frame(&gpu, &shared, &e.scene, &changes, &e.target);
+            let cost = e.method.frame(gpu, shared, &e.scene, &changes, &e.target);
             e.times.push(start.elapsed());
             // The GPU's own time is not the CPU cost: wait outside the timing.
-            wait(&gpu);
+            wait(gpu);
             e.total.bytes += cost.bytes;
             e.total.upload_calls += cost.upload_calls;
             e.total.bind_calls += cost.bind_calls;
+            e.dense_frames += u32::from(cost.dense);
         }
         if f % 5 == 0 || f == params.frames {
             eprint!(
@@ -252,7 +328,7 @@ fn main() {
         .map(|mut e| {
             let frames = e.times.iter().map(|&t| ms(t)).collect();
             e.times.sort();
-            let pixels = read_target(&gpu, &e.target);
+            let pixels = read_target(gpu, &e.target);
             Run {
                 name: e.method.name(),
                 frames,
@@ -260,40 +336,16 @@ fn main() {
                     bytes: e.total.bytes / n,
                     upload_calls: e.total.upload_calls / n,
                     bind_calls: e.total.bind_calls / n,
+                    dense: false,
                 },
                 cpu_ms: ms(e.times[e.times.len() / 2]),
                 hash: fnv1a(&pixels),
                 pixels,
+                dense_frames: e.dense_frames,
             }
         })
         .collect::<Vec<_>>();
-
-    if let Some(path) = &args.png {
-        if let Err(e) = gpu::save_png(path, &runs[0].pixels, methods::SIZE) {
-            eprintln!("error: cannot write {}: {e}", path.display());
-            std::process::exit(1);
-        }
-    }
-    if let Some(path) = &args.chart {
-        if let Err(e) = chart(path, &params, &runs) {
-            eprintln!("error: cannot write {}: {e}", path.display());
-            std::process::exit(1);
-        }
-        eprintln!("chart: {}", path.display());
-    }
-    let same = runs.iter().all(|r| r.hash == runs[0].hash);
-    if args.json {
-        print_json(&params, &runs, minimal);
-    } else {
-        print_table(&params, &runs, minimal, real);
-    }
-    if real && !same {
-        eprintln!("error: the methods rendered different images:");
-        for r in &runs {
-            eprintln!("  {:<18} {:016x}", r.name, r.hash);
-        }
-        std::process::exit(1);
-    }
+    Share { params, runs, minimal }
 }
 
 fn wait(gpu: &Headless) {
@@ -309,128 +361,6 @@ fn read_target(gpu: &Headless, target: &Target) -> Vec<u8> {
     gpu::read_back(&gpu.device, &gpu.queue, enc, &target.texture).expect("read back")
 }
 
-/// An SVG line chart of CPU ms per frame, one line per method, so that
-/// transients (first frames, growth, re-recorded bundles) show.
-fn chart(path: &std::path::Path, p: &SceneParams, runs: &[Run]) -> Result<(), Box<dyn std::error::Error>> {
-    use plotters::prelude::*;
-    let root = SVGBackend::new(path, (960, 540)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let top = runs.iter().flat_map(|r| r.frames.iter().copied()).fold(0.0f64, f64::max) * 1.1;
-    let title = format!(
-        "CPU ms per frame: {} objects{}, {:.0}% moving",
-        p.objects,
-        if p.object_storage { " (object storage)" } else { "" },
-        p.moving * 100.0
-    );
-    let mut c = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 22))
-        .margin(12)
-        .x_label_area_size(36)
-        .y_label_area_size(48)
-        .build_cartesian_2d(1u32..p.frames.max(2), 0.0..top.max(0.1))?;
-    c.configure_mesh().x_desc("frame").y_desc("CPU ms").draw()?;
-    for (i, r) in runs.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
-        let points = r.frames.iter().enumerate().map(|(f, &t)| (f as u32 + 1, t));
-        c.draw_series(LineSeries::new(points, color.stroke_width(2)))?
-            .label(format!("{} (median {:.2})", r.name, r.cpu_ms))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2)));
-    }
-    c.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw()?;
-    root.present()?;
-    Ok(())
-}
-
 fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
-}
-
-fn print_table(p: &SceneParams, runs: &[Run], minimal: f64, real: bool) {
-    println!(
-        "scene: {} objects{}, {} shaders, {} materials, {} views, {:.0}% moving, {:.0}% materials changing, {} frames",
-        p.objects,
-        if p.object_storage { " (object storage)" } else { "" },
-        p.shaders,
-        p.materials,
-        p.views,
-        p.moving * 100.0,
-        p.material_changes * 100.0,
-        p.frames
-    );
-    println!();
-    println!(
-        "{:<18} {:>14} {:>13} {:>13} {:>12} {:>9} {:>10} {:>10}",
-        "method",
-        "bytes/frame",
-        "uploads/frame",
-        "binds/frame",
-        "cpu ms/frame",
-        "ns/draw",
-        "bytes ×fb",
-        "cpu ×fb"
-    );
-    let fb = &runs[0];
-    for r in runs {
-        println!(
-            "{:<18} {:>14} {:>13} {:>13} {:>12.2} {:>9.0} {:>10} {:>10.2}",
-            r.name,
-            r.cost.bytes,
-            r.cost.upload_calls,
-            r.cost.bind_calls,
-            r.cpu_ms,
-            r.cpu_ms * 1e6 / p.objects as f64,
-            if fb.cost.bytes > 0 {
-                format!("{:.2}", r.cost.bytes as f64 / fb.cost.bytes as f64)
-            } else {
-                "-".into()
-            },
-            r.cpu_ms / fb.cpu_ms
-        );
-    }
-    println!();
-    println!("minimal bytes/frame (changed values): {minimal:.0}");
-    println!("freqbuf bytes / minimal:              {:.3}", fb.cost.bytes as f64 / minimal.max(1.0));
-    if let Some(floor) = runs.iter().find(|r| r.name == "encode_floor") {
-        println!("freqbuf cpu / encode floor:           {:.3}", fb.cpu_ms / floor.cpu_ms);
-        println!(
-            "freqbuf overhead per draw:            {:.0} ns",
-            (fb.cpu_ms - floor.cpu_ms) * 1e6 / p.objects as f64
-        );
-    }
-    if real {
-        let same = runs.iter().all(|r| r.hash == fb.hash);
-        println!(
-            "final images:                         {} ({:016x})",
-            if same { "identical" } else { "DIFFERENT" },
-            fb.hash
-        );
-    } else {
-        println!("final images:                         not compared (noop backend renders nothing)");
-    }
-}
-
-fn print_json(p: &SceneParams, runs: &[Run], minimal: f64) {
-    let methods = runs
-        .iter()
-        .map(|r| {
-            (
-                r.name.to_owned(),
-                serde_json::json!({
-                    "bytes_per_frame": r.cost.bytes,
-                    "upload_calls_per_frame": r.cost.upload_calls,
-                    "bind_calls_per_frame": r.cost.bind_calls,
-                    "cpu_ms_per_frame": r.cpu_ms,
-                    "cpu_ns_per_draw": r.cpu_ms * 1e6 / p.objects as f64,
-                    "image_hash": format!("{:016x}", r.hash),
-                }),
-            )
-        })
-        .collect::<serde_json::Map<_, _>>();
-    let v = serde_json::json!({
-        "scene": {"objects": p.objects, "object_storage": p.object_storage, "shaders": p.shaders, "materials": p.materials, "views": p.views,
-                  "moving": p.moving, "material_changes": p.material_changes, "frames": p.frames, "seed": p.seed},
-        "methods": methods,
-        "minimal_bytes_per_frame": minimal,
-    });
-    println!("{}", serde_json::to_string_pretty(&v).expect("plain values"));
 }
