@@ -7,7 +7,7 @@
 use crate::common;
 
 use common::gpu;
-use freqbuf::{Draw, Error, Manager, ObjectId, ParamErrorKind, ShaderId, ShaderStruct, SlotPlan};
+use freqbuf::{Draw, Error, FlushStrategy, Manager, ObjectId, ParamErrorKind, ShaderId, ShaderStruct, SlotPlan};
 
 const SHADER: &str = "
 struct Object { world: mat4x4<f32>, tint: vec4<f32> }
@@ -40,7 +40,11 @@ struct Rig {
 
 impl Rig {
     fn new(h: &freqbuf::Headless) -> Self {
-        let mut fb = Manager::new(&h.device, SlotPlan::default());
+        Self::with_strategy(h, FlushStrategy::Auto)
+    }
+
+    fn with_strategy(h: &freqbuf::Headless, strategy: FlushStrategy) -> Self {
+        let mut fb = Manager::with_strategy(&h.device, SlotPlan::default(), strategy);
         let shader = fb.register_wgsl("batch.wgsl", SHADER).unwrap();
         let out = h.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("out"),
@@ -208,4 +212,37 @@ fn a_batch_of_a_family_slot_refuses_instances_of_another_family() {
             if member_family == "fa" && instance_family == "fb")),
         "{e}"
     );
+}
+
+/// Runs of adjacent moved objects merge into ranges longer than one scatter
+/// row (64 words): each is cut into rows, and every word lands where it
+/// belongs, next to short ranges and across three flushes.
+#[test]
+fn long_ranges_scatter_in_rows_of_64_words() {
+    let Some(h) = gpu::device() else { return };
+    for strategy in [FlushStrategy::Scatter, FlushStrategy::Copies] {
+        let mut rig = Rig::with_strategy(h, strategy);
+        rig.fb.set_dense_fraction(2.0);
+        let row = rig.fb.param_struct::<Object>("objects").unwrap();
+        let ids: Vec<ObjectId> = (0..N).map(|_| rig.fb.create_object()).collect();
+        let mut model: Vec<Option<Object>> = vec![Some(Object::default()); N];
+        for frame in 1..=3usize {
+            // Runs of 1, 7 and 23 objects (80 bytes each), 20 objects apart.
+            let mut rows = rig.fb.batch_struct(row).unwrap();
+            let mut at = frame;
+            for len in [1usize, 7, 23].into_iter().cycle() {
+                if at + len > N {
+                    break;
+                }
+                for i in at..at + len {
+                    let value = Object { world: world(i * 10 + frame), tint: [frame as f32; 4] };
+                    rows.set(ids[i], &value).unwrap();
+                    model[i] = Some(value);
+                }
+                at += len + 20;
+            }
+            rig.fb.take_stats();
+            assert_eq!(rig.read(h, ids[0]), expected(&model), "{strategy:?}, frame {frame}");
+        }
+    }
 }

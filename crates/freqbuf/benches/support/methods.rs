@@ -924,10 +924,11 @@ impl Method for FullRewrite {
         target: &Target,
     ) -> Cost {
         self.inner.set_shared(changes);
-        self.inner.m.flush(&gpu.queue).expect("flush");
+        // The shared values' flush goes into the frame's encoder: one submit.
+        let mut enc = gpu.device.create_command_encoder(&Default::default());
+        self.inner.m.flush_into(&gpu.queue, &mut enc).expect("flush");
         pack_objects(scene, &mut self.objects_cpu);
         gpu.queue.write_buffer(&self.objects, 0, &self.objects_cpu);
-        let mut enc = gpu.device.create_command_encoder(&Default::default());
         let binds =
             encode_own_objects(&mut self.inner, shared, scene, &mut target.pass(&mut enc), &self.group);
         gpu.queue.submit([enc.finish()]);
@@ -1285,8 +1286,10 @@ impl Method for StorageInstancing {
         target: &Target,
     ) -> Cost {
         self.inner.set_shared(changes);
-        self.inner.m.flush(&gpu.queue).expect("flush");
+        // The shared values' flush and the object scatter go into the
+        // frame's encoder: one submit, the best form of the design.
         let mut enc = gpu.device.create_command_encoder(&Default::default());
+        self.inner.m.flush_into(&gpu.queue, &mut enc).expect("flush");
         let (bytes, calls) = self.upload(gpu, scene, changes, &mut enc);
         let binds = match &mut self.indirect {
             None => {

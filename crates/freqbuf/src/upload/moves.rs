@@ -58,8 +58,8 @@ impl Uploader {
             pass.set_pipeline(&scatter.pipeline);
             for job in self.jobs.iter().filter(|j| j.scatter) {
                 pass.set_bind_group(0, &scatter.groups[&job.slot], &[job.table as u32]);
-                let words = self.pieces[job.ranges.clone()].iter().map(|r| (r.1 - r.0) / 4).sum::<u64>();
-                let groups = words.div_ceil(64) as u32;
+                let rows = job.ranges.len() as u64;
+                let groups = rows.div_ceil(64) as u32;
                 pass.dispatch_workgroups(groups.min(65535), groups.div_ceil(65535), 1);
                 stats.slot_mut(slots[job.slot].id()).dispatches += 1;
             }

@@ -2,7 +2,7 @@
 //! dirty ranges, write single ranges straight away, and cut the rest into
 //! chunks that fit one staging upload.
 
-use super::scatter::ROW;
+use super::scatter::{ROW, ROW_WORDS};
 use super::{AUTO_COPY_LIMIT, FlushReport, FlushStrategy, MERGE_GAP, Sink, Uploader};
 use crate::array::Addressing;
 use crate::error::Error;
@@ -185,7 +185,9 @@ impl Uploader {
                     full = true;
                     break;
                 }
-                let take = (hi - lo).min(room);
+                // A scatter row moves at most ROW_WORDS words: longer ranges take several.
+                let most = if scatter { room.min(ROW_WORDS * 4) } else { room };
+                let take = (hi - lo).min(most);
                 self.pieces.push((lo, lo + take));
                 used += take + row;
                 data += take;
@@ -194,6 +196,9 @@ impl Uploader {
                     cursor.done = 0;
                 } else {
                     cursor.done += take;
+                    if take == most && most < room {
+                        continue; // the next row of the same range
+                    }
                     full = true;
                     break;
                 }
