@@ -4,6 +4,8 @@
 #[path = "../../freqbuf/tests/common/mod.rs"]
 mod common;
 
+mod contradictions;
+mod defs;
 mod effects;
 mod families;
 mod materials;

@@ -77,6 +77,18 @@ pub enum EffectErrorKind {
         /// What is wrong with it.
         what: &'static str,
     },
+    /// Two techniques of an effect, or two passes of a technique, have one
+    /// name: the second could never be selected. The error is at the
+    /// second; `first` is the first's `line:column` in the same file.
+    #[error("{what} `{name}` is declared twice: first at {first}, again here")]
+    DuplicateName {
+        /// `technique` or `pass`.
+        what: &'static str,
+        /// The technique's name, or `technique.pass`.
+        name: String,
+        /// Where the first one is named.
+        first: Location,
+    },
     /// naga_oil could not compose the source with these flags.
     #[error("[{flags}]: {message}")]
     Compose {
