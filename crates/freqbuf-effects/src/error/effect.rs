@@ -155,14 +155,20 @@ pub enum EffectErrorKind {
         source: Box<Error>,
     },
     /// A pipeline was asked for with a pass of one effect and flags of another.
-    #[error("pass `{pass}` is of effect `{effect}`, but the flags are of effect `{flags_effect}`")]
+    #[error(
+        "pass `{pass}` is of effect `{effect}` (family `{family}`), but the flags are of effect `{flags_effect}` (family `{flags_family}`)"
+    )]
     OtherEffect {
         /// `technique.pass`.
         pass: String,
         /// The pass's effect.
         effect: String,
-        /// The effect the flags were made for.
+        /// The pass's effect's family.
+        family: String,
+        /// The effect the flags (a material's) were made for.
         flags_effect: String,
+        /// That effect's family.
+        flags_family: String,
     },
     /// An effect id, pass or flag set of another [`Effects`](crate::Effects) library.
     #[error("the {what} belongs to another effect library")]
