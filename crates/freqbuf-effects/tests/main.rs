@@ -10,4 +10,5 @@ mod effects;
 mod families;
 mod materials;
 mod queue;
+mod queue_devices;
 mod stages;
