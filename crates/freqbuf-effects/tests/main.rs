@@ -12,3 +12,4 @@ mod materials;
 mod queue;
 mod queue_devices;
 mod stages;
+mod store_writes;
