@@ -66,3 +66,66 @@ fn a_queue_item_with_a_material_of_another_family_is_refused_naming_both() {
     let text = common::chain(&e);
     assert!(text.contains("`fa`") && text.contains("`fb`"), "{text}");
 }
+
+/// A temporary directory of files, removed on drop.
+struct Dir(std::path::PathBuf);
+
+impl Dir {
+    fn with(name: &str, files: &[(&str, &str)]) -> Self {
+        let dir = std::env::temp_dir().join(format!("freqbuf-{name}-{}", std::process::id()));
+        for (path, text) in files {
+            let path = dir.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        Self(dir)
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+const IMPORTER: &str = "#import lib::m\n@compute @workgroup_size(1) fn main() { _ = lib::m::f(); }\n";
+const EFFECT: &str = "source = \"e.wgsl\"\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"main\"\n";
+
+/// An error inside a module found in a module directory is the module's,
+/// at its own line and column, not the importing effect's file.
+#[test]
+fn an_error_inside_a_module_names_the_module_file_and_position() {
+    let module = "#define_import_path lib::m\n\n#import missing::thing\nfn f() -> f32 { return missing::thing::x(); }\n";
+    let dir = Dir::with(
+        "module-error",
+        &[("lib/m.wgsl", module), ("fx/e.wgsl", IMPORTER), ("fx/e.effect.toml", EFFECT)],
+    );
+    let mut fx = Effects::new();
+    fx.add_module_dir(dir.0.join("lib")).unwrap();
+    let e = fx.load(dir.0.join("fx/e.effect.toml")).unwrap_err();
+    let module_file = dir.0.join("lib/m.wgsl").display().to_string();
+    assert_eq!(e.file, module_file, "{}", common::chain(&e));
+    assert_eq!(e.location.map(|l| (l.line, l.column)), Some((4, 24)), "{}", common::chain(&e));
+    assert!(common::chain(&e).contains("missing::thing"), "{}", common::chain(&e));
+}
+
+/// Modules that import each other are an import cycle, named as one.
+#[test]
+fn an_import_cycle_is_named_as_a_cycle() {
+    let a = "#define_import_path lib::m\n#import lib::b\nfn f() -> f32 { return lib::b::g(); }\nfn h() -> f32 { return 1.0; }\n";
+    let b = "#define_import_path lib::b\n#import lib::m\nfn g() -> f32 { return lib::m::h(); }\n";
+    let dir = Dir::with(
+        "module-cycle",
+        &[("lib/m.wgsl", a), ("lib/b.wgsl", b), ("fx/e.wgsl", IMPORTER), ("fx/e.effect.toml", EFFECT)],
+    );
+    let mut fx = Effects::new();
+    fx.add_module_dir(dir.0.join("lib")).unwrap();
+    let e = fx.load(dir.0.join("fx/e.effect.toml")).unwrap_err();
+    assert!(matches!(*e.kind, EffectErrorKind::ImportCycle { .. }), "{}", common::chain(&e));
+    let (m, b) =
+        (dir.0.join("lib/m.wgsl").display().to_string(), dir.0.join("lib/b.wgsl").display().to_string());
+    assert_eq!(
+        common::chain(&e),
+        format!("{b}:2:9: `#import lib::m` closes an import cycle: {m} imports {b} imports {m}")
+    );
+}

@@ -89,6 +89,15 @@ pub enum EffectErrorKind {
         /// Where the first one is named.
         first: Location,
     },
+    /// Modules import each other in a cycle: naga_oil adds a module only
+    /// after those it imports, so none of them could be added.
+    #[error("`#import {import}` closes an import cycle: {}", .cycle.join(" imports "))]
+    ImportCycle {
+        /// The import path that closes it.
+        import: String,
+        /// The module files around it, the first again at the end.
+        cycle: Vec<String>,
+    },
     /// naga_oil could not compose the source with these flags.
     #[error("[{flags}]: {message}")]
     Compose {
