@@ -13,14 +13,14 @@ mod generated {
     include!("generated/rust_corpus.rs");
 }
 
-const WGSL: &str = "crates/freqbuf/tests/shaders/rust_corpus.wgsl";
-const GLSL: &str = "crates/freqbuf/tests/shaders/rust_keywords.comp";
+const WGSL: &str = "crates/freqbuf/tests/rust_corpus/blocks.wgsl";
+const GLSL: &str = "crates/freqbuf/tests/rust_corpus/keywords.comp";
 
 fn registry() -> Registry {
     let mut r = Registry::new(SlotPlan::default());
-    let wgsl = include_str!("shaders/rust_corpus.wgsl");
+    let wgsl = include_str!("rust_corpus/blocks.wgsl");
     r.add(ShaderReflection::new(WGSL, ShaderSource::Wgsl(wgsl)).unwrap()).unwrap();
-    let glsl = include_str!("shaders/rust_keywords.comp");
+    let glsl = include_str!("rust_corpus/keywords.comp");
     let stage = freqbuf::naga::ShaderStage::Compute;
     r.add(ShaderReflection::new(GLSL, ShaderSource::Glsl { source: glsl, stage }).unwrap()).unwrap();
     r

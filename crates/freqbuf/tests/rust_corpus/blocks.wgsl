@@ -1,6 +1,8 @@
 // Blocks whose Rust declarations must land every field at its reflected
 // offset: members without a Rust form before others, matrices of every
-// shape, @size and @align, padding members and keyword names.
+// shape, @size and @align, padding members and keyword names. Kept out of
+// tests/shaders, whose WGSL declarations must reflect back: keywords.comp's
+// member names are words WGSL reserves.
 struct Inner { a: vec3<f32>, b: f32 }
 struct ArrMid { before: f32, arr: array<vec3<f32>, 2>, after: f32, tail: vec2<f32> }
 struct NestMid { before: f32, inner: Inner, after: f32 }
