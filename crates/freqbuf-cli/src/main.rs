@@ -10,6 +10,9 @@ use freqbuf::reflect::ShaderReflection;
 use freqbuf::{Registry, SlotPlan};
 use serde_json::{Value, json};
 
+mod plan;
+use plan::{PlanEntry, plan_entry, slot_plan};
+
 #[derive(Parser)]
 #[command(name = "freqbuf", version, about = "Reflect shaders into shared, frequency-sorted uniform slots")]
 struct Cli {
@@ -33,40 +36,6 @@ struct Cli {
     family: Option<String>,
     #[command(subcommand)]
     command: Command,
-}
-
-/// One `--plan` entry: a group, or one binding point, and its frequency.
-#[derive(Clone, Copy, Debug)]
-struct PlanEntry {
-    group: u32,
-    binding: Option<u32>,
-    frequency: freqbuf::Frequency,
-}
-
-fn plan_entry(text: &str) -> Result<PlanEntry, String> {
-    let (point, frequency) =
-        text.split_once('=').ok_or("expected GROUP=FREQUENCY or GROUP.BINDING=FREQUENCY")?;
-    let frequency = freqbuf::Frequency::ALL
-        .into_iter()
-        .find(|f| f.as_str() == frequency.trim())
-        .ok_or_else(|| format!("`{frequency}` is not a frequency (frame, view, material, object)"))?;
-    let number = |n: &str| n.trim().parse::<u32>().map_err(|e| format!("`{n}`: {e}"));
-    let (group, binding) = match point.split_once('.') {
-        Some((g, b)) => (number(g)?, Some(number(b)?)),
-        None => (number(point)?, None),
-    };
-    Ok(PlanEntry { group, binding, frequency })
-}
-
-/// The plan `--plan` gives, or the default one.
-fn slot_plan(entries: &[PlanEntry]) -> SlotPlan {
-    if entries.is_empty() {
-        return SlotPlan::default();
-    }
-    entries.iter().fold(SlotPlan::empty(), |plan, e| match e.binding {
-        Some(b) => plan.with_point(freqbuf::BindingPoint::new(e.group, b), e.frequency),
-        None => plan.with_group(e.group, e.frequency),
-    })
 }
 
 #[derive(Subcommand)]
@@ -135,7 +104,13 @@ fn main() -> ExitCode {
     // file, so the default hook's message and backtrace would only be noise.
     std::panic::set_hook(Box::new(|_| {}));
     let cli = Cli::parse();
-    let plan = slot_plan(&cli.plan);
+    let plan = match slot_plan(&cli.plan) {
+        Ok(plan) => plan,
+        Err(message) => {
+            use clap::CommandFactory;
+            Cli::command().error(clap::error::ErrorKind::ArgumentConflict, message).exit()
+        }
+    };
     let pipelines = cli.pipeline.iter().map(|p| p.split(',').map(str::trim).collect()).collect::<Vec<_>>();
     match cli.command {
         Command::Reflect { json, stage, max_uniform_size, files } => {

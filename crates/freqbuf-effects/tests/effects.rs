@@ -370,7 +370,10 @@ fn a_pass_and_flags_of_different_effects_are_refused() {
     assert!(matches!(*e.kind, EffectErrorKind::OtherEffect { .. }));
     assert_eq!(
         common::chain(&e),
-        "probe: pass `probe.copy` is of effect `probe`, but the flags are of effect `other`"
+        format!(
+            "probe: pass `probe.copy` is of effect `probe` (family `{}`), but the flags are of effect `other` (family `other.effect.toml`)",
+            fx.effect(probe).family()
+        )
     );
     let probe_flags = fx.flags(probe, &[]).unwrap();
     let (shader, _) = fx.compute_pipeline(&mut fb, probe_pass, probe_flags).unwrap();

@@ -4,8 +4,12 @@
 #[path = "../../freqbuf/tests/common/mod.rs"]
 mod common;
 
+mod contradictions;
+mod defs;
 mod effects;
 mod families;
 mod materials;
 mod queue;
+mod queue_devices;
 mod stages;
+mod store_writes;

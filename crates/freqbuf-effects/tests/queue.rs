@@ -7,7 +7,7 @@ use common::gpu;
 use freqbuf::{Binder, Manager, SlotPlan};
 use freqbuf_effects::{Effects, Geometry, Materials, Order, QueueContext, QueueItem, RenderQueue, Targets};
 
-const TOML: &str = "source = \"q.wgsl\"\nflags = [\"A\"]\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"opaque\"\n  vertex = \"vs\"\n  fragment = \"fs\"\n  [[technique.pass]]\n  name = \"glass\"\n  vertex = \"vs\"\n  fragment = \"fs\"\n  blend = \"additive\"\n";
+pub(crate) const TOML: &str = "source = \"q.wgsl\"\nflags = [\"A\"]\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"opaque\"\n  vertex = \"vs\"\n  fragment = \"fs\"\n  [[technique.pass]]\n  name = \"glass\"\n  vertex = \"vs\"\n  fragment = \"fs\"\n  blend = \"additive\"\n";
 const WGSL: &str = "struct M { color: vec4<f32> }\nstruct O { pos: vec4<f32> }\n@group(2) @binding(0) var<uniform> m: M;\n@group(3) @binding(0) var<uniform> o: O;\n@vertex fn vs() -> @builtin(position) vec4<f32> { return o.pos; }\n@fragment fn fs() -> @location(0) vec4<f32> {\n#ifdef A\n    return m.color * 2.0;\n#else\n    return m.color;\n#endif\n}\n";
 
 #[test]
@@ -261,11 +261,11 @@ mod model {
 const COLUMNS: &str = "struct M { color: vec4<f32> }\nstruct O { x: f32 }\n@group(2) @binding(0) var<uniform> m: M;\n@group(3) @binding(0) var<uniform> o: O;\n@vertex fn vs(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {\n    let c = array(vec2(0.0, -1.0), vec2(1.0, -1.0), vec2(0.0, 1.0), vec2(0.0, 1.0), vec2(1.0, -1.0), vec2(1.0, 1.0));\n    return vec4(o.x + c[i].x * 0.5, c[i].y, 0.0, 1.0);\n}\n@fragment fn fs() -> @location(0) vec4<f32> {\n#ifdef A\n    return m.color * 2.0;\n#else\n    return m.color;\n#endif\n}\n";
 
 /// COLUMNS with object data in an array slot, read by instance index.
-const COLUMNS_STORAGE: &str = "struct M { color: vec4<f32> }\nstruct O { x: f32 }\n@group(2) @binding(0) var<uniform> m: M;\n@group(3) @binding(0) var<storage, read> o: array<O>;\n@vertex fn vs(@builtin(vertex_index) i: u32, @builtin(instance_index) k: u32) -> @builtin(position) vec4<f32> {\n    let c = array(vec2(0.0, -1.0), vec2(1.0, -1.0), vec2(0.0, 1.0), vec2(0.0, 1.0), vec2(1.0, -1.0), vec2(1.0, 1.0));\n    return vec4(o[k].x + c[i].x * 0.5, c[i].y, 0.0, 1.0);\n}\n@fragment fn fs() -> @location(0) vec4<f32> {\n#ifdef A\n    return m.color * 2.0;\n#else\n    return m.color;\n#endif\n}\n";
+pub(crate) const COLUMNS_STORAGE: &str = "struct M { color: vec4<f32> }\nstruct O { x: f32 }\n@group(2) @binding(0) var<uniform> m: M;\n@group(3) @binding(0) var<storage, read> o: array<O>;\n@vertex fn vs(@builtin(vertex_index) i: u32, @builtin(instance_index) k: u32) -> @builtin(position) vec4<f32> {\n    let c = array(vec2(0.0, -1.0), vec2(1.0, -1.0), vec2(0.0, 1.0), vec2(0.0, 1.0), vec2(1.0, -1.0), vec2(1.0, 1.0));\n    return vec4(o[k].x + c[i].x * 0.5, c[i].y, 0.0, 1.0);\n}\n@fragment fn fs() -> @location(0) vec4<f32> {\n#ifdef A\n    return m.color * 2.0;\n#else\n    return m.color;\n#endif\n}\n";
 
 /// Flushes, encodes pass `t.opaque` sorted into a 4×1 target (through its
 /// list, or as indirect runs) and reads it back.
-fn encode_columns(
+pub(crate) fn encode_columns(
     h: &freqbuf::Headless,
     fx: &mut Effects,
     fb: &mut Manager,

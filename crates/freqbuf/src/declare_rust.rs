@@ -3,10 +3,13 @@
 //! so that a renderer includes its blocks' types from `build.rs` instead of
 //! writing (and padding) them by hand. `freqbuf declare --rust` prints it.
 //!
-//! Fields are the members with a Rust form (scalars, vectors and the
-//! matrices [`Uniform`](crate::Uniform) takes, as arrays); padding members are left out,
-//! and a member without one (an array, a nested struct, `f16`) is named in
-//! a comment: a typed block may cover part of its block.
+//! Fields are the members with a Rust form (32-bit scalars, vectors and
+//! `f32` matrices, as arrays), each with its reflected offset
+//! (`#[shader(offset = N)]`), so what the struct leaves out (padding
+//! members, and a member without a Rust form, an array, a nested struct or
+//! `f16`, named in a comment) keeps its place: a typed block may cover part
+//! of its block. A member named by a keyword is `r#name`, or `name_` with
+//! `#[shader(name = "..")]` where Rust refuses the raw form.
 
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -55,6 +58,8 @@ fn declare_slot(out: &mut String, slot: &SlotLayout, taken: &mut BTreeSet<String
         b.binding
     );
     let _ = writeln!(out, "#[derive(Clone, Copy, Debug, Default, PartialEq, freqbuf::ShaderStruct)]");
+    // Fields are named as the shader names its members (`worldMatrix`, `Self_`).
+    let _ = writeln!(out, "#[allow(non_snake_case)]");
     let _ = writeln!(out, "pub struct {name} {{");
     for m in slot.members() {
         let m = &m.member;
@@ -67,7 +72,12 @@ fn declare_slot(out: &mut String, slot: &SlotLayout, taken: &mut BTreeSet<String
         };
         match ty {
             Some(ty) => {
-                let _ = writeln!(out, "    pub {}: {ty},", field(&m.name));
+                // Every offset explicit: members without a field (arrays,
+                // nested structs, padding) keep their place in the block.
+                let (ident, renamed) = field(&m.name);
+                let name = if renamed { format!("name = \"{}\", ", m.name) } else { String::new() };
+                let _ = writeln!(out, "    #[shader({name}offset = {})]", m.offset);
+                let _ = writeln!(out, "    pub {ident}: {ty},");
             }
             None => {
                 let wgsl = match m.is_array() {
@@ -93,9 +103,7 @@ fn rust_type(v: ValueType) -> Option<String> {
     Some(match (v.columns, v.rows) {
         (1, 1) => scalar.to_owned(),
         (1, n) => format!("[{scalar}; {n}]"),
-        (c, r) if v.kind == Float && matches!((c, r), (4, 4) | (2, 4) | (2, 2) | (3, 3)) => {
-            format!("[[f32; {r}]; {c}]")
-        }
+        (c, r) if v.kind == Float => format!("[[f32; {r}]; {c}]"),
         _ => return None,
     })
 }
@@ -104,13 +112,25 @@ fn camel(name: &str) -> String {
     name.split('_').filter(|w| !w.is_empty()).map(|w| w[..1].to_uppercase() + &w[1..]).collect()
 }
 
-/// A member name as a Rust field: keywords raw (`r#type`).
-fn field(name: &str) -> String {
+/// A member name as a Rust field, and whether it is another name than the
+/// member's: keywords raw (`r#type`), and the four that cannot be raw
+/// (`crate`, `self`, `Self`, `super`) with a `_` after them, the derive told
+/// the member's name.
+fn field(name: &str) -> (String, bool) {
+    // Strict and reserved keywords of every edition (2024's `gen` too).
     const KEYWORDS: &[&str] = &[
-        "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for", "if",
-        "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "static",
-        "struct", "super", "trait", "true", "type", "unsafe", "use", "where", "while", "async", "await",
-        "dyn", "gen",
+        "as", "break", "const", "continue", "else", "enum", "extern", "false", "fn", "for", "if", "impl",
+        "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "static", "struct",
+        "trait", "true", "type", "unsafe", "use", "where", "while", "async", "await", "dyn", "gen",
+        "abstract", "become", "box", "do", "final", "macro", "override", "priv", "typeof", "unsized",
+        "virtual", "yield", "try",
     ];
-    if KEYWORDS.contains(&name) { format!("r#{name}") } else { name.to_owned() }
+    const NOT_RAW: &[&str] = &["crate", "self", "Self", "super", "_"];
+    if NOT_RAW.contains(&name) {
+        (format!("{name}_"), true)
+    } else if KEYWORDS.contains(&name) {
+        (format!("r#{name}"), false)
+    } else {
+        (name.to_owned(), false)
+    }
 }

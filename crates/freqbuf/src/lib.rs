@@ -115,7 +115,7 @@ pub use typed::{ShaderStruct, StructMember, StructParam};
 /// What `#[derive(ShaderStruct)]` expands to calls; not an API.
 #[doc(hidden)]
 pub mod __derive {
-    pub use crate::typed::{put_member, struct_members};
+    pub use crate::typed::{put_member, struct_members, struct_members_at};
 }
 pub use upload::FlushStrategy;
 

@@ -88,8 +88,8 @@ impl Param {
 /// A Rust value that matches a WGSL scalar, vector or matrix in a uniform buffer.
 ///
 /// Implemented for `f32`, `i32`, `u32`, `[T; 2..=4]` of those (vectors),
-/// `[[f32; 4]; 4]`, `[[f32; 4]; 2]`, `[[f32; 2]; 2]` and `[[f32; 3]; 3]`
-/// (written as WGSL's padded `mat3x3<f32>`: three 16-byte columns), and, with
+/// every `f32` matrix as `[[f32; R]; C]` for `matCxR<f32>` (three-row
+/// columns written padded to 16 bytes, as WGSL lays out `mat3x3<f32>`), and, with
 /// the `glam` and `mint` features, for those crates' types. Any other
 /// `bytemuck::Pod` value of the member's size (a struct, a padded matrix) is set
 /// with `InstanceMut::set_bytes(param, bytemuck::bytes_of(&value))`.
@@ -129,23 +129,38 @@ macro_rules! uniform_scalar {
 
 uniform_scalar!(f32 => ScalarKind::Float, i32 => ScalarKind::Sint, u32 => ScalarKind::Uint);
 
+// `[[f32; R]; C]` is `matCxR<f32>`: C columns of R.
 uniform_as_is!(
     [[f32; 4]; 4] => ValueType::matrix(ScalarKind::Float, 4, 4, 4),
+    [[f32; 4]; 3] => ValueType::matrix(ScalarKind::Float, 4, 3, 4),
     [[f32; 4]; 2] => ValueType::matrix(ScalarKind::Float, 4, 2, 4),
+    [[f32; 2]; 4] => ValueType::matrix(ScalarKind::Float, 4, 4, 2),
+    [[f32; 2]; 3] => ValueType::matrix(ScalarKind::Float, 4, 3, 2),
     [[f32; 2]; 2] => ValueType::matrix(ScalarKind::Float, 4, 2, 2),
 );
 
-impl Uniform for [[f32; 3]; 3] {
-    const TYPE: ValueType = ValueType::matrix(ScalarKind::Float, 4, 3, 3);
-    type Gpu = [[f32; 4]; 3];
-    #[inline]
-    fn to_gpu(&self) -> [[f32; 4]; 3] {
-        pad3(*self)
-    }
+/// `Uniform` for matrices of three rows, whose columns WGSL pads to 16 bytes.
+macro_rules! uniform_rows3 {
+    ($($c:literal),*) => {$(
+        impl Uniform for [[f32; 3]; $c] {
+            const TYPE: ValueType = ValueType::matrix(ScalarKind::Float, 4, $c, 3);
+            type Gpu = [[f32; 4]; $c];
+            #[inline]
+            fn to_gpu(&self) -> [[f32; 4]; $c] {
+                self.map(|[x, y, z]| [x, y, z, 0.0])
+            }
+        }
+    )*};
 }
+
+uniform_rows3!(2, 3, 4);
 
 /// Three columns of three, as WGSL's `mat3x3<f32>` lays them out: 16 bytes each.
 #[inline]
+#[cfg_attr(
+    not(any(feature = "glam", feature = "mint")),
+    allow(dead_code, reason = "glam's and mint's 3×3 matrices")
+)]
 pub(crate) fn pad3(c: [[f32; 3]; 3]) -> [[f32; 4]; 3] {
     c.map(|[x, y, z]| [x, y, z, 0.0])
 }

@@ -105,6 +105,28 @@ pub const fn struct_members<const N: usize>(fields: [(&'static str, ValueType); 
     out
 }
 
+/// [`struct_members`] where a field may give its offset (`u32::MAX`: the
+/// next its alignment allows, as `struct_members`): what the derive's
+/// `MEMBERS` is made of. An offset before the previous field's end, or not a
+/// multiple of the field's alignment, fails at compile time.
+pub const fn struct_members_at<const N: usize>(
+    fields: [(&'static str, ValueType, u32); N],
+) -> [StructMember; N] {
+    let mut out =
+        [StructMember { name: "", ty: ValueType::scalar(naga::ScalarKind::Float, 4), offset: 0, size: 0 }; N];
+    let (mut i, mut end) = (0, 0);
+    while i < N {
+        let (name, ty, at) = fields[i];
+        let offset = if at == u32::MAX { round_up(end, wgsl_align(ty)) } else { at };
+        assert!(offset >= end, "ShaderStruct: an offset before the previous field's end");
+        assert!(offset % wgsl_align(ty) == 0, "ShaderStruct: an offset its type's alignment does not allow");
+        out[i] = StructMember { name, ty, offset, size: wgsl_size(ty) };
+        end = offset + wgsl_size(ty);
+        i += 1;
+    }
+    out
+}
+
 /// The struct's size: the end of its last field, rounded up to its largest alignment.
 pub(crate) const fn struct_size(members: &[StructMember]) -> u32 {
     let (mut i, mut end, mut align) = (0, 0, 1);
@@ -129,6 +151,18 @@ pub fn put_member<T: Uniform>(out: &mut [u8], offset: u32, value: &T) {
 }
 
 impl crate::registry::Registry {
+    /// [`Manager::param_struct_in`](crate::Manager::param_struct_in) without
+    /// a device: block `name` of `family`, each of `T`'s fields checked
+    /// against its member's name, type and offset (what a build step checks
+    /// generated structs with).
+    pub fn struct_param_in<T: ShaderStruct>(
+        &self,
+        family: &str,
+        name: &str,
+    ) -> Result<StructParam<T>, crate::ParamError> {
+        self.struct_param(name, Some(family))
+    }
+
     /// [`Manager::param_struct`](crate::Manager::param_struct): the block,
     /// and each of `T`'s fields checked against its members.
     pub(crate) fn struct_param<T: ShaderStruct>(

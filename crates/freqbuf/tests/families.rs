@@ -125,3 +125,54 @@ fn materials_of_a_family_set_only_its_members_and_every_draw_reads_its_own() {
         assert_eq!(got, expect, "draw {i}");
     }
 }
+
+/// Render shaders of two families with one material member each, for draws
+/// that mix a family's shader with another family's material.
+const RENDER_A: &str = "struct Material { a: vec4<f32> }
+@group(2) @binding(0) var<uniform> material: Material;
+@vertex fn vs() -> @builtin(position) vec4<f32> { return vec4(0.0, 0.0, 0.0, 1.0); }
+@fragment fn fs() -> @location(0) vec4<f32> { return material.a; }";
+const RENDER_B: &str = "struct Material { pad: f32, b: vec4<f32> }
+@group(2) @binding(0) var<uniform> material: Material;
+@vertex fn vs() -> @builtin(position) vec4<f32> { return vec4(0.0, 0.0, 0.0, 1.0); }
+@fragment fn fs() -> @location(0) vec4<f32> { return material.b; }";
+
+/// A draw whose material was made in another family than the shader's is
+/// refused, naming both families, by `bind`, by draw lists and by indirect
+/// draws (it would read the shader family's instance at that index); a
+/// material of no family is drawn with either.
+#[test]
+fn a_draw_with_a_material_of_another_family_is_refused_naming_both() {
+    let Some(h) = gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let sa = fb.register(wgsl("fa", RENDER_A).with_family("fa")).unwrap();
+    let sb = fb.register(wgsl("fb", RENDER_B).with_family("fb")).unwrap();
+    let ma = fb.create_material_in("fa");
+    let any = fb.create_material();
+    fb.flush(&h.queue).unwrap();
+    let target = gpu::texture(
+        h,
+        wgpu::TextureFormat::Rgba8Unorm,
+        wgpu::Extent3d { width: 1, height: 1, depth_or_array_layers: 1 },
+        wgpu::TextureUsages::RENDER_ATTACHMENT,
+    );
+    let view = target.create_view(&Default::default());
+    let mut enc = h.device.create_command_encoder(&Default::default());
+    let mut pass = gpu::color_pass(&mut enc, &view);
+    let says = "fb is of family `fb`, but the draw's material instance belongs to family `fa`";
+    let mut binder = freqbuf::Binder::new();
+    binder.bind(&mut fb, &mut pass, &Draw::new(sa).material(ma)).unwrap();
+    binder.bind(&mut fb, &mut pass, &Draw::new(sb).material(any)).unwrap();
+    let e = binder.bind(&mut fb, &mut pass, &Draw::new(sb).material(ma)).unwrap_err();
+    assert!(matches!(e, freqbuf::Error::OtherFamily { .. }));
+    assert_eq!(common::chain(&e), says);
+    let draws = [Draw::new(sa).material(ma), Draw::new(sb).material(ma)];
+    let mut list = fb.draw_list(&draws).unwrap();
+    let e = binder.bind_list(&mut fb, &mut pass, &mut list, |_, _, _| {}).unwrap_err();
+    assert_eq!(common::chain(&e), says);
+    let mut args = freqbuf::IndirectDraws::new(vec![freqbuf::DrawArgs::vertices(1, 0); 2]);
+    let e = binder.draw_indirect(&mut fb, &h.queue, &mut pass, &mut list, &mut args, |_, _| {}).unwrap_err();
+    assert_eq!(common::chain(&e), says);
+    drop(pass);
+    h.queue.submit([enc.finish()]);
+}

@@ -36,6 +36,10 @@ fn pixel(i: u32) -> [f32; 4] {
     [x / W as f32 * 2.0 - 1.0, 1.0 - y / h * 2.0, 0.0, 1.0]
 }
 
+fn pixels(words: &[u32]) -> Vec<[f32; 4]> {
+    words.chunks(4).map(|c| [0, 1, 2, 3].map(|k| f32::from_bits(c[k]))).collect()
+}
+
 struct Scene<'h> {
     h: &'h Headless,
     fb: Manager,
@@ -128,20 +132,41 @@ impl<'h> Scene<'h> {
     ) -> Result<(Vec<[f32; 4]>, Vec<usize>), Error> {
         let view = self.target.create_view(&Default::default());
         let mut enc = self.h.device.create_command_encoder(&Default::default());
-        let mut sets = Vec::new();
-        {
-            let mut pass = gpu::color_pass(&mut enc, &view);
-            let (pipelines, shaders) = (&self.pipelines, self.shaders);
-            let shader_of = |i: usize| shaders.iter().position(|&s| s == self.draw_of(i).shader()).unwrap();
-            let order = (0..list.len()).map(shader_of).collect::<Vec<_>>();
-            Binder::new().draw_indirect(&mut self.fb, &self.h.queue, &mut pass, list, draws, |pass, i| {
-                pass.set_pipeline(&pipelines[order[i]]);
-                sets.push(i);
-            })?;
-        }
+        let sets = self.encode(&mut enc, &view, list, draws)?;
         let words = gpu::read_texture(self.h, enc, &self.target, 16);
-        let px = words.chunks(4).map(|c| [0, 1, 2, 3].map(|k| f32::from_bits(c[k]))).collect();
-        Ok((px, sets))
+        Ok((pixels(&words), sets))
+    }
+
+    /// Records one pass of `draw_indirect` into `view`; returns where `set` was called.
+    fn encode(
+        &mut self,
+        enc: &mut wgpu::CommandEncoder,
+        view: &wgpu::TextureView,
+        list: &mut DrawList,
+        draws: &mut IndirectDraws,
+    ) -> Result<Vec<usize>, Error> {
+        let mut sets = Vec::new();
+        let mut pass = gpu::color_pass(enc, view);
+        let (pipelines, shaders) = (&self.pipelines, self.shaders);
+        let shader_of = |i: usize| shaders.iter().position(|&s| s == self.draw_of(i).shader()).unwrap();
+        let order = (0..list.len()).map(shader_of).collect::<Vec<_>>();
+        Binder::new().draw_indirect(&mut self.fb, &self.h.queue, &mut pass, list, draws, |pass, i| {
+            pass.set_pipeline(&pipelines[order[i]]);
+            sets.push(i);
+        })?;
+        Ok(sets)
+    }
+
+    /// Moves the manager to `h`'s device (recreate), with pipelines and a target there.
+    fn move_to(&mut self, h: &'h Headless) {
+        self.fb.recreate(&h.device).unwrap();
+        self.h = h;
+        self.pipelines = [0, 1].map(|k| {
+            let point = wgpu::PrimitiveTopology::PointList;
+            gpu::render_pipeline_with(h, &self.fb, self.shaders[k], FORMAT, point, ["fs", "fs_double"][k])
+        });
+        self.target = gpu::texture(h, FORMAT, self.target.size(), self.target.usage());
+        self.fb.flush(&h.queue).unwrap();
     }
 
     /// What pixel `i` must hold when draw `i` is drawn.
@@ -193,7 +218,9 @@ fn steps(h: &Headless, uniform_batch: Option<usize>) {
     let (px, _) = s.draw(&mut list, &mut draws).unwrap();
     s.check(&px, None);
 
-    // One draw's geometry changes: only its arguments are written.
+    // One draw's geometry changes: only its arguments are written, once the
+    // application says the encoders that drew them are submitted.
+    draws.submitted();
     draws.set(5, DrawArgs { count: 0, ..draws.args()[5] });
     s.fb.take_stats();
     let (px, _) = s.draw(&mut list, &mut draws).unwrap();
@@ -248,4 +275,71 @@ fn without_storage_buffers_runs_end_at_each_uniform_batch() {
     };
     // 80-byte elements: 816 per 64 KiB uniform batch.
     steps(&h, Some(816));
+}
+
+/// One `IndirectDraws` drawn in two passes of one encoder, its geometry
+/// changed between them, before one submit: each pass draws its own
+/// arguments (without `submitted`, the change goes to a new buffer), as the
+/// draw-by-draw path does; and a change after a submit without `submitted`
+/// writes every argument again.
+fn two_passes_before_a_submit(h: &Headless) {
+    let mut s = Scene::new(h);
+    let (mut list, mut draws) = (s.list(), s.args());
+    let second = gpu::texture(h, FORMAT, s.target.size(), s.target.usage());
+    let mut enc = h.device.create_command_encoder(&Default::default());
+    let view = s.target.create_view(&Default::default());
+    s.encode(&mut enc, &view, &mut list, &mut draws).unwrap();
+    draws.set(5, DrawArgs { count: 0, ..draws.args()[5] });
+    let view = second.create_view(&Default::default());
+    s.encode(&mut enc, &view, &mut list, &mut draws).unwrap();
+    let first = pixels(&gpu::read_texture(h, enc, &s.target, 16));
+    s.check(&first, None);
+    let enc = h.device.create_command_encoder(&Default::default());
+    s.check(&pixels(&gpu::read_texture(h, enc, &second, 16)), Some(5));
+    // Submitted, but not said: a change writes every argument, to a new buffer.
+    draws.set(5, DrawArgs { count: 1, ..draws.args()[5] });
+    s.fb.take_stats();
+    let (px, _) = s.draw(&mut list, &mut draws).unwrap();
+    s.check(&px, None);
+    let indirect = h.device.features().contains(wgpu::Features::INDIRECT_FIRST_INSTANCE);
+    let written = if indirect { N as u64 * 16 } else { 16 };
+    assert_eq!(s.fb.take_stats().total().bytes_uploaded, written);
+}
+
+#[test]
+fn one_indirect_draws_in_two_passes_before_a_submit_draws_each_its_own_arguments() {
+    let Some(h) = gpu::device_with(wgpu::Features::INDIRECT_FIRST_INSTANCE, |_| {}) else { return };
+    two_passes_before_a_submit(&h);
+    let Some(h) = gpu::device_with(wgpu::Features::empty(), |_| {}) else { return };
+    two_passes_before_a_submit(&h);
+}
+
+/// A kept `IndirectDraws` (and draw list) used after `recreate` onto a
+/// device of a new wgpu Instance draws what the objects hold there: its
+/// argument buffer of the old device is made again, not used (wgpu would
+/// panic, or take another buffer with a repeated id).
+#[test]
+fn kept_indirect_draws_draw_after_recreate_on_a_new_instance() {
+    let features = wgpu::Features::INDIRECT_FIRST_INSTANCE;
+    let (Some(a), Some(b), Some(c)) = (
+        gpu::device_with(features, |_| {}),
+        gpu::device_with(features, |_| {}),
+        gpu::device_with(features, |_| {}),
+    ) else {
+        return;
+    };
+    let mut s = Scene::new(&a);
+    let (mut list, mut draws) = (s.list(), s.args());
+    let (px, _) = s.draw(&mut list, &mut draws).unwrap();
+    s.check(&px, None);
+    for h in [&b, &c] {
+        s.move_to(h);
+        let (px, _) = s.draw(&mut list, &mut draws).unwrap();
+        s.check(&px, None);
+        // Geometry changed there too.
+        draws.set(7, DrawArgs { count: 0, ..draws.args()[7] });
+        let (px, _) = s.draw(&mut list, &mut draws).unwrap();
+        s.check(&px, Some(7));
+        draws.set(7, DrawArgs { count: 1, ..draws.args()[7] });
+    }
 }

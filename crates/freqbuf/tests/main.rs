@@ -20,6 +20,7 @@ mod reflect;
 mod render;
 mod resources;
 mod runtime;
+mod rust_corpus;
 mod scale;
 mod typed;
 mod values;

@@ -42,7 +42,9 @@ impl Effects {
                 kind: Box::new(EffectErrorKind::OtherEffect {
                     pass: "(merge)".into(),
                     effect: effect.name.clone(),
+                    family: effect.family.clone(),
                     flags_effect: self.effect(f.effect).name.clone(),
+                    flags_family: self.effect(f.effect).family.clone(),
                 }),
             });
         }

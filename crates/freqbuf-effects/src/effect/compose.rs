@@ -8,6 +8,7 @@ use naga_oil::compose::{
     ShaderDefValue, ShaderLanguage, ShaderType,
 };
 
+use super::defs;
 use crate::error::{EffectError, EffectErrorKind};
 use freqbuf::Location;
 
@@ -55,7 +56,8 @@ impl Compose {
             .cloned()
             .chain(on.iter().map(|d| ((*d).to_owned(), ShaderDefValue::Bool(true))))
             .collect();
-        self.preprocessor.preprocess(source, &defs).ok().map(|out| out.preprocessed_source)
+        let defs = defs::for_source(source, defs);
+        self.preprocessor.preprocess(&defs::rewrite(source), &defs).ok().map(|out| out.preprocessed_source)
     }
 
     /// Whether `source` tests or substitutes a def inside another's `#if`
@@ -116,10 +118,11 @@ impl Compose {
     /// Adds a module that sources `#import` (it names itself with `#define_import_path`).
     pub(crate) fn add_module(&mut self, file: &str, source: &str) -> Result<(), EffectError> {
         let composer = &mut self.composer;
-        let added = deep(file, "", source.len(), move || {
+        let text = defs::rewrite(source);
+        let added = deep(file, "", source.len(), || {
             composer
                 .add_composable_module(ComposableModuleDescriptor {
-                    source,
+                    source: &text,
                     file_path: file,
                     language: ShaderLanguage::Wgsl,
                     ..Default::default()
@@ -146,12 +149,14 @@ impl Compose {
             .cloned()
             .chain(on.iter().map(|d| ((*d).to_owned(), ShaderDefValue::Bool(true))))
             .collect();
+        let shader_defs = defs::for_source(source, shader_defs);
+        let text = defs::rewrite(source);
         let composer = &mut self.composer;
         // The imported modules were parsed when added; the source's own size bounds the depth.
-        let composed = deep(file, flags, source.len(), move || {
+        let composed = deep(file, flags, source.len(), || {
             composer
                 .make_naga_module(NagaModuleDescriptor {
-                    source,
+                    source: &text,
                     file_path: file,
                     shader_type: ShaderType::Wgsl,
                     shader_defs,
@@ -185,7 +190,7 @@ impl Compose {
                 continue;
             }
             let words = rest.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty());
-            seen.extend(words.skip(1).map(str::to_owned));
+            seen.extend(words.skip(1).map(|w| defs::plain(w).to_owned()));
         }
         self.imports_into(source, seen, visited);
     }

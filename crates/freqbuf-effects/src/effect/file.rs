@@ -39,6 +39,28 @@ pub(crate) struct EffectFile {
     pub(crate) technique: Vec<TechniqueFile>,
 }
 
+impl EffectFile {
+    /// The first technique, or pass within a technique, whose name an
+    /// earlier one has: (`technique` or `pass`, its name as selected, the
+    /// earlier one's span, its span). A second one could never be selected.
+    pub(crate) fn duplicate_name(
+        &self,
+    ) -> Option<(&'static str, String, std::ops::Range<usize>, std::ops::Range<usize>)> {
+        for (i, t) in self.technique.iter().enumerate() {
+            if let Some(first) = self.technique[..i].iter().find(|e| e.name.get_ref() == t.name.get_ref()) {
+                return Some(("technique", t.name.get_ref().clone(), first.name.span(), t.name.span()));
+            }
+            for (j, p) in t.pass.iter().enumerate() {
+                if let Some(first) = t.pass[..j].iter().find(|e| e.name.get_ref() == p.name.get_ref()) {
+                    let name = format!("{}.{}", t.name.get_ref(), p.name.get_ref());
+                    return Some(("pass", name, first.name.span(), p.name.span()));
+                }
+            }
+        }
+        None
+    }
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct TechniqueFile {

@@ -237,6 +237,10 @@ impl Effects {
             let what = format!("{} flags; an effect may declare at most {MAX_FLAGS}", parsed.flags.len());
             return Err(at(parsed.flags[MAX_FLAGS].span(), EffectErrorKind::BadFlags(what)));
         }
+        if let Some((what, name, first, second)) = parsed.duplicate_name() {
+            let first = locate(toml_text, first.start);
+            return Err(at(second, EffectErrorKind::DuplicateName { what, name, first }));
+        }
         let mut flags: Vec<String> = Vec::new();
         for f in &parsed.flags {
             if flags.contains(f.get_ref()) {

@@ -9,6 +9,7 @@
 
 mod check;
 mod compose;
+mod defs;
 mod file;
 mod library;
 mod modules;

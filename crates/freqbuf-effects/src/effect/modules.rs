@@ -86,7 +86,7 @@ impl Effects {
                 listed.texts.insert(path.clone(), text);
             }
             for path in paths {
-                self.add_module_file(&path, &listed).map_err(|e| match *e.kind {
+                self.add_module_file(&path, &listed, &mut Vec::new()).map_err(|e| match *e.kind {
                     EffectErrorKind::Io(what) => at(what),
                     kind => EffectError { kind: Box::new(kind), ..e },
                 })?;
@@ -101,15 +101,26 @@ impl Effects {
         let (_, imports, _) = naga_oil::compose::get_preprocessor_data(source);
         for import in imports {
             let Some(path) = self.module_index.get(&import.import).cloned() else { continue };
-            self.add_module_file(&path, &Listed::default())
-                .map_err(|e| EffectError { file: file.to_owned(), ..e })?;
+            // An unreadable module is the importing effect's error; one in
+            // a module's text keeps the module's file and position.
+            self.add_module_file(&path, &Listed::default(), &mut Vec::new()).map_err(|e| match *e.kind {
+                EffectErrorKind::Io(_) => EffectError { file: file.to_owned(), location: None, ..e },
+                _ => e,
+            })?;
         }
         Ok(())
     }
 
     /// Adds one module file unless it was added, after the modules it
-    /// imports that `listed` or the searched directories hold.
-    fn add_module_file(&mut self, path: &Path, listed: &Listed) -> Result<(), EffectError> {
+    /// imports that `listed` or the searched directories hold. `adding`:
+    /// the files being added around this one, with the import path each
+    /// was reached by; an import of one of them is a cycle.
+    fn add_module_file(
+        &mut self,
+        path: &Path,
+        listed: &Listed,
+        adding: &mut Vec<PathBuf>,
+    ) -> Result<(), EffectError> {
         let key = canonical(path);
         if self.module_files.contains(&key) {
             return Ok(());
@@ -127,15 +138,27 @@ impl Effects {
         // Marked first, so that an import cycle ends here (naga_oil reports it).
         self.module_files.insert(key.clone());
         let (_, imports, _) = naga_oil::compose::get_preprocessor_data(&text);
+        adding.push(key.clone());
         for import in imports {
             let found =
                 listed.names.get(&import.import).or_else(|| self.module_index.get(&import.import)).cloned();
-            if let Some(dependency) = found {
-                self.add_module_file(&dependency, listed).inspect_err(|_| {
-                    self.module_files.remove(&key);
-                })?;
+            let Some(dependency) = found else { continue };
+            if let Some(start) = adding.iter().position(|p| *p == canonical(&dependency)) {
+                self.module_files.remove(&key);
+                let mut cycle = adding[start..].iter().map(|p| p.display().to_string()).collect::<Vec<_>>();
+                cycle.push(adding[start].display().to_string());
+                let at = text.find(&import.import).map(|i| locate(&text, i));
+                return Err(EffectError {
+                    file: name,
+                    location: at,
+                    kind: Box::new(EffectErrorKind::ImportCycle { import: import.import, cycle }),
+                });
             }
+            self.add_module_file(&dependency, listed, adding).inspect_err(|_| {
+                self.module_files.remove(&key);
+            })?;
         }
+        adding.pop();
         self.add_module(&name, &text).inspect_err(|_| {
             self.module_files.remove(&key);
         })?;

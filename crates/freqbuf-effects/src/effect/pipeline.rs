@@ -9,23 +9,34 @@ use freqbuf::Manager;
 use freqbuf::ShaderId;
 
 impl Effects {
+    /// Checks that `pass` and `flags` (a material's) are of one effect: a
+    /// pass of another effect is [`EffectErrorKind::OtherEffect`], naming
+    /// both effects and both families (a material of another family would
+    /// be drawn from another family's slot).
+    pub(crate) fn same_effect(&self, pass: PassId, flags: FlagSet) -> Result<(), EffectError> {
+        self.checked(pass.effect, "pass")?;
+        self.checked(flags.effect, "flag set")?;
+        if pass.effect == flags.effect {
+            return Ok(());
+        }
+        let (p, f) = (self.effect(pass.effect), self.effect(flags.effect));
+        Err(EffectError {
+            file: p.name.clone(),
+            location: None,
+            kind: Box::new(EffectErrorKind::OtherEffect {
+                pass: self.pass(pass).name.clone(),
+                effect: p.name.clone(),
+                family: p.family.clone(),
+                flags_effect: f.name.clone(),
+                flags_family: f.family.clone(),
+            }),
+        })
+    }
+
     /// Checks that `pass` and `flags` are of one effect of this library, and
     /// drops modules and pipelines made on a device the manager left.
     fn prepare(&mut self, manager: &Manager, pass: PassId, flags: FlagSet) -> Result<(), EffectError> {
-        self.checked(pass.effect, "pass")?;
-        self.checked(flags.effect, "flag set")?;
-        if pass.effect != flags.effect {
-            let (p, f) = (self.effect(pass.effect), self.effect(flags.effect));
-            return Err(EffectError {
-                file: p.name.clone(),
-                location: None,
-                kind: Box::new(EffectErrorKind::OtherEffect {
-                    pass: self.pass(pass).name.clone(),
-                    effect: p.name.clone(),
-                    flags_effect: f.name.clone(),
-                }),
-            });
-        }
+        self.same_effect(pass, flags)?;
         let (p, effect) = (self.pass(pass), self.effect(pass.effect));
         if flags.bits & p.required != p.required {
             return Err(EffectError {

@@ -77,6 +77,27 @@ pub enum EffectErrorKind {
         /// What is wrong with it.
         what: &'static str,
     },
+    /// Two techniques of an effect, or two passes of a technique, have one
+    /// name: the second could never be selected. The error is at the
+    /// second; `first` is the first's `line:column` in the same file.
+    #[error("{what} `{name}` is declared twice: first at {first}, again here")]
+    DuplicateName {
+        /// `technique` or `pass`.
+        what: &'static str,
+        /// The technique's name, or `technique.pass`.
+        name: String,
+        /// Where the first one is named.
+        first: Location,
+    },
+    /// Modules import each other in a cycle: naga_oil adds a module only
+    /// after those it imports, so none of them could be added.
+    #[error("`#import {import}` closes an import cycle: {}", .cycle.join(" imports "))]
+    ImportCycle {
+        /// The import path that closes it.
+        import: String,
+        /// The module files around it, the first again at the end.
+        cycle: Vec<String>,
+    },
     /// naga_oil could not compose the source with these flags.
     #[error("[{flags}]: {message}")]
     Compose {
@@ -143,14 +164,20 @@ pub enum EffectErrorKind {
         source: Box<Error>,
     },
     /// A pipeline was asked for with a pass of one effect and flags of another.
-    #[error("pass `{pass}` is of effect `{effect}`, but the flags are of effect `{flags_effect}`")]
+    #[error(
+        "pass `{pass}` is of effect `{effect}` (family `{family}`), but the flags are of effect `{flags_effect}` (family `{flags_family}`)"
+    )]
     OtherEffect {
         /// `technique.pass`.
         pass: String,
         /// The pass's effect.
         effect: String,
-        /// The effect the flags were made for.
+        /// The pass's effect's family.
+        family: String,
+        /// The effect the flags (a material's) were made for.
         flags_effect: String,
+        /// That effect's family.
+        flags_family: String,
     },
     /// An effect id, pass or flag set of another [`Effects`](crate::Effects) library.
     #[error("the {what} belongs to another effect library")]

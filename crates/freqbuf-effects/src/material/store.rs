@@ -15,6 +15,8 @@ use freqbuf::ShaderId;
 use freqbuf::Uniform;
 use freqbuf::reflect::ValueType;
 
+mod adopt;
+
 /// A texture or sampler set by name.
 #[derive(Clone, Debug)]
 enum Resource {
@@ -48,6 +50,9 @@ struct MaterialData {
     own: BTreeMap<String, Stored>,
     /// Textures and samplers set on this material, by name.
     textures: BTreeMap<String, Resource>,
+    /// The bytes the store last wrote into the instance, by name: where the
+    /// instance holds others, they were written past the store (`adopt`).
+    written: BTreeMap<String, Vec<u8>>,
 }
 
 /// Materials of effects: values by name, flags, and derived instances.
@@ -59,7 +64,10 @@ struct MaterialData {
 ///
 /// A material is named by the core's [`MaterialId`] of the instance that
 /// holds its values: the same handle draws take. One the store did not
-/// create (the manager's own, or another store's) is an error.
+/// create (the manager's own, or another store's) is an error. Values
+/// written on it past the store (`fb.material(m).set(..)` or `set_struct`)
+/// are adopted as its own before the store writes it again (a flag change,
+/// a derived material, a value set on an ancestor): none is lost.
 #[derive(Debug, Default)]
 pub struct Materials {
     /// By the material instance that holds each one's values.
@@ -111,6 +119,7 @@ impl Materials {
                 children: Vec::new(),
                 own,
                 textures: BTreeMap::new(),
+                written: BTreeMap::new(),
             },
         );
         self.apply(fb, instance)?;
@@ -120,7 +129,10 @@ impl Materials {
     /// A material instance of `parent`: its flags and current values, with
     /// values set on it later overriding the parent's.
     pub fn derive(&mut self, fb: &mut Manager, parent: MaterialId) -> Result<MaterialId, MaterialError> {
-        let p = &self.materials[&self.check(parent)?];
+        self.check(parent)?;
+        // The parent's values written past the store are what it passes on.
+        self.adopt(fb, parent, None)?;
+        let p = &self.materials[&parent];
         let (effect, flags) = (p.effect, p.flags);
         let family = self.effects[&effect].family.clone();
         let instance = fb.create_material_in(&family);
@@ -133,6 +145,7 @@ impl Materials {
                 children: Vec::new(),
                 own: BTreeMap::new(),
                 textures: BTreeMap::new(),
+                written: BTreeMap::new(),
             },
         );
         self.data(parent).children.push(instance);
@@ -160,11 +173,7 @@ impl Materials {
         if let Ok(param) = info.merged.resolve_in(&info.family, name, Some(Frequency::Material)) {
             check_type(name, param.value_type(), &stored)?;
         }
-        self.data(m).own.insert(name.to_owned(), stored);
-        for target in self.inheritors(m, name, false) {
-            self.write(fb, target, name)?;
-        }
-        Ok(())
+        self.store(fb, m, name, stored)
     }
 
     /// Sets a texture by name on `m` and on the materials derived from it
@@ -221,6 +230,9 @@ impl Materials {
         let effect = self.materials[&m].effect;
         let flags = fx.flags(effect, flags)?;
         fx.register_passes(fb, flags)?;
+        // Values written past the store (the core's set or set_struct on
+        // its id) are adopted first, so the switch writes them back.
+        self.adopt(fb, m, None)?;
         // Every value must fit the permutation before the material switches.
         for name in self.visible(m).0 {
             self.check_write(fb, m, &name)?;
@@ -359,9 +371,10 @@ impl Materials {
     }
 
     /// Writes what `m` sees for `name` into its instance, if its permutation has it.
-    fn write(&self, fb: &mut Manager, m: MaterialId, name: &str) -> Result<(), MaterialError> {
+    fn write(&mut self, fb: &mut Manager, m: MaterialId, name: &str) -> Result<(), MaterialError> {
         if let Some((param, stored)) = self.check_write(fb, m, name)? {
             fb.material(m).set_bytes(param, &stored.bytes)?;
+            self.data(m).written.insert(name.to_owned(), stored.bytes);
         }
         Ok(())
     }
@@ -382,13 +395,13 @@ impl Materials {
     }
 
     /// Writes every value and texture `m` sees (after creation or a flag change).
-    fn apply(&self, fb: &mut Manager, m: MaterialId) -> Result<(), MaterialError> {
+    fn apply(&mut self, fb: &mut Manager, m: MaterialId) -> Result<(), MaterialError> {
         let (names, textures) = self.visible(m);
-        for name in names {
-            self.write(fb, m, &name)?;
-        }
         for (name, resource) in textures {
             resource.set(fb, m, name)?;
+        }
+        for name in names {
+            self.write(fb, m, &name)?;
         }
         Ok(())
     }

@@ -17,6 +17,9 @@ use crate::error::MaterialError;
 #[derive(Debug)]
 pub(super) struct Listed {
     version: u64,
+    /// The manager's device serial when it was made: its pipelines (and
+    /// their wgpu ids, which repeat across Instances) belong to that device.
+    device: u64,
     shaders: Vec<ShaderId>,
     /// Each draw's pipeline, kept with the list: cloned once, not per encode.
     pipelines: Vec<wgpu::RenderPipeline>,
@@ -41,7 +44,8 @@ pub(super) fn encode_bin(
     // Pipelines every encode (a material's flags may have changed since),
     // compared with the list's without a clone.
     let mut drawn = Vec::with_capacity(bin.sorted.len());
-    let mut same = bin.listed.as_ref().is_some_and(|l| l.version == bin.version);
+    let device = fb.device_serial();
+    let mut same = bin.listed.as_ref().is_some_and(|l| l.version == bin.version && l.device == device);
     for (k, &(_, id)) in bin.sorted.iter().enumerate() {
         let Some(Entry { item, .. }) = items.get(id.key) else { continue };
         let flags = mats.checked_flags(item.material)?;
@@ -64,13 +68,14 @@ pub(super) fn encode_bin(
                 pipelines.push(fx.render_pipeline(fb, item.pass, flags, targets)?.1.clone());
             }
             let shaders = drawn.iter().map(|d| d.0).collect();
-            let args = indirect.and_then(|_| indirect_args(drawn.iter().map(|d| d.1)));
-            bin.listed = Some(Listed { version: bin.version, shaders, pipelines, list, indirect: args });
+            let args = indirect.and_then(|_| indirect_args(drawn.iter().map(|d| &d.1.geometry), &pipelines));
+            bin.listed =
+                Some(Listed { version: bin.version, device, shaders, pipelines, list, indirect: args });
             stats.lists_made += 1;
         }
         if let Some(l) = bin.listed.as_mut().filter(|l| indirect.is_some() && l.indirect.is_none()) {
             // Made by an `Order::Listed` encode.
-            l.indirect = indirect_args(drawn.iter().map(|d| d.1));
+            l.indirect = indirect_args(drawn.iter().map(|d| &d.1.geometry), &l.pipelines);
         }
         let Some(Listed { list, pipelines, indirect: args, .. }) = bin.listed.as_mut() else {
             unreachable!("made above")
@@ -115,18 +120,24 @@ pub(super) fn encode_bin(
 }
 
 /// The items' geometry as indirect arguments, a batch per change of
-/// buffers; `None` when an item draws other than one instance, or indexed
+/// buffers or of pipeline (two passes may share a shader and differ in
+/// render state: a run is drawn with one pipeline, set where a batch
+/// starts); `None` when an item draws other than one instance, or indexed
 /// and non-indexed items mix.
-fn indirect_args<'a>(items: impl Iterator<Item = &'a QueueItem>) -> Option<IndirectDraws> {
+fn indirect_args<'a, P: PartialEq>(
+    geometry: impl Iterator<Item = &'a super::Geometry>,
+    pipelines: &[P],
+) -> Option<IndirectDraws> {
     let (mut args, mut indexed, mut last): (Vec<DrawArgs>, Option<bool>, Option<&super::Geometry>) =
         (Vec::new(), None, None);
     let mut batch = 0;
-    for item in items {
-        let g = &item.geometry;
+    for (i, g) in geometry.enumerate() {
         if g.instances != (0..1) || *indexed.get_or_insert(g.index.is_some()) != g.index.is_some() {
             return None;
         }
-        if last.is_some_and(|l| l.vertex_buffers != g.vertex_buffers || l.index != g.index) {
+        let other_pipeline = i > 0 && pipelines[i] != pipelines[i - 1];
+        if other_pipeline || last.is_some_and(|l| l.vertex_buffers != g.vertex_buffers || l.index != g.index)
+        {
             batch += 1;
         }
         last = Some(g);
@@ -141,4 +152,23 @@ pub(super) fn draw(shader: ShaderId, item: &QueueItem) -> Draw {
     let instances: [Option<InstanceId>; 3] =
         [item.view.map(Into::into), Some(item.material.into()), item.object.map(Into::into)];
     instances.into_iter().flatten().fold(Draw::new(shader), Draw::with)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::queue::Geometry;
+
+    /// Items that share buffers but not a pipeline are other batches, so
+    /// a run never spans two pipelines.
+    #[test]
+    fn a_change_of_pipeline_starts_a_batch() {
+        let geometry = [0, 1, 2].map(|_| Geometry::vertices(0..3));
+        let batches = |pipelines: &[u32]| {
+            let args = indirect_args(geometry.iter(), pipelines).unwrap();
+            args.args().iter().map(|a| a.batch).collect::<Vec<_>>()
+        };
+        assert_eq!(batches(&[1, 1, 2]), [0, 0, 1]);
+        assert_eq!(batches(&[1, 1, 1]), [0, 0, 0]);
+    }
 }

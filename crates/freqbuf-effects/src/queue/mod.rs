@@ -357,6 +357,8 @@ fn known(name: &str, cx: &QueueContext<'_, '_>) -> Result<(), MaterialError> {
 /// blending pass, back to front.
 fn placement(fx: &Effects, mats: &Materials, item: &QueueItem) -> Result<(String, SortKey), MaterialError> {
     let flags = mats.checked_flags(item.material)?;
+    // A material of another effect (and family) is refused when queued, not at encode.
+    fx.same_effect(item.pass, flags)?;
     let pass = fx.checked_pass(item.pass)?;
     let pipeline = fx.pipeline_key(item.pass, flags);
     let material = item.material.to_bits();

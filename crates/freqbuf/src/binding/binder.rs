@@ -21,10 +21,11 @@ use crate::binding::Draw;
 use crate::binding::groups::GroupInputs;
 use crate::binding::state::{BindState, DrawInputs, GroupAccess};
 use crate::error::Error;
-use crate::id::ShaderId;
+use crate::id::{ShaderId, SlotId};
 use crate::instance::{NOT_GIVEN, checked};
 use crate::limits::MAX_GROUPS;
 use crate::plan::Frequency;
+use crate::registry::Registry;
 
 /// Something bind groups can be set on: a render pass, compute pass or bundle encoder.
 pub trait BindTarget {
@@ -202,6 +203,7 @@ impl Binder {
                 let slot = &slots[s.index()];
                 deps |= 1 << slot.frequency() as u8;
                 let i = instance(slot.frequency())?;
+                same_family(registry, shader_id, s, instances.family(slot.frequency(), i))?;
                 // The GPU copy is laid out as of the last flush: its stride and capacity.
                 if i >= slot.gpu_capacity() {
                     return Err(Error::NotFlushed(slot.frequency()));
@@ -218,6 +220,7 @@ impl Binder {
             for &s in &v.arrays {
                 let slot = &slots[s.index()];
                 first = instance(slot.frequency())?;
+                same_family(registry, shader_id, s, instances.family(slot.frequency(), first))?;
                 if first >= slot.gpu_capacity() {
                     return Err(Error::NotFlushed(slot.frequency()));
                 }
@@ -258,6 +261,23 @@ impl Binder {
             }
         }
         Ok(first)
+    }
+}
+
+/// A draw's instance made in another family than the shader's per-family
+/// slot `slot` is refused: its index there is another family's instance (a
+/// placeholder, or another material's values). An instance of no family may
+/// be drawn with any. Checked only where a group is resolved again.
+#[inline]
+fn same_family(registry: &Registry, shader: ShaderId, slot: SlotId, own: Option<u32>) -> Result<(), Error> {
+    match (registry[slot].family_index(), own) {
+        (Some(fam), Some(own)) if fam != own => Err(Error::OtherFamily {
+            shader: registry[shader].name().to_owned(),
+            frequency: registry[slot].frequency(),
+            shader_family: registry.family_name(fam).to_owned(),
+            instance_family: registry.family_name(own).to_owned(),
+        }),
+        _ => Ok(()),
     }
 }
 

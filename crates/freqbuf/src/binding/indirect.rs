@@ -48,6 +48,13 @@ pub struct IndirectDraws {
     /// The argument words the GPU buffer holds (4 or 5 per draw).
     pub(crate) words: Vec<u32>,
     pub(crate) buffer: Option<wgpu::Buffer>,
+    /// The device serial ([`crate::Manager::device_serial`]) `buffer` was made
+    /// on: a buffer of a device the manager left is made again, never used.
+    pub(crate) device: u64,
+    /// Whether a recorded indirect call reads `buffer` since it was last
+    /// written: its encoder may be unsubmitted, and a `write_buffer` would
+    /// land before it runs, so new arguments go to a new buffer.
+    pub(crate) in_use: bool,
     /// Runs of the current plan, in draw order.
     pub(crate) runs: Vec<Run>,
     /// (list serial, recording generation, args version) the plan was made for.
@@ -85,6 +92,8 @@ impl IndirectDraws {
             args,
             words: Vec::new(),
             buffer: None,
+            device: 0,
+            in_use: false,
             runs: Vec::new(),
             planned: None,
             version: 0,
@@ -102,6 +111,18 @@ impl IndirectDraws {
             self.args[i] = args;
             self.version += 1;
         }
+    }
+
+    /// Says that every encoder that drew these draws has been submitted, so
+    /// that the next change of arguments writes only the changed ones into
+    /// the buffer those encoders read. Without it, a change after a draw
+    /// writes all of them into a new buffer: an encoder drawn into before
+    /// may still be unsubmitted, and a `write_buffer` into its buffer would
+    /// land before it runs (one `IndirectDraws` drawn in two passes with
+    /// different geometry before one submit). Cost: none.
+    #[inline]
+    pub fn submitted(&mut self) {
+        self.in_use = false;
     }
 
     /// The geometry of every draw.

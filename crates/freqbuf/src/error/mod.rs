@@ -197,6 +197,21 @@ pub enum Error {
         /// Its binding point.
         binding: BindingPoint,
     },
+    /// A draw's instance was made in another family than the shader's: its
+    /// index in the shader's per-family slot is another family's instance.
+    #[error(
+        "{shader} is of family `{shader_family}`, but the draw's {frequency} instance belongs to family `{instance_family}`"
+    )]
+    OtherFamily {
+        /// The shader.
+        shader: String,
+        /// The frequency of the instance.
+        frequency: Frequency,
+        /// The family of the shader's slot.
+        shader_family: String,
+        /// The family the instance was made in.
+        instance_family: String,
+    },
     /// A parameter, shader id or instance handle made by another manager.
     #[error("this {0} belongs to another manager")]
     Foreign(&'static str),

@@ -85,6 +85,8 @@ impl Binder {
                 }
             }
         }
+        // The encoder now reads the buffer until it is submitted.
+        draws.in_use |= indirect && draws.buffer.is_some() && !draws.runs.is_empty();
         manager.stats.shared.draw_calls += draw_calls;
         self.calls += calls;
         manager.stats.shared.set_bind_group_calls += calls;
@@ -141,7 +143,14 @@ fn upload(manager: &mut Manager, queue: &wgpu::Queue, draws: &mut IndirectDraws)
     if bytes == 0 {
         return Ok(());
     }
-    if draws.buffer.as_ref().is_none_or(|b| b.size() < bytes) {
+    if draws.device != manager.device_serial() {
+        // Made on a device the manager left (recreate), or for another manager.
+        draws.buffer = None;
+    }
+    // A buffer an unsubmitted encoder may read is not written: its writes
+    // would land before that encoder runs. New arguments go to a new one.
+    let stale = draws.in_use && draws.dirty.is_some();
+    if stale || draws.buffer.as_ref().is_none_or(|b| b.size() < bytes) {
         let limit = manager.caps.limits.max_buffer_size;
         if bytes > limit {
             return Err(Error::Indirect {
@@ -163,6 +172,8 @@ fn upload(manager: &mut Manager, queue: &wgpu::Queue, draws: &mut IndirectDraws)
             },
         )?;
         draws.buffer = Some(buffer);
+        draws.device = manager.device_serial();
+        draws.in_use = false;
         draws.dirty = Some(0..draws.words.len());
     }
     if let (Some(range), Some(buffer)) = (draws.dirty.take(), &draws.buffer) {

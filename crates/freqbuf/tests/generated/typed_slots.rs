@@ -3,13 +3,21 @@
 
 /// The material block `material` at `@group(2) @binding(0)`, family `crates/freqbuf/tests/shaders/typed.wgsl`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, freqbuf::ShaderStruct)]
+#[allow(non_snake_case)]
 pub struct Material {
+    #[shader(offset = 0)]
     pub color: [f32; 4],
+    #[shader(offset = 16)]
     pub roughness: f32,
+    #[shader(offset = 32)]
     pub offset: [f32; 3],
+    #[shader(offset = 44)]
     pub layers: u32,
+    #[shader(offset = 48)]
     pub basis: [[f32; 3]; 3],
+    #[shader(offset = 96)]
     pub uv_scale: [f32; 2],
+    #[shader(offset = 104)]
     pub bias: i32,
     // `weights` (array<vec4<f32>, 2>): no Rust field type; set it by name
 }

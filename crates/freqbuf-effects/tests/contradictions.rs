@@ -1,0 +1,131 @@
+//! Contradictions in effect files are refused, naming both sides: two
+//! techniques, or two passes of a technique, with one name.
+
+use crate::common;
+
+use freqbuf_effects::{EffectErrorKind, Effects};
+
+const WGSL: &str = "@compute @workgroup_size(1) fn main() {}\n";
+
+#[test]
+fn duplicate_technique_and_pass_names_are_refused_naming_both() {
+    let mut fx = Effects::new();
+    let pass = |name: &str| format!("  [[technique.pass]]\n  name = \"{name}\"\n  compute = \"main\"\n");
+    let technique = |name: &str, passes: &str| format!("[[technique]]\nname = \"{name}\"\n{passes}");
+    let toml = format!("source = \"d.wgsl\"\n{}{}", technique("t", &pass("p")), technique("t", &pass("q")));
+    let e = fx.add("d.effect.toml", &toml, WGSL).unwrap_err();
+    assert!(matches!(*e.kind, EffectErrorKind::DuplicateName { what: "technique", .. }), "{e}");
+    assert_eq!(
+        common::chain(&e),
+        "d.effect.toml:8:8: technique `t` is declared twice: first at 3:8, again here"
+    );
+    let toml = format!("source = \"d.wgsl\"\n{}", technique("t", &(pass("p") + &pass("q") + &pass("p"))));
+    let e = fx.add("e.effect.toml", &toml, WGSL).unwrap_err();
+    assert_eq!(
+        common::chain(&e),
+        "e.effect.toml:11:10: pass `t.p` is declared twice: first at 5:10, again here"
+    );
+    // One pass name in two techniques is two passes, `t.p` and `u.p`.
+    let toml = format!("source = \"d.wgsl\"\n{}{}", technique("t", &pass("p")), technique("u", &pass("p")));
+    fx.add("f.effect.toml", &toml, WGSL).unwrap();
+}
+
+/// A queue item whose material is of another family than its pass's effect
+/// is refused when queued, naming both families.
+#[test]
+fn a_queue_item_with_a_material_of_another_family_is_refused_naming_both() {
+    use freqbuf::{Manager, SlotPlan};
+    use freqbuf_effects::{Geometry, Materials, QueueItem, RenderQueue};
+    let Some(h) = common::gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let mut fx = Effects::new();
+    let wgsl = |member: &str| {
+        format!(
+            "struct M {{ {member}: vec4<f32> }}\n@group(2) @binding(0) var<uniform> m: M;\n@vertex fn vs() -> @builtin(position) vec4<f32> {{ return m.{member}; }}\n@fragment fn fs() -> @location(0) vec4<f32> {{ return m.{member}; }}\n"
+        )
+    };
+    let toml = |family: &str| {
+        format!(
+            "source = \"s.wgsl\"\nfamily = \"{family}\"\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  vertex = \"vs\"\n  fragment = \"fs\"\n"
+        )
+    };
+    let a = fx.add("a.effect.toml", &toml("fa"), &wgsl("a")).unwrap();
+    let b = fx.add("b.effect.toml", &toml("fb"), &wgsl("b")).unwrap();
+    let mut mats = Materials::new();
+    let ma = mats.create(&mut fx, &mut fb, a, &[]).unwrap();
+    let pass_b = fx.technique(b, "t").unwrap().next().unwrap();
+    let item = QueueItem {
+        pass: pass_b,
+        material: ma,
+        view: None,
+        object: None,
+        geometry: Geometry::vertices(0..3),
+        depth: 0.0,
+    };
+    let e = RenderQueue::new().insert(&fx, &mats, item).unwrap_err();
+    let text = common::chain(&e);
+    assert!(text.contains("`fa`") && text.contains("`fb`"), "{text}");
+}
+
+/// A temporary directory of files, removed on drop.
+struct Dir(std::path::PathBuf);
+
+impl Dir {
+    fn with(name: &str, files: &[(&str, &str)]) -> Self {
+        let dir = std::env::temp_dir().join(format!("freqbuf-{name}-{}", std::process::id()));
+        for (path, text) in files {
+            let path = dir.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        Self(dir)
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+const IMPORTER: &str = "#import lib::m\n@compute @workgroup_size(1) fn main() { _ = lib::m::f(); }\n";
+const EFFECT: &str = "source = \"e.wgsl\"\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"main\"\n";
+
+/// An error inside a module found in a module directory is the module's,
+/// at its own line and column, not the importing effect's file.
+#[test]
+fn an_error_inside_a_module_names_the_module_file_and_position() {
+    let module = "#define_import_path lib::m\n\n#import missing::thing\nfn f() -> f32 { return missing::thing::x(); }\n";
+    let dir = Dir::with(
+        "module-error",
+        &[("lib/m.wgsl", module), ("fx/e.wgsl", IMPORTER), ("fx/e.effect.toml", EFFECT)],
+    );
+    let mut fx = Effects::new();
+    fx.add_module_dir(dir.0.join("lib")).unwrap();
+    let e = fx.load(dir.0.join("fx/e.effect.toml")).unwrap_err();
+    let module_file = dir.0.join("lib/m.wgsl").display().to_string();
+    assert_eq!(e.file, module_file, "{}", common::chain(&e));
+    assert_eq!(e.location.map(|l| (l.line, l.column)), Some((4, 24)), "{}", common::chain(&e));
+    assert!(common::chain(&e).contains("missing::thing"), "{}", common::chain(&e));
+}
+
+/// Modules that import each other are an import cycle, named as one.
+#[test]
+fn an_import_cycle_is_named_as_a_cycle() {
+    let a = "#define_import_path lib::m\n#import lib::b\nfn f() -> f32 { return lib::b::g(); }\nfn h() -> f32 { return 1.0; }\n";
+    let b = "#define_import_path lib::b\n#import lib::m\nfn g() -> f32 { return lib::m::h(); }\n";
+    let dir = Dir::with(
+        "module-cycle",
+        &[("lib/m.wgsl", a), ("lib/b.wgsl", b), ("fx/e.wgsl", IMPORTER), ("fx/e.effect.toml", EFFECT)],
+    );
+    let mut fx = Effects::new();
+    fx.add_module_dir(dir.0.join("lib")).unwrap();
+    let e = fx.load(dir.0.join("fx/e.effect.toml")).unwrap_err();
+    assert!(matches!(*e.kind, EffectErrorKind::ImportCycle { .. }), "{}", common::chain(&e));
+    let (m, b) =
+        (dir.0.join("lib/m.wgsl").display().to_string(), dir.0.join("lib/b.wgsl").display().to_string());
+    assert_eq!(
+        common::chain(&e),
+        format!("{b}:2:9: `#import lib::m` closes an import cycle: {m} imports {b} imports {m}")
+    );
+}

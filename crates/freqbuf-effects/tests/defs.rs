@@ -1,0 +1,138 @@
+//! Boolean defs mean what they say: `false` is undefined for `#ifdef` and
+//! `#ifndef`, and `false` for `#if`, in `[defs]`, in `with_defs` and in the
+//! modules a source imports. Values are read back from the GPU.
+
+use crate::common;
+
+use common::gpu;
+use freqbuf::{Binder, Draw, Manager, SlotPlan};
+use freqbuf_effects::{DefValue, EffectId, Effects};
+
+/// The source writes 1 or 2 for each test: [ifdef ON, ifndef ON, if ON ==
+/// false, ifdef OFF, ifndef OFF, if OFF == false, module's ifdef OFF, #{ON}].
+const WGSL: &str = "#import probe::lib
+@group(2) @binding(0) var<storage, read_write> seen: array<f32, 8>;
+@compute @workgroup_size(1) fn main() {
+#ifdef ON
+    seen[0] = 1.0;
+#else
+    seen[0] = 2.0;
+#endif
+#ifndef ON
+    seen[1] = 1.0;
+#else
+    seen[1] = 2.0;
+#endif
+#if ON == false
+    seen[2] = 1.0;
+#else
+    seen[2] = 2.0;
+#endif
+#ifdef OFF
+    seen[3] = 1.0;
+#else ifdef ON
+    seen[3] = 2.0;
+#else
+    seen[3] = 3.0;
+#endif
+#ifndef OFF
+    seen[4] = 1.0;
+#else
+    seen[4] = 2.0;
+#endif
+#if OFF == false
+    seen[5] = 1.0;
+#else
+    seen[5] = 2.0;
+#endif
+    seen[6] = probe::lib::off();
+    seen[7] = select(2.0, 1.0, #{ON});
+}
+";
+
+const MODULE: &str = "#define_import_path probe::lib
+fn off() -> f32 {
+#ifdef OFF
+    return 1.0;
+#else
+    return 2.0;
+#endif
+}
+";
+
+fn toml(defs: &str) -> String {
+    format!(
+        "name = \"d\"\nsource = \"d.wgsl\"\n[defs]\n{defs}\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"main\"\n"
+    )
+}
+
+/// What the effect's compute pass writes.
+fn seen(h: &freqbuf::Headless, fx: &mut Effects, fb: &mut Manager, id: EffectId) -> Vec<f32> {
+    let pass = fx.technique(id, "t").unwrap().next().unwrap();
+    let (shader, pipeline) = fx.compute_pipeline(fb, pass, fx.flags(id, &[]).unwrap()).unwrap();
+    let pipeline = pipeline.clone();
+    let m = fb.create_material();
+    let out = h.device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: 32,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    fb.material(m).set_buffer("seen", &out).unwrap();
+    fb.flush(&h.queue).unwrap();
+    let mut enc = h.device.create_command_encoder(&Default::default());
+    {
+        let mut cpass = enc.begin_compute_pass(&Default::default());
+        cpass.set_pipeline(&pipeline);
+        Binder::new().bind(fb, &mut cpass, &Draw::new(shader).material(m)).unwrap();
+        cpass.dispatch_workgroups(1, 1, 1);
+    }
+    h.queue.submit([enc.finish()]);
+    gpu::read_words(h, &out).into_iter().map(f32::from_bits).collect()
+}
+
+const ON_TRUE: [f32; 8] = [1.0, 2.0, 2.0, 2.0, 1.0, 1.0, 2.0, 1.0];
+const ON_FALSE: [f32; 8] = [2.0, 1.0, 1.0, 3.0, 1.0, 1.0, 2.0, 2.0];
+
+#[test]
+fn false_boolean_defs_are_undefined_for_ifdef_and_false_for_if() {
+    let Some(h) = gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let mut fx = Effects::new();
+    fx.add_module("lib.wgsl", MODULE).unwrap();
+    let on = fx.add("on.effect.toml", &toml("ON = true\nOFF = false"), WGSL).unwrap();
+    let off = fx.add("off.effect.toml", &toml("ON = false\nOFF = false"), WGSL).unwrap();
+    assert_eq!(seen(h, &mut fx, &mut fb, on), ON_TRUE, "[defs] ON = true, OFF = false");
+    assert_eq!(seen(h, &mut fx, &mut fb, off), ON_FALSE, "[defs] ON = false, OFF = false");
+    // with_defs: each way from the other, and the module's OFF turned on.
+    let off2 = fx.with_defs(on, &[("ON", DefValue::Bool(false))]).unwrap();
+    assert_eq!(seen(h, &mut fx, &mut fb, off2), ON_FALSE, "with_defs(ON = false)");
+    let on2 = fx.with_defs(off, &[("ON", DefValue::Bool(true))]).unwrap();
+    assert_eq!(seen(h, &mut fx, &mut fb, on2), ON_TRUE, "with_defs(ON = true)");
+    let both = fx.with_defs(on, &[("OFF", DefValue::Bool(true))]).unwrap();
+    assert_eq!(seen(h, &mut fx, &mut fb, both), [1.0, 2.0, 2.0, 1.0, 2.0, 2.0, 1.0, 1.0], "OFF = true");
+}
+
+/// A source's own `#define NAME false` leaves it undefined for `#ifdef` too.
+#[test]
+fn a_define_false_in_the_source_is_undefined_for_ifdef() {
+    let Some(h) = gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let mut fx = Effects::new();
+    let wgsl = "#define LOCAL false
+#define OTHER
+@group(2) @binding(0) var<storage, read_write> seen: array<f32, 8>;
+@compute @workgroup_size(1) fn main() {
+#ifdef LOCAL
+    seen[0] = 1.0;
+#else
+    seen[0] = 2.0;
+#endif
+#ifdef OTHER
+    seen[1] = 1.0;
+#endif
+}
+";
+    let id = fx.add("l.effect.toml", &toml(""), wgsl).unwrap();
+    assert_eq!(seen(h, &mut fx, &mut fb, id)[..2], [2.0, 1.0]);
+}
