@@ -8,6 +8,8 @@
 //! - `member`: one `object(id).set(world, m)` per object (a handle,
 //!   frequency, type and bounds check per call);
 //! - `batch`: one `Manager::batch(world)`, then `set(id, m)` per object;
+//! - `listed`: the same batch writing by position in an `InstanceList`
+//!   made once (`set_in`, no handle lookup);
 //! - `row`: one `Manager::batch_struct` of the whole `Object`, then
 //!   `set(id, row)` per object.
 //!
@@ -18,7 +20,7 @@
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use freqbuf::{Headless, Manager, ObjectId, Param, ShaderStruct, SlotPlan, StructParam};
+use freqbuf::{Headless, InstanceList, Manager, ObjectId, Param, ShaderStruct, SlotPlan, StructParam};
 
 const SHADER: &str = r#"
 struct Object { world: mat4x4<f32>, tint: vec4<f32> }
@@ -40,6 +42,7 @@ struct Setup {
     gpu: Headless,
     manager: Manager,
     objects: Vec<ObjectId>,
+    list: InstanceList,
     world: Param,
     row: StructParam<Object>,
     tick: f32,
@@ -49,6 +52,7 @@ struct Setup {
 enum Path {
     Member,
     Batch,
+    Listed,
     Row,
 }
 
@@ -59,9 +63,10 @@ impl Setup {
         let world = manager.param("world").expect("declared");
         let row = manager.param_struct::<Object>("objects").expect("the block's layout");
         let objects = (0..OBJECTS).map(|_| manager.create_object()).collect::<Vec<_>>();
+        let list = manager.instance_list(objects.iter().copied()).expect("live objects");
         manager.flush(&gpu.queue).expect("flush");
         gpu.device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
-        Self { gpu, manager, objects, world, row, tick: 1.0 }
+        Self { gpu, manager, objects, list, world, row, tick: 1.0 }
     }
 
     /// Writes a new world matrix on `moved` objects spread evenly, by `path`.
@@ -80,6 +85,12 @@ impl Setup {
                 let mut worlds = self.manager.batch(self.world).expect("mat4");
                 for &o in ids {
                     worlds.set(o, &m).expect("live");
+                }
+            }
+            Path::Listed => {
+                let mut worlds = self.manager.batch(self.world).expect("mat4");
+                for k in (0..OBJECTS).step_by(step).take(moved) {
+                    worlds.set_in(&self.list, k, &m).expect("live");
                 }
             }
             Path::Row => {
@@ -112,7 +123,7 @@ fn bench(c: &mut Criterion) {
     for &pct in &shares {
         let moved = OBJECTS * pct / 100;
         g.throughput(Throughput::Elements(moved as u64));
-        for path in [Path::Member, Path::Batch, Path::Row] {
+        for path in [Path::Member, Path::Batch, Path::Listed, Path::Row] {
             g.bench_with_input(BenchmarkId::new(format!("{path:?}").to_lowercase(), pct), &moved, |b, &n| {
                 b.iter_custom(|iters| {
                     let mut total = Duration::ZERO;

@@ -14,6 +14,7 @@ use std::marker::PhantomData;
 
 use crate::error::{Error, ParamErrorKind};
 use crate::instance::{InstanceId, InstanceTable};
+use crate::instance_list::InstanceList;
 use crate::param::{Param, Uniform};
 use crate::registry::Registry;
 use crate::setters::{check_family, check_param, check_type, param_error};
@@ -55,10 +56,30 @@ impl<'a> Target<'a> {
             return Err(param_error(self.registry, self.param, kind));
         }
         let index = self.instances.index(id)?;
-        if self.family.is_some() {
-            check_family(self.registry, self.param, self.family, self.instances.family(f, index))?;
-        }
+        self.check_family(index)?;
         Ok(index)
+    }
+
+    /// The dense index at `position` of `list`, while it holds, checked as [`Target::index`].
+    #[inline]
+    fn listed(&self, list: &InstanceList, position: usize) -> Result<u32, Error> {
+        let f = self.param.frequency;
+        if list.frequency().is_some_and(|l| l != f) {
+            let kind = ParamErrorKind::WrongFrequency { wanted: list.frequency().unwrap_or(f), actual: f };
+            return Err(param_error(self.registry, self.param, kind));
+        }
+        let index = list.index(self.instances, position)?;
+        self.check_family(index)?;
+        Ok(index)
+    }
+
+    #[inline]
+    fn check_family(&self, index: u32) -> Result<(), Error> {
+        if self.family.is_some() {
+            let own = self.instances.family(self.param.frequency, index);
+            check_family(self.registry, self.param, self.family, own)?;
+        }
+        Ok(())
     }
 }
 
@@ -101,9 +122,26 @@ impl<'a, T: Uniform> Batch<'a, T> {
     #[inline]
     pub fn set(&mut self, id: impl Into<InstanceId>, value: &T) -> Result<(), Error> {
         let index = self.target.index(id.into())?;
+        self.write(index, value);
+        Ok(())
+    }
+
+    /// Sets the member on the instance at `position` of `list`
+    /// ([`Manager::instance_list`](crate::Manager::instance_list)), with no
+    /// handle lookup. A list made before a free is [`Error::StaleList`].
+    ///
+    /// Cost: a compare and copy of the value's bytes, and a dirty bit.
+    #[inline]
+    pub fn set_in(&mut self, list: &InstanceList, position: usize, value: &T) -> Result<(), Error> {
+        let index = self.target.listed(list, position)?;
+        self.write(index, value);
+        Ok(())
+    }
+
+    #[inline]
+    fn write(&mut self, index: u32, value: &T) {
         let gpu = value.to_gpu();
         self.target.slot.write(index, self.target.param.offset, bytemuck::bytes_of(&gpu));
-        Ok(())
     }
 }
 
@@ -135,12 +173,26 @@ impl<'a, T: ShaderStruct> StructBatch<'a, T> {
     #[inline]
     pub fn set(&mut self, id: impl Into<InstanceId>, value: &T) -> Result<(), Error> {
         let index = self.target.index(id.into())?;
+        self.write(index, value);
+        Ok(())
+    }
+
+    /// Writes every field of `value` on the instance at `position` of `list`,
+    /// with no handle lookup.
+    #[inline]
+    pub fn set_in(&mut self, list: &InstanceList, position: usize, value: &T) -> Result<(), Error> {
+        let index = self.target.listed(list, position)?;
+        self.write(index, value);
+        Ok(())
+    }
+
+    #[inline]
+    fn write(&mut self, index: u32, value: &T) {
         value.write_gpu(&mut self.bytes);
         let base = self.target.param.offset;
         for m in T::MEMBERS {
             let at = m.offset as usize;
             self.target.slot.write(index, base + m.offset, &self.bytes[at..at + m.size as usize]);
         }
-        Ok(())
     }
 }

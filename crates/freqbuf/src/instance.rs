@@ -377,6 +377,12 @@ impl InstanceTable {
         self.epoch
     }
 
+    /// The manager's tag.
+    #[inline]
+    pub(crate) fn tag(&self) -> u32 {
+        self.tag
+    }
+
     /// Instances freed so far (a freed index may go to another handle).
     #[inline]
     pub(crate) fn frees(&self) -> u64 {

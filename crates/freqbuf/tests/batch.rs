@@ -7,7 +7,9 @@
 use crate::common;
 
 use common::gpu;
-use freqbuf::{Draw, Error, FlushStrategy, Manager, ObjectId, ParamErrorKind, ShaderId, ShaderStruct, SlotPlan};
+use freqbuf::{
+    Draw, Error, FlushStrategy, Manager, ObjectId, ParamErrorKind, ShaderId, ShaderStruct, SlotPlan,
+};
 
 const SHADER: &str = "
 struct Object { world: mat4x4<f32>, tint: vec4<f32> }
@@ -245,4 +247,56 @@ fn long_ranges_scatter_in_rows_of_64_words() {
             assert_eq!(rig.read(h, ids[0]), expected(&model), "{strategy:?}, frame {frame}");
         }
     }
+}
+
+/// An instance list resolves handles once; batches write through it by
+/// position and reach the shader, and it turns stale at the first free,
+/// past its end, for another frequency and for another manager.
+#[test]
+fn batches_write_by_position_through_an_instance_list_until_a_free() {
+    let Some(h) = gpu::device() else { return };
+    let mut rig = Rig::new(h);
+    let world_p = rig.fb.param("world").unwrap();
+    let row = rig.fb.param_struct::<Object>("objects").unwrap();
+    let ids: Vec<ObjectId> = (0..N).map(|_| rig.fb.create_object()).collect();
+    let list = rig.fb.instance_list(ids.iter().copied()).unwrap();
+    assert_eq!((list.len(), list.frequency()), (N, Some(freqbuf::Frequency::Object)));
+    let mut model: Vec<Option<Object>> = vec![Some(Object::default()); N];
+    let mut worlds = rig.fb.batch(world_p).unwrap();
+    for k in (0..N).step_by(4) {
+        worlds.set_in(&list, k, &world(k + 5)).unwrap();
+        model[k].as_mut().unwrap().world = world(k + 5);
+    }
+    assert!(matches!(worlds.set_in(&list, N, &world(0)), Err(Error::ListPosition { position: N, len: N })));
+    let mut rows = rig.fb.batch_struct(row).unwrap();
+    let value = Object { world: world(9), tint: [9.0; 4] };
+    rows.set_in(&list, 1, &value).unwrap();
+    model[1] = Some(value);
+    assert_eq!(rig.read(h, ids[0]), expected(&model));
+
+    // Views in a list for an object member; mixed frequencies; another manager's list.
+    let views = [rig.fb.create_view()];
+    let view_list = rig.fb.instance_list(views).unwrap();
+    let mut worlds = rig.fb.batch(world_p).unwrap();
+    let e = worlds.set_in(&view_list, 0, &world(1)).unwrap_err();
+    assert!(matches!(&e, Error::Param(p) if matches!(p.kind, ParamErrorKind::WrongFrequency { .. })), "{e}");
+    let mixed = [freqbuf::InstanceId::from(ids[0]), views[0].into()];
+    assert!(matches!(rig.fb.instance_list(mixed), Err(Error::ListFrequencies { .. })));
+    let mut other = Rig::new(h);
+    let foreign = other.fb.create_object();
+    let foreign_list = other.fb.instance_list([foreign]).unwrap();
+    let mut worlds = rig.fb.batch(world_p).unwrap();
+    assert!(matches!(worlds.set_in(&foreign_list, 0, &world(1)), Err(Error::StaleList)));
+
+    // A free makes the list stale (index 7 may go to another handle); a new list writes again.
+    rig.fb.free_object(ids[7]).unwrap();
+    model[7] = None;
+    let mut worlds = rig.fb.batch(world_p).unwrap();
+    assert!(matches!(worlds.set_in(&list, 0, &world(3)), Err(Error::StaleList)));
+    let live: Vec<ObjectId> = ids.iter().enumerate().filter(|&(i, _)| i != 7).map(|(_, &id)| id).collect();
+    let list = rig.fb.instance_list(live.iter().copied()).unwrap();
+    let mut worlds = rig.fb.batch(world_p).unwrap();
+    worlds.set_in(&list, 7, &world(70)).unwrap(); // position 7 is object 8 now
+    model[8].as_mut().unwrap().world = world(70);
+    assert_eq!(rig.read(h, ids[0]), expected(&model));
 }

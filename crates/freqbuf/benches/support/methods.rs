@@ -22,8 +22,8 @@
 
 use freqbuf::Headless;
 use freqbuf::{
-    Binder, Draw, DrawArgs, DrawList, IndirectDraws, Manager, MaterialId, ObjectId, Param, ShaderId,
-    SlotPlan, ViewId,
+    Binder, Draw, DrawArgs, DrawList, IndirectDraws, InstanceList, Manager, MaterialId, ObjectId, Param,
+    ShaderId, SlotPlan, ViewId,
 };
 
 use super::scene::{FrameChanges, Scene};
@@ -280,6 +280,9 @@ pub struct Freqbuf {
     /// `freqbuf_members`: moved objects written one `object(id).set(..)`
     /// each, instead of through one `Manager::batch`.
     members: bool,
+    /// The objects resolved once (`Manager::instance_list`): the scene
+    /// frees none, so batches write them by position.
+    object_list: Option<InstanceList>,
 }
 
 struct Params {
@@ -374,6 +377,7 @@ impl Freqbuf {
                 (s, d)
             })
             .collect();
+        let object_list = objects.then(|| m.instance_list(object_ids.iter().copied()).expect("live objects"));
         Self {
             m,
             shaders,
@@ -390,6 +394,7 @@ impl Freqbuf {
             one_submit: false,
             indirect: None,
             members: false,
+            object_list,
         }
     }
 
@@ -412,8 +417,9 @@ impl Freqbuf {
             return;
         }
         let mut worlds = self.m.batch(self.p.world).expect("a mat4 member");
+        let list = self.object_list.as_ref().expect("a scene with object data");
         for &(o, ref w) in &changes.objects {
-            worlds.set(self.objects[o], w).expect("a live object");
+            worlds.set_in(list, o, w).expect("a live object");
         }
     }
 

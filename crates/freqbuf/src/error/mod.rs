@@ -177,6 +177,22 @@ pub enum Error {
     /// [`crate::Manager::draw_list`].
     #[error("the draw list is stale: an instance was freed since it was made, or another manager made it")]
     StaleList,
+    /// An [`InstanceList`](crate::InstanceList) was given handles of two frequencies.
+    #[error("an instance list holds one frequency; it was given {first:?} and {other:?} handles")]
+    ListFrequencies {
+        /// The frequency of the first handle.
+        first: crate::Frequency,
+        /// The frequency of a later one.
+        other: crate::Frequency,
+    },
+    /// A position past the end of an [`InstanceList`](crate::InstanceList).
+    #[error("position {position} is past the end of an instance list of {len}")]
+    ListPosition {
+        /// The position asked for.
+        position: usize,
+        /// The instances in the list.
+        len: usize,
+    },
     /// A binder with shared access to the manager found a bind group not built
     /// yet: call [`crate::Manager::prepare`] with the draw after the last
     /// flush (and again when [`crate::Manager::generation`] moves).

@@ -4,6 +4,8 @@
 use super::Manager;
 use crate::batch::{Batch, StructBatch};
 use crate::error::Error;
+use crate::instance::InstanceId;
+use crate::instance_list::InstanceList;
 use crate::param::{Param, Uniform};
 use crate::typed::{ShaderStruct, StructParam};
 
@@ -17,6 +19,17 @@ impl Manager {
     /// and a `T` of another type [`ParamErrorKind::TypeMismatch`](crate::ParamErrorKind::TypeMismatch).
     pub fn batch<T: Uniform>(&mut self, param: Param) -> Result<Batch<'_, T>, Error> {
         Batch::new(&self.registry, &mut self.slots, &self.instances, param)
+    }
+
+    /// Resolves `ids` (handles of one frequency) to dense indices once, for
+    /// [`Batch::set_in`] and [`StructBatch::set_in`] to write by position
+    /// with no handle lookup. Holds until an instance is freed
+    /// ([`Error::StaleList`] after). Cost: one handle lookup per id.
+    pub fn instance_list<I: Into<InstanceId>>(
+        &self,
+        ids: impl IntoIterator<Item = I>,
+    ) -> Result<InstanceList, Error> {
+        InstanceList::new(&self.instances, ids.into_iter().map(Into::into))
     }
 
     /// A writer of typed block `param` ([`Manager::param_struct`]) on many

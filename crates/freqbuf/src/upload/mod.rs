@@ -11,6 +11,7 @@
 //! [`stage`] (one upload call per chunk), [`moves`] (copies and scatter
 //! dispatches, one submit per chunk), with the scatter pipeline in [`scatter`].
 
+mod belt;
 mod moves;
 mod plan;
 mod pool;
@@ -85,6 +86,8 @@ pub(crate) struct Uploader {
     lent: bool,
     /// Staging buffers lent that way, reused once the queue is done with them.
     pool: pool::StagingPool,
+    /// Mapped memory the uploaded bytes go through, kept across flushes.
+    belt: belt::Belt,
 }
 
 impl Uploader {
@@ -102,6 +105,7 @@ impl Uploader {
             scatter: None,
             lent: false,
             pool: pool::StagingPool::default(),
+            belt: belt::Belt::default(),
         }
     }
 
@@ -148,7 +152,7 @@ impl Uploader {
             }
             chunks += 1;
             if let Err(e) = self
-                .stage(device, queue, stats, slots, data)
+                .stage(device, queue, stats, slots, data, &mut sink)
                 .and_then(|staging| self.move_chunk(device, queue, slots, stats, &staging, &mut sink))
             {
                 // Nothing from this chunk on reached the GPU: keep it dirty for the next flush.
@@ -158,8 +162,23 @@ impl Uploader {
             }
         }
         self.lent = sink.is_external() && chunks > 0;
-        sink.submit(queue);
+        self.submit(queue, &mut sink);
+        if let Sink::External(enc) = &sink {
+            self.belt.recall_on_submit(enc);
+        }
         report
+    }
+
+    /// Submits what an own encoder recorded (the belt's chunks closed before,
+    /// recalled after); the application submits its own.
+    fn submit(&mut self, queue: &wgpu::Queue, sink: &mut Sink<'_>) {
+        if let Sink::Own(e) = sink {
+            if let Some(e) = e.take() {
+                self.belt.finish();
+                queue.submit(std::iter::once(e.finish()));
+                self.belt.recall();
+            }
+        }
     }
 
     /// Lends the staging buffer to the encoder that reads it, until the
@@ -197,14 +216,5 @@ impl Sink<'_> {
 
     fn is_external(&self) -> bool {
         matches!(self, Sink::External(_))
-    }
-
-    /// Submits what an own encoder recorded; the application submits its own.
-    fn submit(&mut self, queue: &wgpu::Queue) {
-        if let Sink::Own(e) = self {
-            if let Some(e) = e.take() {
-                queue.submit(std::iter::once(e.finish()));
-            }
-        }
     }
 }

@@ -65,7 +65,7 @@ impl Uploader {
             }
         }
         // Submit per chunk: the next chunk's upload reuses the staging buffer.
-        sink.submit(queue);
+        self.submit(queue, sink);
         Ok(())
     }
 }

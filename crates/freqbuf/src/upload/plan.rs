@@ -140,9 +140,22 @@ impl Uploader {
             if n == 1 && growth != Growth::Copied {
                 let (lo, hi) = self.ranges.pop().unwrap_or_default();
                 let buffer = slot.gpu_buffer().expect("grown above");
-                queue.write_buffer(buffer, lo, &slot.shadow()[lo as usize..hi as usize]);
-                s.upload_calls += 1;
-                s.bytes_uploaded += hi - lo;
+                // A re-laid slot whose buffer holds no instance yet has an empty range.
+                let Some(len) = wgpu::BufferSize::new(hi - lo) else { continue };
+                match self.belt.write(device, queue, sink.encoder(device), buffer, lo, len) {
+                    Ok(mut upload) => {
+                        upload
+                            .slice(0..(hi - lo) as usize)
+                            .copy_from_slice(&slot.shadow()[lo as usize..hi as usize]);
+                        s.upload_calls += 1;
+                        s.bytes_uploaded += hi - lo;
+                    }
+                    // Nothing reached the GPU: the range stays dirty for the next flush.
+                    Err(e) => {
+                        slot.remark(lo, hi);
+                        report.error.get_or_insert(e);
+                    }
+                }
                 continue;
             }
             s.bytes_uploaded += self.ranges[start..].iter().map(|r| r.1 - r.0).sum::<u64>();

@@ -1,8 +1,8 @@
 //! Staging: one chunk's pieces and scatter tables, written to the staging
 //! buffer with a single upload call.
 
-use super::Uploader;
 use super::scatter::ROW;
+use super::{Sink, Uploader};
 use crate::error::Error;
 use crate::scope;
 use crate::slot::Slot;
@@ -19,6 +19,7 @@ impl Uploader {
         stats: &mut FrameStats,
         slots: &[Slot],
         data: u64,
+        sink: &mut Sink<'_>,
     ) -> Result<wgpu::Buffer, Error> {
         let storage_align = self.limits.min_storage_buffer_offset_alignment as u64;
         let mut size = data;
@@ -72,7 +73,7 @@ impl Uploader {
         }
         let staging = self.staging.clone().expect("created above");
         let len = wgpu::BufferSize::new(write_len).expect("jobs have bytes");
-        let mut view = queue.write_buffer_with(&staging, 0, len).expect("the staging buffer fits the chunk");
+        let mut view = self.belt.write(device, queue, sink.encoder(device), &staging, 0, len)?;
         for job in &self.jobs {
             let shadow = slots[job.slot].shadow();
             let mut at = job.src;
