@@ -356,8 +356,10 @@ impl Manager {
     /// and scatter dispatches are recorded into `encoder` instead of a
     /// submit of freqbuf's own, so a frame makes one submit. Draws recorded
     /// after this call into `encoder` (or into later submits) see the values
-    /// set before it. The bytes go up with `queue.write_buffer`, which wgpu
-    /// applies before the next submit's command buffers.
+    /// set before it. The bytes go up through freqbuf's staging belt, copied
+    /// by commands recorded into `encoder` (an upload over 16 MiB through
+    /// `queue.write_buffer`, which wgpu applies before the next submit's
+    /// command buffers).
     ///
     /// Submit `encoder` before the next flush: the manager counts these bytes
     /// as on the GPU (a dropped encoder leaves the buffers as they were until
