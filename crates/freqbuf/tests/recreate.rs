@@ -83,3 +83,31 @@ fn recreate_checks_blocks_against_the_new_devices_uniform_limit() {
     let e = m.register_wgsl("big.wgsl", BIG).unwrap_err();
     assert!(common::chain(&e).contains("16384"), "{e}");
 }
+
+/// `set_dense_fraction` is the application's setting: it holds across
+/// `recreate` (it was reset to the default with the uploader).
+#[test]
+fn the_dense_fraction_survives_recreate() {
+    let Some(h) = gpu::device() else { return };
+    let mut m = Manager::new(&h.device, SlotPlan::default());
+    m.register_wgsl(
+        "o.wgsl",
+        "struct O { world: mat4x4<f32> }
+         @group(3) @binding(0) var<uniform> o: O;
+         @vertex fn vs() -> @builtin(position) vec4<f32> { return o.world[0]; }",
+    )
+    .unwrap();
+    let world = m.param("world").unwrap();
+    let objs = (0..64).map(|_| m.create_object()).collect::<Vec<_>>();
+    m.flush(&h.queue).unwrap();
+    m.set_dense_fraction(2.0); // never one span
+    m.recreate(&h.device).unwrap();
+    m.flush(&h.queue).unwrap();
+    // 64 of every 256 bytes: a quarter of the span dirty, which the default (0.2) makes one span.
+    for &o in &objs {
+        m.object(o).set(world, &[[1.0f32; 4]; 4]).unwrap();
+    }
+    m.take_stats();
+    m.flush(&h.queue).unwrap();
+    assert_eq!(m.take_stats().total().dense_spans, 0, "the fraction set before recreate holds");
+}

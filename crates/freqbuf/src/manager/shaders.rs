@@ -94,7 +94,10 @@ impl Manager {
         self.instances.clear_resources();
         self.device = device.clone();
         self.device_serial = super::next_device_serial();
+        // The flush settings are the application's: only the device-bound state goes.
+        let dense = self.uploader.dense;
         self.uploader = Uploader::new(self.uploader.strategy, caps.limits.clone());
+        self.uploader.dense = dense;
         self.registry.set_uniform_limit(max_uniform);
         self.caps = caps;
         Ok(())
