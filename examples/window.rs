@@ -6,9 +6,6 @@
 //! (without `--frames` it runs until the window is closed). Under a virtual
 //! display: `xvfb-run -a cargo run ...` (Debian's `xvfb`).
 
-#[path = "../crates/freqbuf/benches/support/mod.rs"]
-mod support;
-
 #[path = "support/gpu.rs"]
 #[allow(dead_code, reason = "the window example only writes PNGs and reads back")]
 mod gpu;
@@ -18,8 +15,8 @@ use std::time::Instant;
 
 use clap::Parser;
 use freqbuf::Headless;
-use support::methods::{Freqbuf, Method, SIZE, Shared, Target};
-use support::scene::{Scene, SceneParams};
+use freqbuf_bench::scene::{Scene, SceneParams};
+use freqbuf_bench::{Freqbuf, Method, SIZE, Shared, Target};
 use winit::application::ApplicationHandler;
 use winit::event::WindowEvent;
 use winit::event_loop::{ActiveEventLoop, EventLoop};

@@ -3,9 +3,6 @@
 //!
 //! `cargo run --release --all-features --example stress -- --help`
 
-#[path = "../../crates/freqbuf/benches/support/mod.rs"]
-mod support;
-
 mod report;
 
 #[path = "../support/gpu.rs"]
@@ -17,10 +14,10 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use freqbuf::Headless;
-use support::methods::{
-    self, Cost, EncodeFloor, Freqbuf, FullRewrite, Method, PerShaderCache, Shared, StorageInstancing, Target,
+use freqbuf_bench::scene::{Scene, SceneParams};
+use freqbuf_bench::{
+    Cost, EncodeFloor, Freqbuf, FullRewrite, Method, PerShaderCache, Shared, StorageInstancing, Target,
 };
-use support::scene::{Scene, SceneParams};
 
 /// Render a generated scene with freqbuf and with per-shader caches, full rewrites
 /// and the encode floor, and compare bytes, calls and CPU time per frame.
@@ -154,7 +151,7 @@ fn main() {
         .collect::<Vec<_>>();
     let last = shares.last().expect("--moving has a value");
     if let Some(path) = &args.png {
-        if let Err(e) = gpu::save_png(path, &last.runs[0].pixels, methods::SIZE) {
+        if let Err(e) = gpu::save_png(path, &last.runs[0].pixels, freqbuf_bench::SIZE) {
             eprintln!("error: cannot write {}: {e}", path.display());
             std::process::exit(1);
         }

@@ -8,17 +8,14 @@
 //! Each criterion iteration is one frame of the scene; the wait for the GPU
 //! after it is not timed. The stress example prints bytes and calls besides.
 
-#[path = "support/mod.rs"]
-mod support;
-
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use freqbuf::Headless;
-use support::methods::{
+use freqbuf_bench::scene::{Scene, SceneParams};
+use freqbuf_bench::{
     EncodeFloor, Freqbuf, FullRewrite, Method, PerShaderCache, Shared, StorageInstancing, Target,
 };
-use support::scene::{Scene, SceneParams};
 
 fn frames(c: &mut Criterion) {
     let gpu = match Headless::new() {

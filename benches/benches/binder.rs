@@ -3,12 +3,9 @@
 //!
 //! `cargo bench --all-features --bench binder`
 
-#[path = "support/mod.rs"]
-mod support;
-
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use freqbuf::{BindTarget, Binder, Draw, Headless, Manager, SlotPlan};
-use support::scene::{Scene, SceneParams};
+use freqbuf_bench::scene::{Scene, SceneParams};
 
 /// Counts binds and does nothing else.
 struct Counter(u64);
@@ -82,7 +79,7 @@ fn binder(c: &mut Criterion) {
 /// A manager with the scene's shaders and instances, flushed, and its draws.
 fn manager(gpu: &Headless, scene: &Scene) -> (Manager, Vec<Draw>) {
     let mut m = Manager::new(&gpu.device, SlotPlan::default());
-    let shaders = support::methods::register_all(&mut m, scene);
+    let shaders = freqbuf_bench::register_all(&mut m, scene);
     let views = scene.views.iter().map(|_| m.create_view()).collect::<Vec<_>>();
     let materials = scene.materials.iter().map(|_| m.create_material()).collect::<Vec<_>>();
     let objects = scene.objects.iter().map(|_| m.create_object()).collect::<Vec<_>>();

@@ -1,0 +1,260 @@
+//! `StorageInstancing` and its multi-draw-indirect form `storage_indirect`:
+//! Bevy's and Ogre-Next's design written by hand, at its best.
+
+use freqbuf::Headless;
+use freqbuf::{Binder, DrawList, Manager, SlotPlan};
+
+use crate::freqbuf::*;
+use crate::method::*;
+use crate::objects::*;
+use crate::scene::{FrameChanges, Scene};
+
+/// Bevy's and Ogre-Next's design, at its best: objects in one storage array
+/// at their own stride, read by instance index, bound once per pass.
+pub struct StorageInstancing {
+    inner: Freqbuf,
+    /// With `storage_indirect`: Bevy's multi-draw-indirect form of the design.
+    indirect: Option<HandIndirect>,
+    objects: wgpu::Buffer,
+    group: wgpu::BindGroup,
+    scatter: Scatter,
+    /// Changed elements, packed, and their indices (the scatter's input).
+    packed: Vec<u8>,
+    indices: Vec<u32>,
+    count: usize,
+}
+
+/// The sparse-upload compute pass: element `e` of `src` goes to element `idx[e]` of `dst`.
+pub(crate) struct Scatter {
+    pipeline: wgpu::ComputePipeline,
+    src: wgpu::Buffer,
+    idx: wgpu::Buffer,
+}
+
+pub(crate) const SCATTER: &str = "
+@group(0) @binding(0) var<storage, read> src: array<u32>;
+@group(0) @binding(1) var<storage, read> idx: array<u32>;
+@group(0) @binding(2) var<storage, read_write> dst: array<u32>;
+pub(crate) const WORDS: u32 = 20u;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    let e = g.x / WORDS;
+    if e >= arrayLength(&idx) { return; }
+    dst[idx[e] * WORDS + g.x % WORDS] = src[g.x];
+}";
+
+/// At most this many coalesced runs are written one `write_buffer` each
+/// (about 3 µs per call); more go through the scatter pass.
+pub(crate) const RUNS_WRITTEN: usize = 32;
+
+impl StorageInstancing {
+    pub fn new(gpu: &Headless, shared: &Shared, scene: &Scene) -> Self {
+        assert!(scene.params.object_storage, "storage_instancing needs a scene with object storage");
+        let inner = Freqbuf::with_manager(
+            gpu,
+            scene,
+            Manager::new(&gpu.device, SlotPlan::default()),
+            false,
+            "storage_instancing",
+        );
+        let n = scene.objects.len() as u64;
+        let buffer = |label, size, usage| {
+            gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage: usage | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        };
+        let storage = wgpu::BufferUsages::STORAGE;
+        let objects = buffer("objects", n * OBJECT_STRIDE, storage);
+        let mut all = Vec::new();
+        pack_objects(scene, &mut all);
+        gpu.queue.write_buffer(&objects, 0, &all);
+        let group = shared.storage_group(gpu, &objects);
+        let module = gpu.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("scatter"),
+            source: wgpu::ShaderSource::Wgsl(SCATTER.into()),
+        });
+        let pipeline = gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("scatter"),
+            layout: None,
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        let scatter = Scatter {
+            pipeline,
+            src: buffer("scatter src", n * OBJECT_STRIDE, storage),
+            idx: buffer("scatter idx", n * 4, storage),
+        };
+        Self {
+            inner,
+            indirect: None,
+            objects,
+            group,
+            scatter,
+            packed: Vec::new(),
+            indices: Vec::new(),
+            count: n as usize,
+        }
+    }
+
+    /// The same design drawn as Bevy 0.16 draws it: the draws of one
+    /// pipeline, view and material are one `multi_draw_indirect` call, with
+    /// arguments (first instance: the object's element) written once, since
+    /// the draw set never changes. Binding per run goes through a draw list
+    /// of each run's first draw, replayed while the bind groups hold.
+    pub fn with_indirect(mut self, gpu: &Headless, scene: &Scene) -> Self {
+        let key = |o: usize| {
+            let obj = &scene.objects[o];
+            (scene.materials[obj.material].shader, obj.view, obj.material)
+        };
+        let mut runs: Vec<(usize, u32)> = Vec::new();
+        let mut args: Vec<u32> = Vec::new();
+        for (i, &o) in scene.draws.iter().enumerate() {
+            args.extend([4, 1, 0, o as u32]);
+            match runs.last_mut() {
+                Some((start, n)) if key(scene.draws[*start]) == key(o) => *n += 1,
+                _ => runs.push((i, 1)),
+            }
+        }
+        let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("hand indirect args"),
+            size: args.len() as u64 * 4,
+            usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        gpu.queue.write_buffer(&buffer, 0, bytemuck::cast_slice(&args));
+        let firsts = runs.iter().map(|&(i, _)| &self.inner.draws[i].1).collect::<Vec<_>>();
+        let list = self.inner.m.draw_list(firsts).expect("flushed, live");
+        self.indirect = Some(HandIndirect { buffer, runs, list });
+        self
+    }
+
+    /// Uploads the changed objects (sorted, distinct): one write when most
+    /// changed, one write per run when runs are few, else a packed upload and
+    /// the scatter pass. Returns (bytes, write calls).
+    fn upload(
+        &mut self,
+        gpu: &Headless,
+        scene: &Scene,
+        changes: &FrameChanges,
+        enc: &mut wgpu::CommandEncoder,
+    ) -> (u64, u64) {
+        let changed = &changes.objects;
+        if changed.is_empty() {
+            return (0, 0);
+        }
+        let stride = OBJECT_STRIDE as usize;
+        if changed.len() * 2 >= self.count {
+            pack_objects(scene, &mut self.packed);
+            gpu.queue.write_buffer(&self.objects, 0, &self.packed);
+            return (self.packed.len() as u64, 1);
+        }
+        let runs = 1 + changed.windows(2).filter(|w| w[1].0 != w[0].0 + 1).count();
+        self.packed.clear();
+        self.packed.resize(changed.len() * stride, 0);
+        for (&(o, _), chunk) in changed.iter().zip(self.packed.chunks_exact_mut(stride)) {
+            pack_object(&scene.objects[o], chunk);
+        }
+        if runs <= RUNS_WRITTEN {
+            let (mut at, mut calls) = (0, 0);
+            for run in changed.chunk_by(|a, b| b.0 == a.0 + 1) {
+                let len = run.len() * stride;
+                gpu.queue.write_buffer(&self.objects, (run[0].0 * stride) as u64, &self.packed[at..at + len]);
+                at += len;
+                calls += 1;
+            }
+            return (self.packed.len() as u64, calls);
+        }
+        self.indices.clear();
+        self.indices.extend(changed.iter().map(|&(o, _)| o as u32));
+        let s = &self.scatter;
+        gpu.queue.write_buffer(&s.src, 0, &self.packed);
+        gpu.queue.write_buffer(&s.idx, 0, bytemuck::cast_slice(&self.indices));
+        fn bytes(b: &wgpu::Buffer, n: usize) -> wgpu::BufferBinding<'_> {
+            wgpu::BufferBinding { buffer: b, offset: 0, size: wgpu::BufferSize::new(n as u64) }
+        }
+        let group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("scatter"),
+            layout: &s.pipeline.get_bind_group_layout(0),
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::Buffer(bytes(&s.src, self.packed.len())),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::Buffer(bytes(&s.idx, self.indices.len() * 4)),
+                },
+                wgpu::BindGroupEntry { binding: 2, resource: self.objects.as_entire_binding() },
+            ],
+        });
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&s.pipeline);
+        pass.set_bind_group(0, &group, &[]);
+        pass.dispatch_workgroups((self.packed.len() as u32 / 4).div_ceil(64), 1, 1);
+        ((self.packed.len() + self.indices.len() * 4) as u64, 2)
+    }
+}
+
+/// The hand-written multi-draw-indirect state: the argument buffer, the
+/// runs (first draw, draws) and a draw list of each run's first draw.
+pub(crate) struct HandIndirect {
+    buffer: wgpu::Buffer,
+    runs: Vec<(usize, u32)>,
+    list: DrawList,
+}
+
+impl Method for StorageInstancing {
+    fn name(&self) -> &'static str {
+        if self.indirect.is_some() { "storage_indirect" } else { "storage_instancing" }
+    }
+
+    fn frame(
+        &mut self,
+        gpu: &Headless,
+        shared: &Shared,
+        scene: &Scene,
+        changes: &FrameChanges,
+        target: &Target,
+    ) -> Cost {
+        self.inner.set_shared(changes);
+        // The shared values' flush and the object scatter go into the
+        // frame's encoder: one submit, the best form of the design.
+        let mut enc = gpu.device.create_command_encoder(&Default::default());
+        self.inner.m.flush_into(&gpu.queue, &mut enc).expect("flush");
+        let (bytes, calls) = self.upload(gpu, scene, changes, &mut enc);
+        let binds = match &mut self.indirect {
+            None => {
+                encode_own_objects(&mut self.inner, shared, scene, &mut target.pass(&mut enc), &self.group)
+            }
+            Some(hand) => {
+                let mut pass = target.pass(&mut enc);
+                pass.set_bind_group(3, &self.group, &[]);
+                let (pipelines, runs, buffer) = (&self.inner.pipelines, &hand.runs, &hand.buffer);
+                let mut current = usize::MAX;
+                Binder::new()
+                    .bind_list_groups(&mut self.inner.m, &mut pass, &mut hand.list, 0..3, |pass, k, _| {
+                        let (start, n) = runs[k];
+                        if pipelines[start] != current {
+                            current = pipelines[start];
+                            pass.set_pipeline(&shared.pipelines[current]);
+                        }
+                        pass.multi_draw_indirect(buffer, start as u64 * 16, n);
+                    })
+                    .expect("bind");
+                1
+            }
+        };
+        gpu.queue.submit([enc.finish()]);
+        let s = self.inner.m.take_stats().total();
+        Cost {
+            bytes: s.bytes_uploaded + bytes,
+            upload_calls: s.upload_calls + calls,
+            bind_calls: s.set_bind_group_calls + binds,
+            dense: false,
+        }
+    }
+}
