@@ -175,7 +175,7 @@ impl Shared {
 /// `Material`), so their material blocks merge and switching between them
 /// rebinds nothing.
 pub fn register_all(m: &mut Manager, scene: &Scene) -> Vec<ShaderId> {
-    let register = |s: &super::scene::ShaderDef| {
+    let register = |s: &crate::scene::ShaderDef| {
         let source = freqbuf::reflect::ShaderSource::Wgsl(&s.wgsl);
         let reflection = freqbuf::reflect::ShaderReflection::new(s.name.as_str(), source)
             .unwrap_or_else(|e| panic!("{e}"));

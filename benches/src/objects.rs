@@ -14,7 +14,7 @@ pub(crate) fn object_stride(scene: &Scene) -> u64 {
 
 /// One object as the object slot lays it out.
 #[inline]
-pub(crate) fn pack_object(o: &super::scene::ObjectDef, out: &mut [u8]) {
+pub(crate) fn pack_object(o: &crate::scene::ObjectDef, out: &mut [u8]) {
     out[off::WORLD..off::WORLD + 64].copy_from_slice(bytes_of_mat(&o.world));
     out[off::TINT..off::TINT + 16].copy_from_slice(bytemuck::bytes_of(&o.tint));
 }

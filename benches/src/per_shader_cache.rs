@@ -8,13 +8,13 @@ use crate::scene::{FrameChanges, Scene};
 
 /// Where a value lives in one shader's own copy of its blocks.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Handle {
+struct Handle {
     block: usize,
     offset: usize,
 }
 
 /// One shader's private constant data (D3DX Effect / bgfx style).
-pub(crate) struct ShaderCache {
+struct ShaderCache {
     blocks: [Vec<u8>; 4],
     dirty: bool,
     time: Option<Handle>,

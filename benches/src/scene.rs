@@ -156,7 +156,7 @@ impl Rng {
     }
 }
 
-pub(crate) const FAMILIES: [&str; 4] = ["lit", "unlit", "emissive", "fancy"];
+const FAMILIES: [&str; 4] = ["lit", "unlit", "emissive", "fancy"];
 
 impl Scene {
     /// Generates the scene at frame 0.
@@ -266,7 +266,7 @@ impl Scene {
 }
 
 /// A random small rotated, translated quad transform; every element but the last row changes.
-pub(crate) fn world(rng: &mut Rng) -> Mat4 {
+fn world(rng: &mut Rng) -> Mat4 {
     let (ax, ay) = (rng.unit() * std::f32::consts::TAU, rng.unit() * std::f32::consts::TAU);
     let s = 0.01 + rng.unit() * 0.02;
     let (sx, cx, sy, cy) = (ax.sin(), ax.cos(), ay.sin(), ay.cos());
@@ -279,7 +279,7 @@ pub(crate) fn world(rng: &mut Rng) -> Mat4 {
 }
 
 /// View `v` of `n`: a slowly rotating camera drawn into its own vertical strip.
-pub(crate) fn view_matrix(v: usize, n: usize, time: f32) -> Mat4 {
+fn view_matrix(v: usize, n: usize, time: f32) -> Mat4 {
     let n = n.max(1) as f32;
     let (s, c) = (time * 0.5).sin_cos();
     let w = 1.0 / n;
@@ -290,7 +290,7 @@ pub(crate) fn view_matrix(v: usize, n: usize, time: f32) -> Mat4 {
 /// Shader `i` of `n`: a family and a permutation of declared members. With
 /// `storage`, object data is an array slot that every shader declares with
 /// the same 80-byte element (a shader without `tint` pads it).
-pub(crate) fn shader(i: usize, n: usize, storage: bool) -> ShaderDef {
+fn shader(i: usize, n: usize, storage: bool) -> ShaderDef {
     let family = FAMILIES[i % FAMILIES.len()];
     let perm = i / FAMILIES.len();
     let decl = match family {

@@ -25,17 +25,17 @@ pub struct StorageInstancing {
 }
 
 /// The sparse-upload compute pass: element `e` of `src` goes to element `idx[e]` of `dst`.
-pub(crate) struct Scatter {
+struct Scatter {
     pipeline: wgpu::ComputePipeline,
     src: wgpu::Buffer,
     idx: wgpu::Buffer,
 }
 
-pub(crate) const SCATTER: &str = "
+const SCATTER: &str = "
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read> idx: array<u32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
-pub(crate) const WORDS: u32 = 20u;
+const WORDS: u32 = 20u;
 @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) {
     let e = g.x / WORDS;
     if e >= arrayLength(&idx) { return; }
@@ -44,7 +44,7 @@ pub(crate) const WORDS: u32 = 20u;
 
 /// At most this many coalesced runs are written one `write_buffer` each
 /// (about 3 µs per call); more go through the scatter pass.
-pub(crate) const RUNS_WRITTEN: usize = 32;
+const RUNS_WRITTEN: usize = 32;
 
 impl StorageInstancing {
     pub fn new(gpu: &Headless, shared: &Shared, scene: &Scene) -> Self {
@@ -201,7 +201,7 @@ impl StorageInstancing {
 
 /// The hand-written multi-draw-indirect state: the argument buffer, the
 /// runs (first draw, draws) and a draw list of each run's first draw.
-pub(crate) struct HandIndirect {
+struct HandIndirect {
     buffer: wgpu::Buffer,
     runs: Vec<(usize, u32)>,
     list: DrawList,
