@@ -1,0 +1,328 @@
+//! The registry: every registered shader, and the merged slot layouts they share.
+//!
+//! Shaders and slots live in arenas addressed by [`ShaderId`] and [`SlotId`];
+//! index the registry with either. Registration is all-or-nothing: a shader
+//! that conflicts with what is registered changes nothing.
+
+use std::collections::BTreeMap;
+use std::ops::Index;
+
+use crate::error::{Error, LayoutErrorKind};
+use crate::id::{NEXT_TAG, ShaderId, SlotId};
+use crate::layout::SlotLayout;
+use crate::limits::{self, DeviceCaps};
+use crate::plan::{BindingPoint, Frequency, Sharing, SlotPlan};
+use crate::reflect::{Resource, ShaderReflection};
+
+mod resolve;
+mod stage;
+
+/// A binding that is not a uniform block, as first registered at its binding point.
+#[derive(Clone, Debug)]
+pub(crate) struct SharedBinding {
+    /// The resource as the first shader that used it declared it; `sampled` is
+    /// set when any registered shader samples it.
+    pub resource: Resource,
+    /// The frequency the plan gives it.
+    pub frequency: Frequency,
+    /// The shader that first declared it.
+    pub shader: ShaderId,
+    /// Its family's index, at a per-family frequency.
+    pub family: Option<u32>,
+}
+
+/// A shader's registration, checked and merged but not committed.
+#[derive(Debug)]
+pub(crate) struct Staged {
+    /// The shader's family: an index, and the name when it is new.
+    family: (u32, Option<String>),
+    slots: BTreeMap<BindingPoint, SlotLayout>,
+    new_bindings: Vec<SharedBinding>,
+    now_sampled: Vec<Key>,
+}
+
+/// All registered shaders and the merged layouts of their slots.
+#[derive(Debug)]
+pub struct Registry {
+    tag: u32,
+    plan: SlotPlan,
+    max_uniform_binding_size: u32,
+    shaders: Vec<ShaderReflection>,
+    slots: Vec<SlotLayout>,
+    /// Slots by binding point and family (`None` at a shared frequency).
+    slot_by_point: BTreeMap<Key, SlotId>,
+    bindings: BTreeMap<Key, SharedBinding>,
+    /// Family names, by index; and each shader's family, by shader index.
+    families: Vec<String>,
+    shader_family: Vec<u32>,
+}
+
+/// Where a slot or binding lives: its point, and its family at a per-family frequency.
+type Key = (BindingPoint, Option<u32>);
+
+impl Registry {
+    /// WebGPU's default `max_uniform_buffer_binding_size`, used when there is no device.
+    pub const DEFAULT_MAX_UNIFORM_BINDING_SIZE: u32 = 65536;
+
+    /// An empty registry with WebGPU's default uniform binding size limit (65536 bytes).
+    pub fn new(plan: SlotPlan) -> Self {
+        Self::with_limit(plan, Self::DEFAULT_MAX_UNIFORM_BINDING_SIZE)
+    }
+
+    /// An empty registry that rejects blocks over `max_uniform_binding_size` bytes
+    /// (pass `device.limits().max_uniform_buffer_binding_size`).
+    pub fn with_limit(plan: SlotPlan, max_uniform_binding_size: u32) -> Self {
+        Self {
+            tag: NEXT_TAG.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            plan,
+            max_uniform_binding_size,
+            shaders: Vec::new(),
+            slots: Vec::new(),
+            slot_by_point: BTreeMap::new(),
+            bindings: BTreeMap::new(),
+            families: Vec::new(),
+            shader_family: Vec::new(),
+        }
+    }
+
+    /// A copy to try registrations on, as the whole-effect check does: it
+    /// holds the same shaders and slots, registering into it leaves this
+    /// registry as it is, and ids of either are foreign to the other.
+    ///
+    /// Cost: a clone of every registered shader's reflection.
+    pub fn scratch(&self) -> Registry {
+        Registry {
+            tag: NEXT_TAG.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            plan: self.plan.clone(),
+            max_uniform_binding_size: self.max_uniform_binding_size,
+            shaders: self.shaders.clone(),
+            slots: self.slots.clone(),
+            slot_by_point: self.slot_by_point.clone(),
+            bindings: self.bindings.clone(),
+            families: self.families.clone(),
+            shader_family: self.shader_family.clone(),
+        }
+    }
+
+    /// Checks every registered uniform block against a uniform binding limit
+    /// of `limit` bytes (`Manager::recreate`, before it moves).
+    pub(crate) fn check_uniform_limit(&self, limit: u32) -> Result<(), Error> {
+        for shader in &self.shaders {
+            let over = shader
+                .used_resources()
+                .filter(|r| !r.is_array_slot())
+                .find_map(|r| r.block.as_ref().filter(|b| b.size > limit).map(|b| (r, b.size)));
+            if let Some((res, size)) = over {
+                let kind = LayoutErrorKind::TooLarge {
+                    shader: shader.name().to_owned(),
+                    block: res.name.clone(),
+                    size,
+                    limit,
+                };
+                return Err(Error::Layout {
+                    shader: shader.name().to_owned(),
+                    binding: res.binding,
+                    kind: Box::new(kind),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Later registrations meet a uniform binding limit of `limit` bytes.
+    pub(crate) fn set_uniform_limit(&mut self, limit: u32) {
+        self.max_uniform_binding_size = limit;
+    }
+
+    /// The tag its ids carry.
+    #[inline]
+    pub(crate) fn tag(&self) -> u32 {
+        self.tag
+    }
+
+    /// Whether `id` was made by this registry.
+    #[inline]
+    pub fn owns(&self, id: ShaderId) -> bool {
+        id.tag() == self.tag && id.index() < self.shaders.len()
+    }
+
+    /// Whether `slot` was made by this registry.
+    #[inline]
+    pub fn owns_slot(&self, slot: SlotId) -> bool {
+        slot.tag() == self.tag && slot.index() < self.slots.len()
+    }
+
+    /// The slot plan.
+    #[inline]
+    pub fn plan(&self) -> &SlotPlan {
+        &self.plan
+    }
+
+    /// Registers a shader and merges its used uniform blocks into the slots.
+    ///
+    /// Every rule that does not depend on a device is checked here, so a set
+    /// of shaders this accepts is one a `Manager` accepts on a device with the
+    /// same uniform size limit, with the same errors. Unused blocks are
+    /// ignored. On any error nothing changes.
+    /// Cost: proportional to the shader's members times the slot's members.
+    pub fn add(&mut self, shader: ShaderReflection) -> Result<ShaderId, Error> {
+        let shader = self.planned(shader);
+        let staged = self.stage(&shader)?;
+        Ok(self.commit(shader, staged))
+    }
+
+    /// The shader as the plan sees it: array slots at frame frequency are
+    /// plain storage buffers the frame owns (it has one instance).
+    pub(crate) fn planned(&self, shader: ShaderReflection) -> ShaderReflection {
+        shader.plain_arrays(|point| self.plan.frequency(point) == Some(Frequency::Frame))
+    }
+
+    /// Commits what [`Registry::stage`] checked for the same shader.
+    pub(crate) fn commit(&mut self, shader: ShaderReflection, staged: Staged) -> ShaderId {
+        let id = ShaderId::new(self.tag, self.shaders.len() as u32);
+        let Staged { family, slots, new_bindings, now_sampled } = staged;
+        if let Some(name) = family.1 {
+            self.families.push(name);
+        }
+        for (point, layout) in slots {
+            let key = (point, layout.family_index());
+            match self.slot_by_point.get(&key) {
+                Some(s) => self.slots[s.index()] = layout,
+                None => {
+                    self.slot_by_point.insert(key, SlotId::new(self.tag, self.slots.len() as u32));
+                    self.slots.push(layout);
+                }
+            }
+        }
+        for b in new_bindings {
+            self.bindings.insert((b.resource.binding, b.family), b);
+        }
+        for key in now_sampled {
+            if let Some(b) = self.bindings.get_mut(&key) {
+                b.resource.sampled = true;
+            }
+        }
+        self.shader_family.push(family.0);
+        self.shaders.push(shader);
+        id
+    }
+
+    /// Checks `shader` against a device's limits and features without a
+    /// device: what [`crate::Manager::register`] checks first on a device with
+    /// these. The CLI runs it with WebGPU's default limits.
+    pub fn check_device(
+        shader: &ShaderReflection,
+        limits: &wgpu::Limits,
+        features: wgpu::Features,
+    ) -> Result<(), Error> {
+        let caps = DeviceCaps::from_parts(limits.clone(), features, wgpu::DownlevelFlags::compliant());
+        limits::check(shader, &caps).map(drop).map_err(|e| e.into_error(shader.name()))
+    }
+
+    /// Every registered shader, with its id.
+    pub fn shaders(&self) -> impl ExactSizeIterator<Item = (ShaderId, &ShaderReflection)> {
+        self.shaders.iter().enumerate().map(|(i, s)| (ShaderId::new(self.tag, i as u32), s))
+    }
+
+    /// Every slot, with its id, in creation order.
+    pub fn slots(&self) -> impl ExactSizeIterator<Item = (SlotId, &SlotLayout)> {
+        self.slots.iter().enumerate().map(|(i, s)| (SlotId::new(self.tag, i as u32), s))
+    }
+
+    /// The slot at a binding point, if a used uniform block is there; at a
+    /// per-family frequency, the first family's ([`Registry::slot_in`] picks one).
+    #[inline]
+    pub fn slot_at(&self, point: BindingPoint) -> Option<SlotId> {
+        self.slot_by_point.range((point, None)..=(point, Some(u32::MAX))).next().map(|(_, &s)| s)
+    }
+
+    /// The slot that shaders of `family` use at a binding point: the shared
+    /// slot there, or at a per-family frequency that family's own.
+    pub fn slot_in(&self, family: &str, point: BindingPoint) -> Option<SlotId> {
+        // A family no shader named yet has no slots of its own.
+        self.slot_for(point, self.family_index(family).unwrap_or(u32::MAX))
+    }
+
+    /// The slot a registered shader uses at a binding point.
+    pub(crate) fn slot_of(&self, shader: ShaderId, point: BindingPoint) -> Option<SlotId> {
+        self.slot_for(point, self.shader_family[shader.index()])
+    }
+
+    /// The slot shaders of the family with index `family` use at `point`.
+    fn slot_for(&self, point: BindingPoint, family: u32) -> Option<SlotId> {
+        let frequency = self.plan.frequency(point)?;
+        self.slot_by_point.get(&(point, self.per_family(frequency).then_some(family))).copied()
+    }
+
+    /// A merge conflict with what the slot plan makes of it: inside a family,
+    /// or at a shared material frequency (which is per family by default).
+    fn explain(
+        &self,
+        conflict: LayoutErrorKind,
+        frequency: Frequency,
+        family: Option<u32>,
+    ) -> LayoutErrorKind {
+        let conflict = Box::new(conflict);
+        match family {
+            Some(f) => LayoutErrorKind::InFamily { family: self.family_name_or_new(f), conflict },
+            None if frequency == Frequency::Material => LayoutErrorKind::Shared { frequency, conflict },
+            None => *conflict,
+        }
+    }
+
+    /// A family's name; a family being staged is not in the list yet.
+    fn family_name_or_new(&self, index: u32) -> String {
+        self.families.get(index as usize).cloned().unwrap_or_default()
+    }
+
+    /// Whether `frequency`'s blocks get a slot per family.
+    #[inline]
+    pub(crate) fn per_family(&self, frequency: Frequency) -> bool {
+        self.plan.sharing(frequency) == Sharing::PerFamily
+    }
+
+    /// The index of a family a registered shader belongs to.
+    #[inline]
+    pub(crate) fn family_index(&self, family: &str) -> Option<u32> {
+        self.families.iter().position(|f| f == family).map(|i| i as u32)
+    }
+
+    /// A family's index, adding the family when no shader named it yet.
+    pub(crate) fn intern_family(&mut self, family: &str) -> u32 {
+        self.family_index(family).unwrap_or_else(|| {
+            self.families.push(family.to_owned());
+            self.families.len() as u32 - 1
+        })
+    }
+
+    /// A family's name, by its index.
+    #[inline]
+    pub(crate) fn family_name(&self, index: u32) -> &str {
+        &self.families[index as usize]
+    }
+
+    /// Bindings that are not uniform blocks (textures, samplers, storage), by binding point.
+    pub(crate) fn bindings(&self) -> impl Iterator<Item = &SharedBinding> {
+        self.bindings.values()
+    }
+}
+
+/// Panics on an id of another registry, as naga's arenas do; check with
+/// [`Registry::owns`] first where the id may be foreign.
+impl Index<ShaderId> for Registry {
+    type Output = ShaderReflection;
+    #[inline]
+    fn index(&self, id: ShaderId) -> &ShaderReflection {
+        assert_eq!(id.tag(), self.tag, "a ShaderId of another registry");
+        &self.shaders[id.index()]
+    }
+}
+
+impl Index<SlotId> for Registry {
+    type Output = SlotLayout;
+    #[inline]
+    fn index(&self, id: SlotId) -> &SlotLayout {
+        assert_eq!(id.tag(), self.tag, "a SlotId of another registry");
+        &self.slots[id.index()]
+    }
+}

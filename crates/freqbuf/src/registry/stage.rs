@@ -1,0 +1,210 @@
+//! `Registry::stage`: every registration rule, checked on copies of the
+//! slots a shader touches, so that a conflict changes nothing.
+
+use std::collections::BTreeMap;
+
+use super::{Key, Registry, SharedBinding, Staged};
+use crate::error::{Error, LayoutErrorKind, ResourceSite};
+use crate::id::ShaderId;
+use crate::layout::SlotLayout;
+use crate::plan::{BindingPoint, Frequency};
+use crate::reflect::{Resource, ResourceKind, ShaderReflection};
+
+impl Registry {
+    /// Checks `shader` against every registration rule and merges its blocks
+    /// into copies of the slots it touches; changes nothing.
+    pub(crate) fn stage(&self, shader: &ShaderReflection) -> Result<Staged, Error> {
+        let id = ShaderId::new(self.tag, self.shaders.len() as u32);
+        let name = shader.name();
+        let fail = |binding, kind| Error::Layout { shader: name.to_owned(), binding, kind: Box::new(kind) };
+        // Merge into copies first so that a conflict leaves the registry as it was.
+        let mut staged: BTreeMap<BindingPoint, SlotLayout> = BTreeMap::new();
+        let mut new_bindings: Vec<SharedBinding> = Vec::new();
+        let mut now_sampled: Vec<Key> = Vec::new();
+        let mut array_frequency: Option<(Frequency, String)> = None;
+        let family = match self.family_index(shader.family()) {
+            Some(i) => (i, None),
+            None => (self.families.len() as u32, Some(shader.family().to_owned())),
+        };
+        let key_of = |point, frequency| (point, self.per_family(frequency).then_some(family.0));
+        // Resources are sorted by binding point: two of one point are neighbours.
+        let used = shader.used_resources().collect::<Vec<_>>();
+        if let Some(pair) = used.windows(2).find(|w| w[0].binding == w[1].binding) {
+            let site = |r: &Resource| ResourceSite {
+                shader: name.to_owned(),
+                location: r.location,
+                name: r.name.clone(),
+                kind: describe(r),
+                entry_points: r.users.iter().map(|&i| shader.entry_points()[i].name.clone()).collect(),
+            };
+            let kind = LayoutErrorKind::SharedPoint { first: site(pair[0]), second: site(pair[1]) };
+            return Err(fail(pair[0].binding, kind));
+        }
+        for res in used {
+            let point = res.binding;
+            res.binding_type().map_err(|e| Error::Unsupported {
+                shader: name.to_owned(),
+                what: format!("`{}`: {e}", res.name),
+            })?;
+            let frequency = self.plan.frequency(point).ok_or_else(|| {
+                fail(point, LayoutErrorKind::Unplanned { shader: name.to_owned(), name: res.name.clone() })
+            })?;
+            let key = key_of(point, frequency);
+            // The instance of one frequency owns a group's textures, samplers and buffers.
+            if !res.is_slot() {
+                let group = point.group;
+                let owner = self
+                    .bindings
+                    .values()
+                    .map(|b| (b.resource.binding, b.frequency))
+                    .chain(new_bindings.iter().map(|b| (b.resource.binding, b.frequency)))
+                    .find(|(p, _)| p.group == group)
+                    .map(|(_, f)| f);
+                if let Some(first) = owner.filter(|&f| f != frequency) {
+                    return Err(fail(point, LayoutErrorKind::MixedGroup { group, first, second: frequency }));
+                }
+            }
+            let other =
+                self.bindings.get(&key).map(|b| (&self.shaders[b.shader.index()], &b.resource)).or_else(
+                    || {
+                        let slot = &self.slots[self.slot_by_point.get(&key)?.index()];
+                        let user = &self.shaders[slot.users().first()?.index()];
+                        Some((user, user.resource(point)?))
+                    },
+                );
+            if let Some((other_shader, other_res)) = other {
+                if other_res.kind != res.kind
+                    || other_res.count != res.count
+                    || other_res.is_array_slot() != res.is_array_slot()
+                {
+                    return Err(fail(
+                        point,
+                        LayoutErrorKind::KindMismatch {
+                            first_shader: other_shader.name().to_owned(),
+                            first_name: other_res.name.clone(),
+                            first_kind: describe(other_res),
+                            second_shader: name.to_owned(),
+                            second_name: res.name.clone(),
+                            second_kind: describe(res),
+                        },
+                    ));
+                }
+            }
+            match &res.block {
+                Some(block) => {
+                    if res.is_array_slot() {
+                        one_array_frequency(&mut array_frequency, frequency, res)
+                            .map_err(|k| fail(point, k))?;
+                    } else if block.size > self.max_uniform_binding_size {
+                        return Err(fail(
+                            point,
+                            LayoutErrorKind::TooLarge {
+                                shader: name.to_owned(),
+                                block: res.name.clone(),
+                                size: block.size,
+                                limit: self.max_uniform_binding_size,
+                            },
+                        ));
+                    }
+                    let slot = staged.entry(point).or_insert_with(|| match self.slot_by_point.get(&key) {
+                        Some(s) => self.slots[s.index()].clone(),
+                        None => {
+                            let fam = key.1.map(|i| (i, shader.family().to_owned()));
+                            SlotLayout::new(point, frequency, res.is_array_slot(), fam)
+                        }
+                    });
+                    // Every user indexes the same elements: one stride.
+                    let size = slot.size();
+                    if res.is_array_slot() && !slot.users().is_empty() && size != block.size {
+                        return Err(fail(
+                            point,
+                            LayoutErrorKind::ArrayStride {
+                                first_shader: self.shaders[slot.users()[0].index()].name().to_owned(),
+                                first: size,
+                                second_shader: name.to_owned(),
+                                second: block.size,
+                            },
+                        ));
+                    }
+                    slot.merge(id, name, &res.name, res.location, block)
+                        .map_err(|k| fail(point, self.explain(k, frequency, key.1)))?;
+                }
+                None if other.is_none() => new_bindings.push(SharedBinding {
+                    resource: res.clone(),
+                    frequency,
+                    shader: id,
+                    family: key.1,
+                }),
+                None => {
+                    if res.sampled && self.bindings.get(&key).is_some_and(|b| !b.resource.sampled) {
+                        now_sampled.push(key);
+                    }
+                }
+            }
+        }
+        Ok(Staged { family, slots: staged, new_bindings, now_sampled })
+    }
+}
+
+/// A resource kind in WGSL's spelling, for conflicts: `texture_2d<f32>`, `sampler_comparison`.
+/// A draw passes one instance index, so a shader's array slots share one frequency.
+#[allow(clippy::result_large_err, reason = "internal; the error becomes `Error::Layout`")]
+fn one_array_frequency(
+    seen: &mut Option<(Frequency, String)>,
+    frequency: Frequency,
+    res: &Resource,
+) -> Result<(), LayoutErrorKind> {
+    match seen {
+        Some((f, first)) if *f != frequency => Err(LayoutErrorKind::ArrayFrequencies {
+            first: first.clone(),
+            first_frequency: *f,
+            second: res.name.clone(),
+            second_frequency: frequency,
+        }),
+        Some(_) => Ok(()),
+        None => {
+            *seen = Some((frequency, res.name.clone()));
+            Ok(())
+        }
+    }
+}
+
+fn describe(r: &Resource) -> String {
+    use naga::{ImageClass, ImageDimension as D, ScalarKind};
+    let dim = |d, arrayed: bool| {
+        let d = match d {
+            D::D1 => "1d",
+            D::D2 => "2d",
+            D::D3 => "3d",
+            D::Cube => "cube",
+        };
+        if arrayed { format!("{d}_array") } else { d.to_owned() }
+    };
+    let base = match r.kind {
+        ResourceKind::Texture { dim: d, arrayed, class }
+        | ResourceKind::StorageTexture { dim: d, arrayed, class } => {
+            let ms = |multi| if multi { "multisampled_" } else { "" };
+            match class {
+                ImageClass::Sampled { kind, multi } => {
+                    let scalar = match kind {
+                        ScalarKind::Sint => "i32",
+                        ScalarKind::Uint => "u32",
+                        _ => "f32",
+                    };
+                    format!("texture_{}{}<{scalar}>", ms(multi), dim(d, arrayed))
+                }
+                ImageClass::Depth { multi } => format!("texture_depth_{}{}", ms(multi), dim(d, arrayed)),
+                ImageClass::Storage { format, access } => {
+                    format!("texture_storage_{}<{format:?}, {access:?}>", dim(d, arrayed)).to_lowercase()
+                }
+                ImageClass::External => "texture_external".into(),
+            }
+        }
+        ResourceKind::Sampler { comparison: true } => "sampler_comparison".into(),
+        ResourceKind::Sampler { comparison: false } => "sampler".into(),
+        ResourceKind::Uniform => "uniform block".into(),
+        _ if r.is_array_slot() => "array slot (storage array of structs)".into(),
+        ref k => k.as_str().replace('_', " "),
+    };
+    if r.count > 1 { format!("binding_array<{base}, {}>", r.count) } else { base }
+}
