@@ -12,7 +12,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-out=target/web
+# Cargo's target directory, wherever CARGO_TARGET_DIR or a config puts it.
+target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+out=$target/web
 timeout_s=${WEB_TEST_TIMEOUT:-120}
 bindgen=$(grep -A1 '^name = "wasm-bindgen"$' Cargo.lock | sed -n 's/^version = "\(.*\)"/\1/p')
 if [[ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $bindgen" ]]; then
@@ -23,13 +25,13 @@ command -v chromium >/dev/null || { echo "error: needs chromium: apt-get install
 
 cargo build --release --target wasm32-unknown-unknown -p freqbuf-web --lib
 rm -rf "$out" && mkdir -p "$out"
-wasm-bindgen --target web --no-typescript --out-dir "$out/pkg" target/wasm32-unknown-unknown/release/freqbuf_web.wasm
+wasm-bindgen --target web --no-typescript --out-dir "$out/pkg" "$target/wasm32-unknown-unknown/release/freqbuf_web.wasm"
 cp examples/web/index.html "$out/"
 
 # Built with the workspace's features, as `cargo test --release --all-features`
 # builds wgpu: `-p freqbuf-web` alone would build wgpu a second time.
 cargo build --release --workspace --all-features --bin freqbuf-web
-native=$(target/release/freqbuf-web)
+native=$("$target/release/freqbuf-web")
 echo "$native"
 expected() { awk -v m="$1" '$1 == "native" && $2 == m { print $3 }' <<<"$native"; }
 
