@@ -12,6 +12,7 @@ mod compose;
 mod defs;
 mod file;
 mod library;
+mod load;
 mod modules;
 #[cfg(not(target_arch = "wasm32"))]
 mod parallel;

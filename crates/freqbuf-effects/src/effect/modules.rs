@@ -10,7 +10,7 @@ use toml::Spanned;
 
 use super::Effects;
 use super::compose::locate;
-use super::library::read_text;
+use super::load::read_text;
 use crate::error::{EffectError, EffectErrorKind};
 
 impl Effects {

@@ -1,0 +1,297 @@
+//! Loading effects: effect files and their sources, module files, and the
+//! checks that make a loaded effect consistent (`Effects::insert`).
+
+use std::ops::Range;
+use std::path::Path;
+
+use super::compose::locate;
+use super::file::EffectFile;
+use super::types::{Bits, Effect, EffectId, MAX_FLAGS, Pass, StageSource};
+use crate::error::{EffectError, EffectErrorKind};
+use freqbuf::reflect::ShaderReflection;
+
+use super::library::Effects;
+
+impl Effects {
+    /// Adds a WGSL module that effect sources `#import` (it names itself
+    /// with `#define_import_path`), for example the output of [`Registry::declarations_module`](freqbuf::Registry::declarations_module).
+    ///
+    /// Effects loaded before it that import it (directly or not) learn the
+    /// flags it tests: their permutations are keyed again, and any composed
+    /// without it are dropped.
+    pub fn add_module(&mut self, file: &str, source: &str) -> Result<(), EffectError> {
+        self.compose.add_module(file, source)?;
+        for index in 0..self.effects.len() {
+            let effect = &self.effects[index];
+            let tested = self.tested_bits(effect.sources(), &effect.flags, &effect.passes);
+            if tested != self.effects[index].tested {
+                self.effects[index].tested = tested;
+                let library = self.tag;
+                let effect = EffectId { library, index: index as u32 };
+                self.shaders.retain(|k, _| k.0 != index as u32);
+                self.pass_shaders.retain(|k, _| k.0 != index as u32);
+                self.composed.retain(|k, _| k.0 != index as u32);
+                self.render.retain(|k, _| k.0.effect != effect);
+                self.compute.retain(|k, _| k.0.effect != effect);
+            }
+        }
+        Ok(())
+    }
+
+    /// The bits of `flags` that `source` or what it imports tests, and those
+    /// a pass requires: they decide whether the pass exists, so they change
+    /// the permutation even where the source never tests them.
+    fn tested_bits<'a>(
+        &self,
+        sources: impl Iterator<Item = &'a str>,
+        flags: &[String],
+        passes: &[Pass],
+    ) -> Bits {
+        let names = sources.flat_map(|s| self.compose.tested(s)).collect::<std::collections::BTreeSet<_>>();
+        let tested =
+            flags.iter().enumerate().filter(|(_, f)| names.contains(*f)).fold(0, |m, (i, _)| m | 1 << i);
+        passes.iter().fold(tested, |m, p| m | p.required)
+    }
+
+    /// Reads an effect file and the WGSL source it names (relative to it).
+    pub fn load(&mut self, path: impl AsRef<Path>) -> Result<EffectId, EffectError> {
+        let path = path.as_ref();
+        let file = path.display().to_string();
+        let toml_text = read_text(path).map_err(|e| EffectError {
+            file: file.clone(),
+            location: None,
+            kind: Box::new(EffectErrorKind::Io(e)),
+        })?;
+        let parsed = parse(&file, &toml_text)?;
+        let dir = path.parent().unwrap_or(Path::new(""));
+        self.add_listed_modules(&file, &toml_text, dir, &parsed.modules)?;
+        let source_path = dir.join(parsed.source.get_ref());
+        let source_file = source_path.display().to_string();
+        let source = read_text(&source_path).map_err(|e| EffectError {
+            file: file.clone(),
+            location: Some(locate(&toml_text, parsed.source.span().start)),
+            kind: Box::new(EffectErrorKind::Io(format!("{source_file}: {e}"))),
+        })?;
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("effect");
+        let stem = stem.strip_suffix(".effect").unwrap_or(stem);
+        let mut read = |name: &str| {
+            let at = dir.join(name);
+            read_text(&at)
+                .map(|text| (at.display().to_string(), text))
+                .map_err(|e| format!("{}: {e}", at.display()))
+        };
+        self.insert(&file, &toml_text, parsed, stem, (source_file, source), &mut read)
+    }
+
+    /// Adds an effect from text: `file` names the TOML in errors, and the
+    /// WGSL `source` stands for the file its `source` field names.
+    /// Its `modules` must have been added with [`Effects::add_module`]
+    /// (only [`Effects::load`] reads files).
+    pub fn add(&mut self, file: &str, toml_text: &str, source: &str) -> Result<EffectId, EffectError> {
+        let parsed = parse(file, toml_text)?;
+        let name = parsed.source.get_ref().clone();
+        self.add_parsed(file, toml_text, parsed, (name, source), &[])
+    }
+
+    /// Like [`Effects::add`] for an effect whose passes take stages from
+    /// other files (`vertex = { source = "mesh2d.wgsl", entry = "vertex" }`):
+    /// `files` holds each by the name the effect file gives it, the `source`
+    /// among them. A name not in `files` is an error at its place in the file.
+    pub fn add_files(
+        &mut self,
+        file: &str,
+        toml_text: &str,
+        files: &[(&str, &str)],
+    ) -> Result<EffectId, EffectError> {
+        let parsed = parse(file, toml_text)?;
+        let name = parsed.source.get_ref().clone();
+        let Some(&(_, source)) = files.iter().find(|(n, _)| *n == name) else {
+            return Err(EffectError {
+                file: file.to_owned(),
+                location: Some(locate(toml_text, parsed.source.span().start)),
+                kind: Box::new(EffectErrorKind::Io(format!("{name}: not among the files given"))),
+            });
+        };
+        self.add_parsed(file, toml_text, parsed, (name, source), files)
+    }
+
+    fn add_parsed(
+        &mut self,
+        file: &str,
+        toml_text: &str,
+        parsed: EffectFile,
+        (name, source): (String, &str),
+        files: &[(&str, &str)],
+    ) -> Result<EffectId, EffectError> {
+        let stem = Path::new(file).file_stem().and_then(|s| s.to_str()).unwrap_or("effect");
+        let stem = stem.strip_suffix(".effect").unwrap_or(stem).to_owned();
+        let mut read = |wanted: &str| match files.iter().find(|(n, _)| *n == wanted) {
+            Some(&(n, text)) => Ok((n.to_owned(), text.to_owned())),
+            None => Err(format!("{wanted}: not among the files given")),
+        };
+        self.insert(file, toml_text, parsed, &stem, (name, source.to_owned()), &mut read)
+    }
+
+    fn insert(
+        &mut self,
+        file: &str,
+        toml_text: &str,
+        parsed: EffectFile,
+        stem: &str,
+        (source_file, source): (String, String),
+        read: ReadStage<'_>,
+    ) -> Result<EffectId, EffectError> {
+        let at = |span: Range<usize>, kind| EffectError {
+            file: file.to_owned(),
+            location: Some(locate(toml_text, span.start)),
+            kind: Box::new(kind),
+        };
+        if parsed.flags.len() > MAX_FLAGS {
+            let what = format!("{} flags; an effect may declare at most {MAX_FLAGS}", parsed.flags.len());
+            return Err(at(parsed.flags[MAX_FLAGS].span(), EffectErrorKind::BadFlags(what)));
+        }
+        if let Some((what, name, first, second)) = parsed.duplicate_name() {
+            let first = locate(toml_text, first.start);
+            return Err(at(second, EffectErrorKind::DuplicateName { what, name, first }));
+        }
+        let mut flags: Vec<String> = Vec::new();
+        for f in &parsed.flags {
+            if flags.contains(f.get_ref()) {
+                return Err(at(
+                    f.span(),
+                    EffectErrorKind::BadFlags(format!("flag `{}` is declared twice", f.get_ref())),
+                ));
+            }
+            flags.push(f.get_ref().clone());
+        }
+        let mut defs = Vec::new();
+        for (name, value) in &parsed.defs {
+            let bad = |what: String| at(value.span(), EffectErrorKind::BadDef { name: name.clone(), what });
+            if flags.contains(name) {
+                return Err(bad("is also a flag; a def has one value for every permutation".into()));
+            }
+            use naga_oil::compose::ShaderDefValue as V;
+            let v = match value.get_ref() {
+                toml::Value::Boolean(b) => V::Bool(*b),
+                toml::Value::Integer(i) if *i >= 0 => {
+                    V::UInt(u32::try_from(*i).map_err(|_| bad(format!("is {i}, which u32 cannot hold")))?)
+                }
+                toml::Value::Integer(i) => {
+                    V::Int(i32::try_from(*i).map_err(|_| bad(format!("is {i}, which i32 cannot hold")))?)
+                }
+                other => {
+                    return Err(bad(format!("is a {}; a def is a boolean or an integer", other.type_str())));
+                }
+            };
+            defs.push((name.clone(), v));
+        }
+        let mut techniques = Vec::new();
+        let mut passes = Vec::new();
+        let mut stage_files: Vec<StageSource> = Vec::new();
+        for t in parsed.technique {
+            let start = passes.len() as u32;
+            for p in t.pass {
+                let name = format!("{}.{}", t.name.get_ref(), p.name.get_ref());
+                let bad = |what| at(p.name.span(), EffectErrorKind::BadPass { pass: name.clone(), what });
+                let mut files: [Option<String>; 3] = Default::default();
+                let mut parts = [0; 3];
+                let mut entries: [Option<String>; 3] = Default::default();
+                for (i, stage) in [p.vertex, p.fragment, p.compute].into_iter().enumerate() {
+                    let Some(stage) = stage else { continue };
+                    let span = stage.span();
+                    let (entry, from) = stage.into_inner().split();
+                    entries[i] = Some(entry);
+                    let Some(from) = from else { continue };
+                    let part = match stage_files.iter().position(|f| f.name == from) {
+                        Some(at) => at,
+                        None => {
+                            let (path, text) = read(&from).map_err(|e| at(span, EffectErrorKind::Io(e)))?;
+                            stage_files.push(StageSource { name: from.clone(), file: path, text });
+                            stage_files.len() - 1
+                        }
+                    };
+                    parts[i] = part as u32 + 1;
+                    files[i] = Some(from);
+                }
+                let [vertex, fragment, compute] = entries;
+                let render = vertex.is_some() || fragment.is_some();
+                match (render, &compute) {
+                    (true, Some(_)) => {
+                        return Err(bad("mixes a compute entry point with vertex or fragment ones"));
+                    }
+                    (false, None) => return Err(bad("names neither a vertex nor a compute entry point")),
+                    _ if render && vertex.is_none() => {
+                        return Err(bad("has a fragment but no vertex entry point"));
+                    }
+                    _ => {}
+                }
+                let mut required = 0;
+                for r in &p.requires {
+                    let Some(i) = flags.iter().position(|f| f == r.get_ref()) else {
+                        let what =
+                            format!("requires `{}`, which is not one of the effect's flags", r.get_ref());
+                        return Err(at(r.span(), EffectErrorKind::BadFlags(format!("pass `{name}` {what}"))));
+                    };
+                    required |= 1 << i;
+                }
+                passes.push(Pass {
+                    name,
+                    vertex,
+                    fragment,
+                    compute,
+                    blend: p.blend,
+                    cull: p.cull,
+                    depth: p.depth,
+                    color_write: p.color_write,
+                    requires: p.requires.into_iter().map(toml::Spanned::into_inner).collect(),
+                    required,
+                    files,
+                    parts,
+                });
+            }
+            techniques.push((t.name.into_inner(), start..passes.len() as u32));
+        }
+        // Modules of the searched directories that it imports, before its flags are read.
+        self.add_imported_modules(&source_file, &source)?;
+        for f in &stage_files {
+            self.add_imported_modules(&f.file, &f.text)?;
+        }
+        let texts = std::iter::once(source.as_str()).chain(stage_files.iter().map(|f| f.text.as_str()));
+        let tested = self.tested_bits(texts, &flags, &passes);
+        let effect = Effect {
+            name: parsed.name.unwrap_or_else(|| stem.to_owned()),
+            family: parsed.family.unwrap_or_else(|| file.to_owned()),
+            source_file,
+            source,
+            stage_files,
+            flags,
+            defs,
+            tested,
+            params: parsed.params,
+            auto: parsed.auto.into_iter().map(|(k, v)| (k, v.into_inner())).collect(),
+            techniques,
+            passes,
+        };
+        self.effects.push(effect);
+        Ok(EffectId { library: self.tag, index: self.effects.len() as u32 - 1 })
+    }
+}
+
+/// Finds a stage file by the name the effect file gives: its path (for
+/// errors) and text, or why not.
+type ReadStage<'a> = &'a mut dyn FnMut(&str) -> Result<(String, String), String>;
+
+/// Reads an effect file or a WGSL source as `ShaderReflection::from_path`
+/// reads shaders: a regular UTF-8 file within the same size limit.
+pub(super) fn read_text(path: &Path) -> Result<String, String> {
+    let bytes = freqbuf::reflect::read_file(path, ShaderReflection::MAX_FILE_SIZE)?;
+    String::from_utf8(bytes).map_err(|e| format!("not UTF-8: {e}"))
+}
+
+fn parse(file: &str, text: &str) -> Result<EffectFile, EffectError> {
+    toml::from_str(text).map_err(|e: toml::de::Error| EffectError {
+        file: file.to_owned(),
+        location: e.span().map(|s| locate(text, s.start)),
+        kind: Box::new(EffectErrorKind::Toml(e.message().trim_end().to_owned())),
+    })
+}
