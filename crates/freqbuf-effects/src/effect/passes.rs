@@ -85,7 +85,13 @@ impl Effects {
         for (part, entries) in wanted {
             let whole = self.composed(flags.effect, flags.bits, part)?;
             let entries = entries.iter().map(String::as_str).collect::<Vec<_>>();
-            parts.push((part, self.narrow(&whole, &entries, flags)?));
+            // Named by its file, not by the effect: a conflict points into each file.
+            let effect = self.effect(flags.effect);
+            let file = match part.checked_sub(1) {
+                None => effect.source_file.clone(),
+                Some(i) => effect.stage_files[i as usize].file.clone(),
+            };
+            parts.push((part, self.narrow(&whole, &entries, flags)?.declared_in(&file)));
         }
         Ok(parts)
     }
