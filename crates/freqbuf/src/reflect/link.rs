@@ -7,6 +7,7 @@
 
 use super::ShaderReflection;
 use super::types::Resource;
+use crate::error::Location;
 
 impl ShaderReflection {
     /// The layout of a pipeline made of `parts` (each usually narrowed to
@@ -59,13 +60,19 @@ impl ShaderReflection {
         linked
     }
 
-    /// Names `file` as where each resource is declared that names no file
-    /// yet ([`Resource::file`]): for a part of a pipeline that
-    /// [`ShaderReflection::link`] joins, whose name is not its file's (the
-    /// effects layer names a part by effect and flags), so that errors
-    /// point into that file. Cost: one pass over the resources.
-    pub fn declared_in(mut self, file: &str) -> Self {
-        self.resources.iter_mut().for_each(|r| name_file(r, file));
+    /// Names where each resource is declared that names no file yet
+    /// ([`Resource::file`]): `at` gives its file and, where known, its
+    /// `line:column` there (kept as it was where `None`). For a part of a
+    /// pipeline that [`ShaderReflection::link`] joins whose name is not its
+    /// file's (the effects layer names a part by effect and flags, and
+    /// reflects it from a composed module without source text), so that
+    /// errors point into that file. Cost: one call of `at` per resource.
+    pub fn declared_at(mut self, at: impl Fn(&Resource) -> (String, Option<Location>)) -> Self {
+        for r in self.resources.iter_mut().filter(|r| r.file.is_none()) {
+            let (file, location) = at(r);
+            r.file = Some(file);
+            r.location = location.or(r.location);
+        }
         self
     }
 }
