@@ -182,7 +182,7 @@ impl Compose {
         for (handle, var) in module.global_variables.iter() {
             let (Some(name), Some(_)) = (&var.name, &var.binding) else { continue };
             let Some(range) = module.global_variables.get_span(handle).to_range() else { continue };
-            let (path, source) = match range.start >> 21 {
+            let (path, source) = match range.start >> SPAN_OFFSET_MASK.count_ones() {
                 0 => (file, text),
                 k => {
                     match self.composer.module_index.get(&k).and_then(|n| self.composer.module_sets.get(n)) {
