@@ -9,6 +9,7 @@ mod defs;
 mod effects;
 mod families;
 mod materials;
+mod materials_families;
 mod queue;
 mod queue_devices;
 mod stages;

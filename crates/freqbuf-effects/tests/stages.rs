@@ -137,12 +137,31 @@ fn the_check_links_both_files_and_text_effects_name_them() {
     assert!(matches!(*err.kind, EffectErrorKind::MissingEntryPoint { .. }), "{err}");
     assert!(err.to_string().starts_with("vs.wgsl"), "{err}");
     // Two files that put different resources at one point, both used by the pass.
-    let other = "@group(0) @binding(0) var<uniform> w: vec4<f32>;\n@vertex fn vs() -> @builtin(position) vec4<f32> { return w; }\n";
+    // Each resource is named by its own file and line:column, not the pass's
+    // name or the other file's position; one imported is named by its module.
+    let other = "// the vertex stage\n\n@group(0) @binding(0)\n    var<uniform> w: vec4<f32>;\n@vertex fn vs() -> @builtin(position) vec4<f32> { return w; }\n";
+    let mut fx = Effects::new();
     let e = fx.add_files("two.effect.toml", toml, &[("fs.wgsl", fs), ("vs.wgsl", other)]).unwrap();
     let err = fx.check(&registry, e, None).unwrap_err();
-    let chain = common::chain(&err);
-    assert!(
-        chain.contains("`v`") && chain.contains("`w`") && chain.contains("both at this binding point"),
-        "{chain}"
+    assert_eq!(
+        common::chain(&err),
+        "fs.wgsl: [no flags] (passes t.p): @group(0) @binding(0): `w` in vs.wgsl:4:5 (uniform block, used by \
+         vs) and `v` in fs.wgsl:1:23 (uniform block, used by fs) are both at this binding point; a pipeline \
+         binds one resource there, so register each pipeline's entry points apart \
+         (ShaderReflection::for_entry_points)"
+    );
+    let module =
+        "#define_import_path lib::view\n\n// shared\n@group(0) @binding(0) var<uniform> u: vec4<f32>;\n";
+    let imports = "#import lib::view::u\n@vertex fn vs() -> @builtin(position) vec4<f32> { return u; }\n";
+    let mut fx = Effects::new();
+    fx.add_module("lib/view.wgsl", module).unwrap();
+    let e = fx.add_files("two.effect.toml", toml, &[("fs.wgsl", fs), ("vs.wgsl", imports)]).unwrap();
+    let err = fx.check(&registry, e, None).unwrap_err();
+    assert_eq!(
+        common::chain(&err),
+        "fs.wgsl: [no flags] (passes t.p): @group(0) @binding(0): `u` in lib/view.wgsl:4:23 (uniform block, \
+         used by vs) and `v` in fs.wgsl:1:23 (uniform block, used by fs) are both at this binding point; a \
+         pipeline binds one resource there, so register each pipeline's entry points apart \
+         (ShaderReflection::for_entry_points)"
     );
 }

@@ -11,6 +11,7 @@ mod families;
 mod faults;
 mod foreign;
 mod indirect;
+mod indirect_model;
 mod inputs;
 mod limits;
 mod messages;

@@ -225,6 +225,45 @@ fn registry_messages() {
         &[wgsl("shared.wgsl", shared).unwrap()],
         "@group(0) @binding(0): `a` in shared.wgsl:1:23 (uniform block, used by fs) and `t` in shared.wgsl:2:23 (texture_2d<f32>, used by fs_t) are both at this binding point; a pipeline binds one resource there, so register each pipeline's entry points apart (ShaderReflection::for_entry_points)",
     );
+    // A pipeline linked from two files: each resource at its own file's
+    // line:column, never the pipeline's name or the other part's position.
+    let vs = "// vertex stage\n\n@group(0) @binding(0) var<uniform> w: vec4<f32>;\n@vertex fn vs() -> @builtin(position) vec4<f32> { return w; }";
+    let fs = "@group(0) @binding(0)\n  var<uniform> v: vec4<f32>;\n@fragment fn fs() -> @location(0) vec4<f32> { return v; }";
+    let link = |vs: &str, fs: &str| {
+        let parts = [wgsl("link/vs.wgsl", vs).unwrap(), wgsl("link/fs.wgsl", fs).unwrap()];
+        ShaderReflection::link("pipeline", &[&parts[0], &parts[1]])
+    };
+    both(
+        &mut s,
+        "link: two files at one binding point",
+        plan(),
+        &[link(vs, fs)],
+        "@group(0) @binding(0): `w` in link/vs.wgsl:3:23 (uniform block, used by vs) and `v` in link/fs.wgsl:2:3 (uniform block, used by fs) are both at this binding point; a pipeline binds one resource there, so register each pipeline's entry points apart (ShaderReflection::for_entry_points)",
+    );
+    let time = "\n@group(0) @binding(0) var<uniform> time: vec2<f32>;\n@fragment fn fs() -> @location(0) vec4<f32> { return time.xyxy; }";
+    both(
+        &mut s,
+        "link: a part's member against a registered shader",
+        plan(),
+        &[file("frame.wgsl"), link(vs.replace("@group(0)", "@group(3)").as_str(), time)],
+        "@group(0) @binding(0): member `time` differs: `time` in frame.wgsl:7:23 is f32 at offset 0 (size 4); but `time` in link/fs.wgsl:2:23 is vec2<f32> at offset 0 (size 8)",
+    );
+    // The linked pipeline registered first: its part is the first side.
+    both(
+        &mut s,
+        "link: a registered part's member against a shader",
+        plan(),
+        &[link(vs.replace("@group(0)", "@group(3)").as_str(), time), file("frame.wgsl")],
+        "@group(0) @binding(0): member `time` differs: `time` in link/fs.wgsl:2:23 is vec2<f32> at offset 0 (size 8); but `time` in frame.wgsl:7:23 is f32 at offset 0 (size 4)",
+    );
+    let texture = "@group(0) @binding(0) var frame: texture_2d<f32>;\n@fragment fn fs() -> @location(0) vec4<f32> { return textureLoad(frame, vec2<i32>(0), 0); }";
+    both(
+        &mut s,
+        "link: a part's kind against a registered shader",
+        plan(),
+        &[file("frame.wgsl"), link(vs.replace("@group(0)", "@group(3)").as_str(), texture)],
+        "@group(0) @binding(0): `frame` in frame.wgsl is uniform block, but `frame` in link/fs.wgsl is texture_2d<f32>",
+    );
     let frame_only = SlotPlan::empty().with_group(0, Frequency::Frame);
     let unplanned = "@group(1) @binding(0) var<uniform> x: vec4<f32>;\n@fragment fn fs() -> @location(0) vec4<f32> { return x; }";
     both(

@@ -15,6 +15,11 @@ use freqbuf::Location;
 /// naga_oil's span encoding: the low bits are the offset, the high bits the module.
 const SPAN_OFFSET_MASK: usize = (1 << 21) - 1;
 
+/// Where each bound global of a composed module is declared, by name: the
+/// file and, where its text declares the name once, the `line:column` of its
+/// `var` (naga_oil's composed text, which the spans index, is not kept).
+pub(crate) type Sites = HashMap<String, (String, Option<Location>)>;
+
 /// A naga_oil composer with freqbuf's settings.
 pub(crate) struct Compose {
     composer: Composer,
@@ -167,6 +172,28 @@ impl Compose {
         let mut module = composed.map_err(|e| self.error(*e, flags))?;
         undecorate(&mut module);
         Ok(module)
+    }
+
+    /// The sites of `module`'s bound globals; `file` and `text` are what it
+    /// was composed from. A span's bits above naga_oil's offset say which
+    /// module declares the global: 0 the composed file, `k` the `k`-th added.
+    pub(crate) fn sites(&self, module: &naga::Module, file: &str, text: &str) -> Sites {
+        let mut sites = Sites::new();
+        for (handle, var) in module.global_variables.iter() {
+            let (Some(name), Some(_)) = (&var.name, &var.binding) else { continue };
+            let Some(range) = module.global_variables.get_span(handle).to_range() else { continue };
+            let (path, source) = match range.start >> SPAN_OFFSET_MASK.count_ones() {
+                0 => (file, text),
+                k => {
+                    match self.composer.module_index.get(&k).and_then(|n| self.composer.module_sets.get(n)) {
+                        Some(m) => (m.file_path.as_str(), m.sanitized_source.as_str()),
+                        None => continue,
+                    }
+                }
+            };
+            sites.insert(name.clone(), (path.to_owned(), declaration(source, name)));
+        }
+        sites
     }
 
     /// The identifiers `source` (and the modules it imports) test in
@@ -339,4 +366,32 @@ fn undecorate(module: &mut naga::Module) {
             module.types.replace(handle, ty);
         }
     }
+}
+
+/// The `line:column` of the one `var` declaring `name` in `text`, or `None`
+/// where there is none or several (one per `#ifdef` branch).
+fn declaration(text: &str, name: &str) -> Option<Location> {
+    let mut found = None;
+    for (at, _) in text.match_indices("var") {
+        let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+        if at > 0 && ident(text.as_bytes()[at - 1]) {
+            continue;
+        }
+        let mut rest = &text[at + 3..];
+        if rest.starts_with('<') {
+            let Some(end) = rest.find('>') else { continue };
+            rest = &rest[end + 1..];
+        } else if !rest.starts_with(char::is_whitespace) {
+            continue;
+        }
+        let Some(after) = rest.trim_start().strip_prefix(name) else { continue };
+        if !after.trim_start().starts_with(':') {
+            continue;
+        }
+        if found.is_some() {
+            return None;
+        }
+        found = Some(locate(text, at));
+    }
+    found
 }

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::compose::Compose;
+use super::compose::{Compose, Sites};
 use super::types::{Bits, Effect, EffectId, EffectStats, FlagSet, Pass, PassId, Passes, Targets};
 use crate::error::{EffectError, EffectErrorKind};
 use freqbuf::Error;
@@ -35,8 +35,9 @@ pub struct Effects {
     /// part (vertex, fragment, compute), whose modules its pipelines use.
     pub(super) stage_shaders: HashMap<ShaderId, [Option<ShaderId>; 3]>,
     /// Composed permutations by (effect, bits, part: 0 the source, `i` the
-    /// `i`-th stage file), kept for the passes that narrow them.
-    pub(super) composed: HashMap<(u32, Bits, u32), ShaderReflection>,
+    /// `i`-th stage file), kept for the passes that narrow them, with
+    /// where their resources are declared (for a linked pass's errors).
+    pub(super) composed: HashMap<(u32, Bits, u32), (ShaderReflection, Sites)>,
     pub(super) modules: HashMap<ShaderId, wgpu::ShaderModule>,
     /// By (pass, permutation), one pipeline per targets it was built for
     /// (usually one). The shader id names the manager and the flags, the
@@ -228,11 +229,11 @@ impl Effects {
         bits: Bits,
         part: u32,
     ) -> Result<ShaderReflection, EffectError> {
-        if let Some(r) = self.composed.get(&(id.index, bits, part)) {
+        if let Some((r, _)) = self.composed.get(&(id.index, bits, part)) {
             return Ok(r.clone());
         }
-        let reflection = self.permutation(id, bits, part)?;
-        self.composed.insert((id.index, bits, part), reflection.clone());
+        let (reflection, sites) = self.permutation(id, bits, part)?;
+        self.composed.insert((id.index, bits, part), (reflection.clone(), sites));
         Ok(reflection)
     }
 
@@ -281,7 +282,7 @@ impl Effects {
         id: EffectId,
         bits: Bits,
         part: u32,
-    ) -> Result<ShaderReflection, EffectError> {
+    ) -> Result<(ShaderReflection, Sites), EffectError> {
         let effect = &self.effects[id.index as usize];
         let defs = effect.flags_on(bits);
         let flags = effect.describe(bits);
@@ -290,6 +291,7 @@ impl Effects {
             Some(i) => (&effect.stage_files[i as usize].file, &effect.stage_files[i as usize].text),
         };
         let module = self.compose.compose(file, text, &effect.defs, &defs, &flags)?;
+        let sites = self.compose.sites(&module, file, text);
         self.stats.compositions += 1;
         for pass in effect.passes.iter().filter(|p| bits & p.required == p.required) {
             let kinds = [
@@ -323,6 +325,6 @@ impl Effects {
             location: e.location,
             kind: Box::new(EffectErrorKind::Register { flags, source: Box::new(e.into()) }),
         })?;
-        Ok(reflection.with_family(effect.family.clone()))
+        Ok((reflection.with_family(effect.family.clone()), sites))
     }
 }

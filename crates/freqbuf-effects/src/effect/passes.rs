@@ -3,7 +3,7 @@
 //! bindings, and two passes may use different resources at one binding point.
 //! A pass whose stages come from several files links their narrowed parts.
 
-use freqbuf::reflect::ShaderReflection;
+use freqbuf::reflect::{Resource, ShaderReflection};
 use freqbuf::{Manager, ShaderId};
 
 use super::library::Effects;
@@ -85,7 +85,18 @@ impl Effects {
         for (part, entries) in wanted {
             let whole = self.composed(flags.effect, flags.bits, part)?;
             let entries = entries.iter().map(String::as_str).collect::<Vec<_>>();
-            parts.push((part, self.narrow(&whole, &entries, flags)?));
+            // Each resource named by its file and position, not by the
+            // effect: a conflict points into each file.
+            let effect = self.effect(flags.effect);
+            let file = match part.checked_sub(1) {
+                None => effect.source_file.clone(),
+                Some(i) => effect.stage_files[i as usize].file.clone(),
+            };
+            let sites = self.composed.get(&(flags.effect.index, flags.bits, part)).map(|(_, s)| s);
+            let site = |r: &Resource| {
+                sites.and_then(|s| s.get(&r.name)).cloned().unwrap_or_else(|| (file.clone(), None))
+            };
+            parts.push((part, self.narrow(&whole, &entries, flags)?.declared_at(site)));
         }
         Ok(parts)
     }

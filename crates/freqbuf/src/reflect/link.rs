@@ -7,6 +7,7 @@
 
 use super::ShaderReflection;
 use super::types::Resource;
+use crate::error::Location;
 
 impl ShaderReflection {
     /// The layout of a pipeline made of `parts` (each usually narrowed to
@@ -15,6 +16,9 @@ impl ShaderReflection {
     /// several parts declare alike (one imported `view`) is one resource used
     /// by each; two different resources that both are used stay apart, so
     /// registering the result is [`LayoutErrorKind::SharedPoint`](crate::LayoutErrorKind::SharedPoint), naming both.
+    /// Each resource keeps the name of the part that declares it
+    /// ([`Resource::file`]), so that this and every other layout error name
+    /// its own file and `line:column`, not the pipeline's.
     ///
     /// The result is [layout only](ShaderReflection::layout_only): register it
     /// for the pipeline layout and the binder, and build the stages' shader
@@ -27,6 +31,8 @@ impl ShaderReflection {
     pub fn link(name: impl Into<String>, parts: &[&ShaderReflection]) -> ShaderReflection {
         let first = parts.first().expect("a pipeline has at least one part");
         let mut linked = ShaderReflection::clone(first).layout_only();
+        // Each resource names the part it came from: its location is there.
+        linked.resources.iter_mut().for_each(|r| name_file(r, first.name()));
         linked.name = name.into();
         linked.family = Some(first.family().to_owned());
         for part in &parts[1..] {
@@ -35,6 +41,7 @@ impl ShaderReflection {
             linked.immediate_size = linked.immediate_size.max(part.immediate_size);
             for res in &part.resources {
                 let mut res = res.clone();
+                name_file(&mut res, part.name());
                 res.users.iter_mut().for_each(|u| *u += base);
                 let same = linked.resources.iter_mut().find(|r| r.binding == res.binding && alike(r, &res));
                 match same {
@@ -51,6 +58,29 @@ impl ShaderReflection {
         linked.resources.retain(|r| r.is_used() || !used.contains(&r.binding));
         linked.resources.sort_by_key(|r| r.binding);
         linked
+    }
+
+    /// Names where each resource is declared that names no file yet
+    /// ([`Resource::file`]): `at` gives its file and, where known, its
+    /// `line:column` there (kept as it was where `None`). For a part of a
+    /// pipeline that [`ShaderReflection::link`] joins whose name is not its
+    /// file's (the effects layer names a part by effect and flags, and
+    /// reflects it from a composed module without source text), so that
+    /// errors point into that file. Cost: one call of `at` per resource.
+    pub fn declared_at(mut self, at: impl Fn(&Resource) -> (String, Option<Location>)) -> Self {
+        for r in self.resources.iter_mut().filter(|r| r.file.is_none()) {
+            let (file, location) = at(r);
+            r.file = Some(file);
+            r.location = location.or(r.location);
+        }
+        self
+    }
+}
+
+/// Names `file` as the file of `res`, unless it names one already.
+fn name_file(res: &mut Resource, file: &str) {
+    if res.file.is_none() {
+        res.file = Some(file.to_owned());
     }
 }
 

@@ -330,6 +330,7 @@ impl ShaderReflection {
                 count,
                 users,
                 location,
+                file: None,
                 block,
                 sampled,
                 min_size,

@@ -30,6 +30,11 @@ pub struct Resource {
     pub users: Vec<usize>,
     /// Where it is declared, when the source is text.
     pub location: Option<Location>,
+    /// The file `location` is in, where that is not the shader's name: a
+    /// [linked](super::ShaderReflection::link) pipeline's resources keep the
+    /// name of the part that declares them, so that errors point into that
+    /// file. `None` for a resource of a shader reflected from one source.
+    pub file: Option<String>,
     /// The layout of a uniform block, or of one element of an array slot
     /// (see [`Resource::is_array_slot`]); `None` for other resources.
     pub block: Option<BlockLayout>,

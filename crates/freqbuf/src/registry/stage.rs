@@ -31,7 +31,7 @@ impl Registry {
         let used = shader.used_resources().collect::<Vec<_>>();
         if let Some(pair) = used.windows(2).find(|w| w[0].binding == w[1].binding) {
             let site = |r: &Resource| ResourceSite {
-                shader: name.to_owned(),
+                shader: declared_in(r, name).to_owned(),
                 location: r.location,
                 name: r.name.clone(),
                 kind: describe(r),
@@ -80,10 +80,10 @@ impl Registry {
                     return Err(fail(
                         point,
                         LayoutErrorKind::KindMismatch {
-                            first_shader: other_shader.name().to_owned(),
+                            first_shader: declared_in(other_res, other_shader.name()).to_owned(),
                             first_name: other_res.name.clone(),
                             first_kind: describe(other_res),
-                            second_shader: name.to_owned(),
+                            second_shader: declared_in(res, name).to_owned(),
                             second_name: res.name.clone(),
                             second_kind: describe(res),
                         },
@@ -126,7 +126,7 @@ impl Registry {
                             },
                         ));
                     }
-                    slot.merge(id, name, &res.name, res.location, block)
+                    slot.merge(id, declared_in(res, name), &res.name, res.location, block)
                         .map_err(|k| fail(point, self.explain(k, frequency, key.1)))?;
                 }
                 None if other.is_none() => new_bindings.push(SharedBinding {
@@ -207,4 +207,9 @@ fn describe(r: &Resource) -> String {
         ref k => k.as_str().replace('_', " "),
     };
     if r.count > 1 { format!("binding_array<{base}, {}>", r.count) } else { base }
+}
+
+/// The file a resource of `shader` is declared in: its linked part's, else the shader's.
+fn declared_in<'a>(res: &'a Resource, shader: &'a str) -> &'a str {
+    res.file.as_deref().unwrap_or(shader)
 }
