@@ -8,6 +8,13 @@
 //! words too). Each dirty instance keeps the span from its first to its last
 //! changed 4-byte word, so an upload moves the bytes that changed, not the
 //! whole instance.
+//!
+//! Most frames write the same member on many instances, so most dirty spans
+//! are equal: the set keeps one common span (the first one marked after a
+//! drain) and a per-instance span only for the instances whose span differs
+//! (an `own` bit says which). Marking and draining an instance with the
+//! common span then touches only the bit words, not a per-instance array as
+//! large as the slot (a cache miss per moved object at 100,000 objects).
 
 /// A dirty byte range inside one instance; `lo == hi` means clean.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -24,6 +31,10 @@ pub(crate) struct DirtySet {
     bits: Vec<u64>,
     /// Bit `w % 64` of word `w / 64`: `bits[w]` is not zero.
     summary: Vec<u64>,
+    /// Bit `i`: instance `i`'s span is `spans[i]`, not `common`.
+    own: Vec<u64>,
+    /// The span of every dirty instance without its `own` bit; empty when none is dirty.
+    common: Span,
     count: usize,
 }
 
@@ -33,6 +44,7 @@ impl DirtySet {
         if n > self.spans.len() {
             self.spans.resize(n, Span::default());
             self.bits.resize(n.div_ceil(64), 0);
+            self.own.resize(n.div_ceil(64), 0);
             self.summary.resize(self.bits.len().div_ceil(64), 0);
         }
     }
@@ -40,16 +52,26 @@ impl DirtySet {
     /// Marks bytes `lo..hi` of instance `i` dirty, widening its span.
     #[inline]
     pub(crate) fn mark(&mut self, i: u32, lo: u32, hi: u32) {
-        let s = &mut self.spans[i as usize];
-        if s.lo == s.hi {
-            *s = Span { lo, hi };
-            let w = i as usize / 64;
-            self.bits[w] |= 1 << (i % 64);
+        let (w, bit) = (i as usize / 64, 1u64 << (i % 64));
+        let span = Span { lo, hi };
+        if self.bits[w] & bit == 0 {
+            self.bits[w] |= bit;
             self.summary[w / 64] |= 1 << (w % 64);
             self.count += 1;
-        } else {
+            if self.common.lo == self.common.hi {
+                self.common = span;
+            } else if self.common != span {
+                self.own[w] |= bit;
+                self.spans[i as usize] = span;
+            }
+        } else if self.own[w] & bit != 0 {
+            let s = &mut self.spans[i as usize];
             s.lo = s.lo.min(lo);
             s.hi = s.hi.max(hi);
+        } else if lo < self.common.lo || hi > self.common.hi {
+            self.own[w] |= bit;
+            let c = self.common;
+            self.spans[i as usize] = Span { lo: c.lo.min(lo), hi: c.hi.max(hi) };
         }
     }
 
@@ -77,13 +99,22 @@ impl DirtySet {
                         return;
                     }
                     bits &= bits - 1;
-                    let span = std::mem::take(&mut self.spans[i as usize]);
+                    let bit = 1u64 << (i % 64);
+                    let span = if self.own[w] & bit != 0 {
+                        self.own[w] &= !bit;
+                        self.spans[i as usize]
+                    } else {
+                        self.common
+                    };
                     self.count -= 1;
                     take(i, span.lo, span.hi);
                 }
                 self.bits[w] = 0;
                 self.summary[s] &= !(1 << (w % 64));
             }
+        }
+        if self.count == 0 {
+            self.common = Span::default();
         }
     }
 
@@ -121,6 +152,28 @@ mod tests {
         assert_eq!(drain(&mut d, u32::MAX), vec![(0, 8, 12), (5_000, 4, 8), (9_999, 4, 8)]);
         assert_eq!(d.count(), 0);
         assert!(drain(&mut d, u32::MAX).is_empty());
+    }
+
+    /// Spans equal to the common one, spans of their own, an instance widened
+    /// past the common span, and a new common span once all were drained.
+    #[test]
+    fn common_and_own_spans_drain_as_marked() {
+        let mut d = DirtySet::default();
+        d.reserve(300);
+        d.mark(10, 0, 64); // the common span
+        d.mark(20, 0, 64);
+        d.mark(30, 8, 16); // its own
+        d.mark(40, 0, 64);
+        d.mark(40, 4, 8); // inside the common span: still common
+        d.mark(50, 0, 64);
+        d.mark(50, 60, 80); // past it: its own, the union
+        d.mark(30, 0, 4); // its own, widened
+        let want = vec![(10, 0, 64), (20, 0, 64), (30, 0, 16), (40, 0, 64), (50, 0, 80)];
+        assert_eq!(drain(&mut d, u32::MAX), want);
+        d.mark(20, 16, 32); // a new common span after the drain
+        d.mark(299, 16, 32);
+        d.mark(30, 0, 64);
+        assert_eq!(drain(&mut d, u32::MAX), vec![(20, 16, 32), (30, 0, 64), (299, 16, 32)]);
     }
 
     #[test]
