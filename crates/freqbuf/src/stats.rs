@@ -29,9 +29,8 @@ pub struct Stats {
     /// ([`Manager::set_dense_fraction`](crate::Manager::set_dense_fraction));
     /// the others moved only their dirty ranges.
     pub dense_spans: u64,
-    /// Staging buffers made. A `flush_into` lends its staging buffer to the
-    /// application's encoder; the next flushes stage elsewhere, and reuse it
-    /// once the queue has finished the work that reads it.
+    /// Staging buffers made: the staging buffer is kept across flushes and
+    /// only made again to hold a larger chunk.
     pub staging_buffers_created: u64,
 }
 

@@ -272,13 +272,12 @@ fn a_second_flush_before_the_first_encoder_is_submitted_does_not_corrupt_it() {
 }
 
 /// Frames of `flush_into`, each submitted and waited for: the staging buffer
-/// lent to one frame's encoder is staged into again once the queue has
-/// finished it, so after the first frames no flush makes a buffer, and every
-/// frame's draws see that frame's values (a reuse while the encoder's copies
-/// were pending would show the next frame's). A frame whose encoder is still
-/// unsubmitted at the next flush keeps its own values too.
+/// is kept, so after the first frames no flush makes a buffer, and every
+/// frame's draws see that frame's values (a staging write that landed before
+/// the encoder's copies ran would show the next frame's). A frame whose
+/// encoder is still unsubmitted at the next flush keeps its own values too.
 #[test]
-fn flushes_into_frame_encoders_reuse_their_staging_once_the_queue_is_done() {
+fn flushes_into_frame_encoders_keep_their_staging_buffer() {
     let Some(h) = gpu::device() else { return };
     let mut m = Manager::with_strategy(&h.device, SlotPlan::default(), FlushStrategy::Copies);
     m.set_dense_fraction(2.0);

@@ -259,13 +259,13 @@ impl Manager {
     ///
     /// Submit `encoder` before the next flush: the manager counts these bytes
     /// as on the GPU (a dropped encoder leaves the buffers as they were until
-    /// the values are set again), and `queue.write_buffer`s of a later flush
-    /// land before any later submit. A flush after a `flush_into` never
-    /// writes into the staging buffer that encoder's copies read: it stages
-    /// into a new one, so the encoder carries the values of its own flush.
+    /// the values are set again, and keeps the belt memory its copies read
+    /// from being reused), and an upload over 16 MiB of a later flush lands
+    /// before any later submit. Two `flush_into`s before either encoder is
+    /// submitted still each carry the values of their own flush: the belt's
+    /// copies run in encoder order.
     ///
-    /// Cost: as `flush`, without its submits; when the flush staged
-    /// anything, the next flush allocates its staging buffer again.
+    /// Cost: as `flush`, without its submits.
     pub fn flush_into(
         &mut self,
         queue: &wgpu::Queue,

@@ -14,7 +14,6 @@
 mod belt;
 mod moves;
 mod plan;
-mod pool;
 mod scatter;
 mod stage;
 
@@ -81,12 +80,10 @@ pub(crate) struct Uploader {
     jobs: Vec<plan::Job>,
     pieces: Vec<(u64, u64)>,
     scatter: Option<scatter::Scatter>,
-    /// The staging buffer is read by copies in an application encoder that
-    /// may not be submitted yet: the next flush must not write into it.
-    lent: bool,
-    /// Staging buffers lent that way, reused once the queue is done with them.
-    pool: pool::StagingPool,
-    /// Mapped memory the uploaded bytes go through, kept across flushes.
+    /// Mapped memory the uploaded bytes go through, kept across flushes. Its
+    /// copies into the staging buffer are recorded in the flush's encoder, in
+    /// order with the moves that read it, so the staging buffer is never
+    /// written while an earlier encoder's moves still have to read it.
     belt: belt::Belt,
 }
 
@@ -103,8 +100,6 @@ impl Uploader {
             jobs: Vec::new(),
             pieces: Vec::new(),
             scatter: None,
-            lent: false,
-            pool: pool::StagingPool::default(),
             belt: belt::Belt::default(),
         }
     }
@@ -127,11 +122,6 @@ impl Uploader {
         mut sink: Sink<'_>,
     ) -> FlushReport {
         let mut report = FlushReport::default();
-        if std::mem::take(&mut self.lent) {
-            // The last flush_into's encoder holds copies from it: stage elsewhere.
-            self.lend_staging();
-        }
-        self.pool.submitted(queue);
         self.plan_slots(device, queue, slots, highs, stats, &mut sink, &mut report);
         for (i, slot) in slots.iter().enumerate() {
             if report.replaced.contains(&slot.id()) {
@@ -141,18 +131,11 @@ impl Uploader {
             }
         }
         let mut cursor = plan::Cursor::new(&self.packed);
-        let mut chunks = 0;
         while !cursor.done(&self.packed) {
             let start = cursor;
             let data = self.plan_chunk(&mut cursor);
-            if chunks > 0 && sink.is_external() {
-                // One submit for every chunk: the next one cannot reuse the
-                // staging buffer the previous one's copies will read.
-                self.lend_staging();
-            }
-            chunks += 1;
             if let Err(e) = self
-                .stage(device, queue, stats, slots, data, &mut sink)
+                .stage(device, stats, slots, data, &mut sink)
                 .and_then(|staging| self.move_chunk(device, queue, slots, stats, &staging, &mut sink))
             {
                 // Nothing from this chunk on reached the GPU: keep it dirty for the next flush.
@@ -161,7 +144,6 @@ impl Uploader {
                 break;
             }
         }
-        self.lent = sink.is_external() && chunks > 0;
         self.submit(queue, &mut sink);
         if let Sink::External(enc) = &sink {
             self.belt.recall_on_submit(enc);
@@ -178,17 +160,6 @@ impl Uploader {
                 queue.submit(std::iter::once(e.finish()));
                 self.belt.recall();
             }
-        }
-    }
-
-    /// Lends the staging buffer to the encoder that reads it, until the
-    /// queue is done with it, and forgets the scatter groups that bind it.
-    fn lend_staging(&mut self) {
-        if let Some(b) = self.staging.take() {
-            self.pool.lend(b);
-        }
-        if let Some(s) = self.scatter.as_mut() {
-            s.groups.clear();
         }
     }
 }
@@ -212,9 +183,5 @@ impl Sink<'_> {
             }),
             Sink::External(e) => e,
         }
-    }
-
-    fn is_external(&self) -> bool {
-        matches!(self, Sink::External(_))
     }
 }

@@ -64,7 +64,8 @@ impl Uploader {
                 stats.slot_mut(slots[job.slot].id()).dispatches += 1;
             }
         }
-        // Submit per chunk: the next chunk's upload reuses the staging buffer.
+        // An own encoder is submitted per chunk, so that a large flush's belt
+        // memory comes back chunk by chunk.
         self.submit(queue, sink);
         Ok(())
     }

@@ -2,6 +2,7 @@
 //! dirty ranges, write single ranges straight away, and cut the rest into
 //! chunks that fit one staging upload.
 
+use super::belt::LARGEST;
 use super::scatter::{ROW, ROW_WORDS};
 use super::{AUTO_COPY_LIMIT, FlushReport, FlushStrategy, MERGE_GAP, Sink, Uploader};
 use crate::array::Addressing;
@@ -142,11 +143,16 @@ impl Uploader {
                 let buffer = slot.gpu_buffer().expect("grown above");
                 // A re-laid slot whose buffer holds no instance yet has an empty range.
                 let Some(len) = wgpu::BufferSize::new(hi - lo) else { continue };
-                match self.belt.write(device, queue, sink.encoder(device), buffer, lo, len) {
-                    Ok(mut upload) => {
-                        upload
-                            .slice(0..(hi - lo) as usize)
-                            .copy_from_slice(&slot.shadow()[lo as usize..hi as usize]);
+                let bytes = &slot.shadow()[lo as usize..hi as usize];
+                let written = if len.get() > LARGEST {
+                    queue.write_buffer(buffer, lo, bytes);
+                    Ok(())
+                } else {
+                    let upload = self.belt.write(device, sink.encoder(device), buffer, lo, len);
+                    upload.map(|mut view| view.slice(..).copy_from_slice(bytes))
+                };
+                match written {
+                    Ok(()) => {
                         s.upload_calls += 1;
                         s.bytes_uploaded += hi - lo;
                     }

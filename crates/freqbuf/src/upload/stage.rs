@@ -15,7 +15,6 @@ impl Uploader {
     pub(super) fn stage(
         &mut self,
         device: &wgpu::Device,
-        queue: &wgpu::Queue,
         stats: &mut FrameStats,
         slots: &[Slot],
         data: u64,
@@ -42,15 +41,6 @@ impl Uploader {
         }
         let size = size.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
         if self.staging.as_ref().is_none_or(|b| b.size() < size) {
-            if let Some(b) = self.pool.take(size) {
-                self.staging = Some(b);
-                // Scatter groups bind the staging buffer.
-                if let Some(s) = self.scatter.as_mut() {
-                    s.groups.clear();
-                }
-            }
-        }
-        if self.staging.as_ref().is_none_or(|b| b.size() < size) {
             let desc = wgpu::BufferDescriptor {
                 label: Some("freqbuf staging"),
                 size: size.next_power_of_two().min(super::plan::staging_limit(&self.limits)).max(size),
@@ -73,7 +63,7 @@ impl Uploader {
         }
         let staging = self.staging.clone().expect("created above");
         let len = wgpu::BufferSize::new(write_len).expect("jobs have bytes");
-        let mut view = self.belt.write(device, queue, sink.encoder(device), &staging, 0, len)?;
+        let mut view = self.belt.write(device, sink.encoder(device), &staging, 0, len)?;
         for job in &self.jobs {
             let shadow = slots[job.slot].shadow();
             let mut at = job.src;
