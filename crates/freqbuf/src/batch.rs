@@ -64,8 +64,8 @@ impl<'a> Target<'a> {
     #[inline]
     fn listed(&self, list: &InstanceList, position: usize) -> Result<u32, Error> {
         let f = self.param.frequency;
-        if list.frequency().is_some_and(|l| l != f) {
-            let kind = ParamErrorKind::WrongFrequency { wanted: list.frequency().unwrap_or(f), actual: f };
+        if let Some(wanted) = list.frequency().filter(|&l| l != f) {
+            let kind = ParamErrorKind::WrongFrequency { wanted, actual: f };
             return Err(param_error(self.registry, self.param, kind));
         }
         let index = list.index(self.instances, position)?;
@@ -149,7 +149,8 @@ impl<'a, T: Uniform> Batch<'a, T> {
 #[derive(Debug)]
 pub struct StructBatch<'a, T> {
     target: Target<'a>,
-    /// The block's bytes as the struct lays them out, reused by every write.
+    /// The block's bytes as the struct lays them out, reused by every write
+    /// (a typed block starts at offset 0 of its slot).
     bytes: Vec<u8>,
     _struct: PhantomData<fn(&T)>,
 }
@@ -188,11 +189,6 @@ impl<'a, T: ShaderStruct> StructBatch<'a, T> {
 
     #[inline]
     fn write(&mut self, index: u32, value: &T) {
-        value.write_gpu(&mut self.bytes);
-        let base = self.target.param.offset;
-        for m in T::MEMBERS {
-            let at = m.offset as usize;
-            self.target.slot.write(index, base + m.offset, &self.bytes[at..at + m.size as usize]);
-        }
+        self.target.slot.write_struct(index, value, &mut self.bytes);
     }
 }

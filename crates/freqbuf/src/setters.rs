@@ -55,13 +55,8 @@ impl InstanceMut<'_> {
         self.check_param(block)?;
         let index = self.instances.index(self.id)?;
         self.check_family(block, index)?;
-        let mut bytes: SmallVec<[u8; 256]> = SmallVec::from_elem(0, block.elem_size as usize);
-        value.write_gpu(&mut bytes);
-        let slot = &mut self.slots[block.slot.index()];
-        for m in T::MEMBERS {
-            let at = m.offset as usize;
-            slot.write(index, m.offset, &bytes[at..at + m.size as usize]);
-        }
+        let mut scratch: SmallVec<[u8; 256]> = SmallVec::from_elem(0, block.elem_size as usize);
+        self.slots[block.slot.index()].write_struct(index, value, &mut scratch);
         Ok(())
     }
 

@@ -225,6 +225,17 @@ impl Slot {
         true
     }
 
+    /// Writes every field of a typed block at its offset in instance `index`,
+    /// each compared on its own (fields the struct lacks keep their bytes).
+    /// `scratch` holds the struct's buffer form: at least `T::SIZE` bytes.
+    pub(crate) fn write_struct<T: crate::ShaderStruct>(&mut self, index: u32, value: &T, scratch: &mut [u8]) {
+        value.write_gpu(scratch);
+        for m in T::MEMBERS {
+            let at = m.offset as usize;
+            self.write(index, m.offset, &scratch[at..at + m.size as usize]);
+        }
+    }
+
     /// Zeroes instance `index` (a reused index must not show its old values).
     pub(crate) fn clear_instance(&mut self, index: u32) {
         let zeros = [0u8; 256];
