@@ -8,9 +8,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use freqbuf::reflect::ShaderReflection;
 use freqbuf::{Registry, SlotPlan};
-use serde_json::{Value, json};
 
+mod effect;
+mod output;
 mod plan;
+use output::{print_table, to_json};
 use plan::{PlanEntry, plan_entry, slot_plan};
 
 #[derive(Parser)]
@@ -98,7 +100,6 @@ enum Stage {
     Fragment,
     Compute,
 }
-
 fn main() -> ExitCode {
     // naga panics on some corrupt inputs; freqbuf reports those as errors of their
     // file, so the default hook's message and backtrace would only be noise.
@@ -117,7 +118,7 @@ fn main() -> ExitCode {
             reflect(&plan, (&pipelines, cli.family.as_deref()), json, stage, max_uniform_size, &files)
         }
         Command::Effect { json, flags, all_permutations, module_dir, files } => {
-            effect(&plan, json, &flags, all_permutations, &module_dir, &files)
+            effect::effect(&plan, json, &flags, all_permutations, &module_dir, &files)
         }
         Command::Declare { stage, rust, files } => {
             declare(&plan, (&pipelines, cli.family.as_deref()), stage, rust, &files)
@@ -213,136 +214,6 @@ fn freqbuf_limits(max_uniform_size: u32) -> wgpu::Limits {
         ..wgpu::Limits::default()
     }
 }
-
-fn effect(
-    plan: &SlotPlan,
-    json: bool,
-    flags: &[String],
-    all: bool,
-    module_dirs: &[std::path::PathBuf],
-    files: &[std::path::PathBuf],
-) -> ExitCode {
-    if files.len() > 1 && !flags.is_empty() {
-        eprintln!("error: --flags picks one permutation of one effect; give one effect file");
-        return ExitCode::FAILURE;
-    }
-    let mut fx = freqbuf_effects::Effects::new();
-    for dir in module_dirs {
-        if let Err(e) = fx.add_module_dir(dir) {
-            eprintln!("error: {:#}", anyhow::Error::new(e));
-            return ExitCode::FAILURE;
-        }
-    }
-    // One registry for every file: a conflict between two effects shows.
-    let mut registry = Registry::new(plan.clone());
-    let mut loaded = Vec::new();
-    for file in files {
-        let result = fx.load(file).and_then(|id| {
-            let names = flags.iter().map(String::as_str).collect::<Vec<_>>();
-            let only = if all { None } else { Some(fx.flags(id, &names)?) };
-            fx.merge(&mut registry, id, only).map(|report| (id, report))
-        });
-        match result {
-            Ok(r) => loaded.push(r),
-            Err(e) => {
-                eprintln!("error: {:#}", anyhow::Error::new(e));
-                return ExitCode::FAILURE;
-            }
-        }
-    }
-    for &(id, _) in &loaded {
-        // [params] and [auto] against the permutations checked (every one with
-        // --all-permutations), as merged already: nothing is composed again.
-        if let Err(e) = freqbuf_effects::validate_tables(&fx, id, &registry, all) {
-            eprintln!("error: {}: {:#}", fx.effect(id).name(), anyhow::Error::new(e));
-            return ExitCode::FAILURE;
-        }
-    }
-    if json {
-        let mut each = loaded.iter().map(|&(id, report)| effect_json(fx.effect(id), report, &registry));
-        let v = match files.len() {
-            1 => each.next().expect("one file, loaded"),
-            _ => Value::Array(each.collect()),
-        };
-        println!("{}", serde_json::to_string_pretty(&v).expect("JSON of plain values"));
-        return ExitCode::SUCCESS;
-    }
-    for &(id, report) in &loaded {
-        print_effect(fx.effect(id), report);
-    }
-    print_table(&registry);
-    ExitCode::SUCCESS
-}
-
-/// The passes of `technique`, in order.
-fn passes<'e>(effect: &'e freqbuf_effects::Effect, technique: &str) -> Vec<&'e freqbuf_effects::Pass> {
-    (effect.passes().iter()).filter(|p| p.name.split_once('.').is_some_and(|(t, _)| t == technique)).collect()
-}
-
-fn effect_json(
-    effect: &freqbuf_effects::Effect,
-    report: freqbuf_effects::CheckReport,
-    registry: &Registry,
-) -> Value {
-    let techniques = effect
-        .techniques()
-        .map(|t| {
-            let passes = passes(effect, t).into_iter().map(|p| {
-                json!({
-                    "name": p.name.split_once('.').map_or(p.name.as_str(), |(_, n)| n),
-                    "vertex": p.vertex, "fragment": p.fragment, "compute": p.compute,
-                    "files": {"vertex": p.files[0], "fragment": p.files[1], "compute": p.files[2]},
-                    "blend": p.blend.as_str(), "cull": p.cull.as_str(),
-                    "depth": p.depth.map(|d| json!({"compare": d.compare.as_str(), "write": d.write})),
-                    "color_write": p.color_write,
-                })
-            });
-            json!({"name": t, "passes": passes.collect::<Vec<_>>()})
-        })
-        .collect::<Vec<_>>();
-    json!({
-        "effect": effect.name(), "family": effect.family(), "flags": effect.flags(),
-        "permutations": report.permutations, "distinct": report.distinct, "exhaustive": report.exhaustive,
-        "techniques": techniques, "slots": to_json(registry)["slots"],
-    })
-}
-
-fn print_effect(effect: &freqbuf_effects::Effect, report: freqbuf_effects::CheckReport) {
-    let checked = if report.exhaustive { "every combination" } else { "not every combination" };
-    println!("effect {} (flags: {}; family {})", effect.name(), effect.flags().join(", "), effect.family());
-    if report.distinct == report.permutations {
-        println!("{} permutations composed and merged ({checked})", report.permutations);
-    } else {
-        // The others preprocess to the same text as one of these.
-        println!(
-            "{} permutations checked ({checked}), {} distinct composed and merged",
-            report.permutations, report.distinct
-        );
-    }
-    for t in effect.techniques() {
-        println!("technique {t}");
-        for p in passes(effect, t) {
-            // `file:entry` where the stage comes from another file than the source.
-            let entry = |e: &Option<String>, file: &Option<String>| match (e, file) {
-                (Some(e), Some(f)) => format!("{f}:{e}"),
-                (Some(e), None) => e.clone(),
-                (None, _) => "-".into(),
-            };
-            let depth = p.depth.map_or("-".into(), |d| format!("{} write={}", d.compare.as_str(), d.write));
-            println!(
-                "  pass {}: vertex {} fragment {} compute {} blend {} cull {} depth {depth} color_write {}",
-                p.name,
-                entry(&p.vertex, &p.files[0]),
-                entry(&p.fragment, &p.files[1]),
-                entry(&p.compute, &p.files[2]),
-                p.blend.as_str(),
-                p.cull.as_str(),
-                p.color_write
-            );
-        }
-    }
-}
-
 fn declare(
     plan: &SlotPlan,
     registration: Registration<'_>,
@@ -366,104 +237,6 @@ fn declare(
         Err(e) => {
             eprintln!("error: {:#}", anyhow::Error::new(e));
             ExitCode::FAILURE
-        }
-    }
-}
-
-fn to_json(registry: &Registry) -> Value {
-    let mut slots = registry.slots().map(|(_, s)| s).collect::<Vec<_>>();
-    slots.sort_by_key(|s| s.binding());
-    let slots = slots
-        .iter()
-        .map(|s| {
-            json!({
-                "group": s.binding().group,
-                "binding": s.binding().binding,
-                "frequency": s.frequency().as_str(),
-                "family": s.family(),
-                "size": s.size(),
-                // An array slot: `size` is the element stride, one element per instance.
-                "array": s.is_array(),
-                "members": s.members().iter().map(|m| {
-                    let m = &m.member;
-                    let mut v = json!({"name": m.name, "offset": m.offset, "size": m.size,
-                           "type": m.ty.name(), "count": m.count, "stride": m.stride});
-                    if let Some(dims) = dims(m) {
-                        v["dims"] = dims;
-                    }
-                    v
-                }).collect::<Vec<_>>(),
-                "shaders": s.users().iter().map(|&u| registry[u].name()).collect::<Vec<_>>(),
-            })
-        })
-        .collect::<Vec<_>>();
-    let shaders = registry
-        .shaders()
-        .map(|(_, s)| {
-            json!({
-                "name": s.name(),
-                "entry_points": s.entry_points().iter().enumerate().map(|(i, e)| json!({
-                    "name": e.name, "stage": format!("{:?}", e.stage).to_lowercase(),
-                    "bindings": s.resources().iter().filter(|r| r.users.contains(&i))
-                        .map(|r| json!({"group": r.binding.group, "binding": r.binding.binding, "name": r.name}))
-                        .collect::<Vec<_>>(),
-                })).collect::<Vec<_>>(),
-                "resources": s.resources().iter().map(|r| json!({
-                    "group": r.binding.group, "binding": r.binding.binding, "name": r.name,
-                    "kind": r.kind.as_str(), "count": r.count, "used": r.is_used(), "array": r.array,
-                })).collect::<Vec<_>>(),
-                "unused": s.unused_blocks().map(|r| r.name.as_str()).collect::<Vec<_>>(),
-            })
-        })
-        .collect::<Vec<_>>();
-    json!({ "slots": slots, "shaders": shaders })
-}
-
-/// For nested arrays, every dimension outermost first: `[[9, 48], [3, 16]]` as
-/// `{"count", "stride"}` objects; `None` for other members.
-fn dims(m: &freqbuf::reflect::Member) -> Option<Value> {
-    let mut out = vec![json!({"count": m.count, "stride": m.stride})];
-    let mut ty = &m.ty;
-    while let freqbuf::reflect::MemberType::Array { elem, count, stride, .. } = ty {
-        out.push(json!({"count": count, "stride": stride}));
-        ty = elem;
-    }
-    (out.len() > 1).then(|| Value::from(out))
-}
-
-fn print_table(registry: &Registry) {
-    let mut slots = registry.slots().map(|(_, s)| s).collect::<Vec<_>>();
-    slots.sort_by_key(|s| (s.binding(), s.family().map(str::to_owned)));
-    for s in slots {
-        let users = s.users().iter().map(|&u| registry[u].name()).collect::<Vec<_>>();
-        let family = s.family().map_or_else(String::new, |f| format!(" of family {f}"));
-        println!(
-            "slot {} {}{family} ({} bytes) used by {}",
-            s.binding(),
-            s.frequency(),
-            s.size(),
-            users.join(", ")
-        );
-        println!("  {:>6} {:>6}  {:<16} {:>5} {:>6}  name", "offset", "size", "type", "count", "stride");
-        for m in s.members() {
-            let m = &m.member;
-            println!(
-                "  {:>6} {:>6}  {:<16} {:>5} {:>6}  {}",
-                m.offset,
-                m.size,
-                m.ty.name(),
-                m.count,
-                m.stride,
-                m.name
-            );
-        }
-    }
-    for (_, sh) in registry.shaders() {
-        println!("shader {}", sh.name());
-        for r in sh.resources() {
-            let count = if r.count > 1 { format!("[{}]", r.count) } else { String::new() };
-            let used = if r.is_used() { "" } else { "  (unused)" };
-            println!("  {:<22} {:<16} {}{}{}", r.binding.to_string(), r.kind.as_str(), r.name, count, used);
         }
     }
 }

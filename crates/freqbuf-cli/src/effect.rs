@@ -1,0 +1,138 @@
+//! `freqbuf effect`: load effect files, check their permutations together,
+//! print their techniques, passes and merged slots (or JSON).
+
+use std::process::ExitCode;
+
+use freqbuf::{Registry, SlotPlan};
+use serde_json::{Value, json};
+
+use crate::output::{print_table, to_json};
+
+pub(crate) fn effect(
+    plan: &SlotPlan,
+    json: bool,
+    flags: &[String],
+    all: bool,
+    module_dirs: &[std::path::PathBuf],
+    files: &[std::path::PathBuf],
+) -> ExitCode {
+    if files.len() > 1 && !flags.is_empty() {
+        eprintln!("error: --flags picks one permutation of one effect; give one effect file");
+        return ExitCode::FAILURE;
+    }
+    let mut fx = freqbuf_effects::Effects::new();
+    for dir in module_dirs {
+        if let Err(e) = fx.add_module_dir(dir) {
+            eprintln!("error: {:#}", anyhow::Error::new(e));
+            return ExitCode::FAILURE;
+        }
+    }
+    // One registry for every file: a conflict between two effects shows.
+    let mut registry = Registry::new(plan.clone());
+    let mut loaded = Vec::new();
+    for file in files {
+        let result = fx.load(file).and_then(|id| {
+            let names = flags.iter().map(String::as_str).collect::<Vec<_>>();
+            let only = if all { None } else { Some(fx.flags(id, &names)?) };
+            fx.merge(&mut registry, id, only).map(|report| (id, report))
+        });
+        match result {
+            Ok(r) => loaded.push(r),
+            Err(e) => {
+                eprintln!("error: {:#}", anyhow::Error::new(e));
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    for &(id, _) in &loaded {
+        // [params] and [auto] against the permutations checked (every one with
+        // --all-permutations), as merged already: nothing is composed again.
+        if let Err(e) = freqbuf_effects::validate_tables(&fx, id, &registry, all) {
+            eprintln!("error: {}: {:#}", fx.effect(id).name(), anyhow::Error::new(e));
+            return ExitCode::FAILURE;
+        }
+    }
+    if json {
+        let mut each = loaded.iter().map(|&(id, report)| effect_json(fx.effect(id), report, &registry));
+        let v = match files.len() {
+            1 => each.next().expect("one file, loaded"),
+            _ => Value::Array(each.collect()),
+        };
+        println!("{}", serde_json::to_string_pretty(&v).expect("JSON of plain values"));
+        return ExitCode::SUCCESS;
+    }
+    for &(id, report) in &loaded {
+        print_effect(fx.effect(id), report);
+    }
+    print_table(&registry);
+    ExitCode::SUCCESS
+}
+
+/// The passes of `technique`, in order.
+fn passes<'e>(effect: &'e freqbuf_effects::Effect, technique: &str) -> Vec<&'e freqbuf_effects::Pass> {
+    (effect.passes().iter()).filter(|p| p.name.split_once('.').is_some_and(|(t, _)| t == technique)).collect()
+}
+
+fn effect_json(
+    effect: &freqbuf_effects::Effect,
+    report: freqbuf_effects::CheckReport,
+    registry: &Registry,
+) -> Value {
+    let techniques = effect
+        .techniques()
+        .map(|t| {
+            let passes = passes(effect, t).into_iter().map(|p| {
+                json!({
+                    "name": p.name.split_once('.').map_or(p.name.as_str(), |(_, n)| n),
+                    "vertex": p.vertex, "fragment": p.fragment, "compute": p.compute,
+                    "files": {"vertex": p.files[0], "fragment": p.files[1], "compute": p.files[2]},
+                    "blend": p.blend.as_str(), "cull": p.cull.as_str(),
+                    "depth": p.depth.map(|d| json!({"compare": d.compare.as_str(), "write": d.write})),
+                    "color_write": p.color_write,
+                })
+            });
+            json!({"name": t, "passes": passes.collect::<Vec<_>>()})
+        })
+        .collect::<Vec<_>>();
+    json!({
+        "effect": effect.name(), "family": effect.family(), "flags": effect.flags(),
+        "permutations": report.permutations, "distinct": report.distinct, "exhaustive": report.exhaustive,
+        "techniques": techniques, "slots": to_json(registry)["slots"],
+    })
+}
+
+fn print_effect(effect: &freqbuf_effects::Effect, report: freqbuf_effects::CheckReport) {
+    let checked = if report.exhaustive { "every combination" } else { "not every combination" };
+    println!("effect {} (flags: {}; family {})", effect.name(), effect.flags().join(", "), effect.family());
+    if report.distinct == report.permutations {
+        println!("{} permutations composed and merged ({checked})", report.permutations);
+    } else {
+        // The others preprocess to the same text as one of these.
+        println!(
+            "{} permutations checked ({checked}), {} distinct composed and merged",
+            report.permutations, report.distinct
+        );
+    }
+    for t in effect.techniques() {
+        println!("technique {t}");
+        for p in passes(effect, t) {
+            // `file:entry` where the stage comes from another file than the source.
+            let entry = |e: &Option<String>, file: &Option<String>| match (e, file) {
+                (Some(e), Some(f)) => format!("{f}:{e}"),
+                (Some(e), None) => e.clone(),
+                (None, _) => "-".into(),
+            };
+            let depth = p.depth.map_or("-".into(), |d| format!("{} write={}", d.compare.as_str(), d.write));
+            println!(
+                "  pass {}: vertex {} fragment {} compute {} blend {} cull {} depth {depth} color_write {}",
+                p.name,
+                entry(&p.vertex, &p.files[0]),
+                entry(&p.fragment, &p.files[1]),
+                entry(&p.compute, &p.files[2]),
+                p.blend.as_str(),
+                p.cull.as_str(),
+                p.color_write
+            );
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! Printing merged slots and shaders: the table and the JSON every command shares.
+
+use freqbuf::Registry;
+use serde_json::{Value, json};
+
+pub(crate) fn to_json(registry: &Registry) -> Value {
+    let mut slots = registry.slots().map(|(_, s)| s).collect::<Vec<_>>();
+    slots.sort_by_key(|s| s.binding());
+    let slots = slots
+        .iter()
+        .map(|s| {
+            json!({
+                "group": s.binding().group,
+                "binding": s.binding().binding,
+                "frequency": s.frequency().as_str(),
+                "family": s.family(),
+                "size": s.size(),
+                // An array slot: `size` is the element stride, one element per instance.
+                "array": s.is_array(),
+                "members": s.members().iter().map(|m| {
+                    let m = &m.member;
+                    let mut v = json!({"name": m.name, "offset": m.offset, "size": m.size,
+                           "type": m.ty.name(), "count": m.count, "stride": m.stride});
+                    if let Some(dims) = dims(m) {
+                        v["dims"] = dims;
+                    }
+                    v
+                }).collect::<Vec<_>>(),
+                "shaders": s.users().iter().map(|&u| registry[u].name()).collect::<Vec<_>>(),
+            })
+        })
+        .collect::<Vec<_>>();
+    let shaders = registry
+        .shaders()
+        .map(|(_, s)| {
+            json!({
+                "name": s.name(),
+                "entry_points": s.entry_points().iter().enumerate().map(|(i, e)| json!({
+                    "name": e.name, "stage": format!("{:?}", e.stage).to_lowercase(),
+                    "bindings": s.resources().iter().filter(|r| r.users.contains(&i))
+                        .map(|r| json!({"group": r.binding.group, "binding": r.binding.binding, "name": r.name}))
+                        .collect::<Vec<_>>(),
+                })).collect::<Vec<_>>(),
+                "resources": s.resources().iter().map(|r| json!({
+                    "group": r.binding.group, "binding": r.binding.binding, "name": r.name,
+                    "kind": r.kind.as_str(), "count": r.count, "used": r.is_used(), "array": r.array,
+                })).collect::<Vec<_>>(),
+                "unused": s.unused_blocks().map(|r| r.name.as_str()).collect::<Vec<_>>(),
+            })
+        })
+        .collect::<Vec<_>>();
+    json!({ "slots": slots, "shaders": shaders })
+}
+
+/// For nested arrays, every dimension outermost first: `[[9, 48], [3, 16]]` as
+/// `{"count", "stride"}` objects; `None` for other members.
+fn dims(m: &freqbuf::reflect::Member) -> Option<Value> {
+    let mut out = vec![json!({"count": m.count, "stride": m.stride})];
+    let mut ty = &m.ty;
+    while let freqbuf::reflect::MemberType::Array { elem, count, stride, .. } = ty {
+        out.push(json!({"count": count, "stride": stride}));
+        ty = elem;
+    }
+    (out.len() > 1).then(|| Value::from(out))
+}
+
+pub(crate) fn print_table(registry: &Registry) {
+    let mut slots = registry.slots().map(|(_, s)| s).collect::<Vec<_>>();
+    slots.sort_by_key(|s| (s.binding(), s.family().map(str::to_owned)));
+    for s in slots {
+        let users = s.users().iter().map(|&u| registry[u].name()).collect::<Vec<_>>();
+        let family = s.family().map_or_else(String::new, |f| format!(" of family {f}"));
+        println!(
+            "slot {} {}{family} ({} bytes) used by {}",
+            s.binding(),
+            s.frequency(),
+            s.size(),
+            users.join(", ")
+        );
+        println!("  {:>6} {:>6}  {:<16} {:>5} {:>6}  name", "offset", "size", "type", "count", "stride");
+        for m in s.members() {
+            let m = &m.member;
+            println!(
+                "  {:>6} {:>6}  {:<16} {:>5} {:>6}  {}",
+                m.offset,
+                m.size,
+                m.ty.name(),
+                m.count,
+                m.stride,
+                m.name
+            );
+        }
+    }
+    for (_, sh) in registry.shaders() {
+        println!("shader {}", sh.name());
+        for r in sh.resources() {
+            let count = if r.count > 1 { format!("[{}]", r.count) } else { String::new() };
+            let used = if r.is_used() { "" } else { "  (unused)" };
+            println!("  {:<22} {:<16} {}{}{}", r.binding.to_string(), r.kind.as_str(), r.name, count, used);
+        }
+    }
+}
