@@ -4,23 +4,76 @@
 use std::process::ExitCode;
 
 use freqbuf::{Registry, SlotPlan};
+use freqbuf_effects::DefValue;
 use serde_json::{Value, json};
 
 use crate::output::{print_table, to_json};
 
-pub(crate) fn effect(
-    plan: &SlotPlan,
+/// `freqbuf effect`'s arguments.
+#[derive(clap::Args)]
+pub(crate) struct EffectArgs {
+    /// Print JSON instead of text.
+    #[arg(long)]
     json: bool,
-    flags: &[String],
-    all: bool,
-    module_dirs: &[std::path::PathBuf],
-    files: &[std::path::PathBuf],
-) -> ExitCode {
+    /// Flags to switch on, comma-separated (checks that one permutation).
+    #[arg(long, value_delimiter = ',')]
+    flags: Vec<String>,
+    /// Check every combination of the flags the source tests (that the
+    /// effect's constraints allow).
+    #[arg(long, conflicts_with = "flags")]
+    all_permutations: bool,
+    /// A directory of WGSL modules, found by their `#define_import_path`
+    /// when an effect imports them (repeatable). It may hold alternates of
+    /// one import path that no effect imports.
+    #[arg(long)]
+    module_dir: Vec<std::path::PathBuf>,
+    /// A def every effect gets, over its file's `[defs]`, as a renderer sets
+    /// it in code: `NAME=VALUE` with `true`, `false` or an integer
+    /// (repeatable), as `--def MATERIAL_BIND_GROUP=2`.
+    #[arg(long = "def", value_parser = def)]
+    defs: Vec<(String, DefValue)>,
+    /// Name every shader that uses a slot, instead of each effect's share
+    /// in a phrase ("all 16 permutations").
+    #[arg(long)]
+    verbose: bool,
+    /// Effect files (TOML), checked together as one renderer loads them:
+    /// their shared slots (and families they share) must agree.
+    #[arg(required = true)]
+    files: Vec<std::path::PathBuf>,
+}
+
+fn def(text: &str) -> Result<(String, DefValue), String> {
+    let (name, value) = text.split_once('=').ok_or("expected NAME=VALUE")?;
+    let value = match value.trim() {
+        "true" => DefValue::Bool(true),
+        "false" => DefValue::Bool(false),
+        v => match v.parse::<i64>() {
+            Ok(i) if i >= 0 => {
+                DefValue::UInt(u32::try_from(i).map_err(|_| format!("{i} does not fit a u32"))?)
+            }
+            Ok(i) => DefValue::Int(i32::try_from(i).map_err(|_| format!("{i} does not fit an i32"))?),
+            Err(_) => return Err(format!("`{v}` is not true, false or an integer")),
+        },
+    };
+    Ok((name.trim().to_owned(), value))
+}
+
+pub(crate) fn effect(plan: &SlotPlan, args: &EffectArgs) -> ExitCode {
+    let EffectArgs {
+        json,
+        ref flags,
+        all_permutations: all,
+        module_dir: ref module_dirs,
+        ref defs,
+        verbose,
+        ref files,
+    } = *args;
     if files.len() > 1 && !flags.is_empty() {
         eprintln!("error: --flags picks one permutation of one effect; give one effect file");
         return ExitCode::FAILURE;
     }
     let mut fx = freqbuf_effects::Effects::new();
+    fx.set_defs(&defs.iter().map(|(n, v)| (n.as_str(), *v)).collect::<Vec<_>>());
     for dir in module_dirs {
         if let Err(e) = fx.add_module_dir(dir) {
             eprintln!("error: {:#}", anyhow::Error::new(e));
@@ -64,7 +117,7 @@ pub(crate) fn effect(
     for &(id, report) in &loaded {
         print_effect(fx.effect(id), report);
     }
-    print_table(&registry);
+    print_table(&registry, verbose);
     ExitCode::SUCCESS
 }
 

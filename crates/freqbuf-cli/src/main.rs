@@ -8,10 +8,13 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use freqbuf::reflect::ShaderReflection;
 use freqbuf::{Registry, SlotPlan};
+use serde_json::json;
 
+mod conflicts;
 mod effect;
 mod output;
 mod plan;
+mod users;
 use output::{print_table, to_json};
 use plan::{PlanEntry, plan_entry, slot_plan};
 
@@ -60,25 +63,7 @@ enum Command {
     },
     /// Load effect files, check their permutations together and print their
     /// techniques, passes and merged slots.
-    Effect {
-        /// Print JSON instead of text.
-        #[arg(long)]
-        json: bool,
-        /// Flags to switch on, comma-separated (checks that one permutation).
-        #[arg(long, value_delimiter = ',')]
-        flags: Vec<String>,
-        /// Check every combination of the flags the source tests.
-        #[arg(long, conflicts_with = "flags")]
-        all_permutations: bool,
-        /// A directory of WGSL modules, found by their `#define_import_path`
-        /// when an effect imports them (repeatable).
-        #[arg(long)]
-        module_dir: Vec<std::path::PathBuf>,
-        /// Effect files (TOML), checked together as one renderer loads them:
-        /// their shared slots (and families they share) must agree.
-        #[arg(required = true)]
-        files: Vec<std::path::PathBuf>,
-    },
+    Effect(effect::EffectArgs),
     /// Print the WGSL declarations of the merged slots of FILES.
     Declare {
         /// Stage of GLSL files whose extension does not say (.glsl).
@@ -100,6 +85,16 @@ enum Stage {
     Fragment,
     Compute,
 }
+
+impl Stage {
+    fn naga(self) -> freqbuf::naga::ShaderStage {
+        match self {
+            Stage::Vertex => freqbuf::naga::ShaderStage::Vertex,
+            Stage::Fragment => freqbuf::naga::ShaderStage::Fragment,
+            Stage::Compute => freqbuf::naga::ShaderStage::Compute,
+        }
+    }
+}
 fn main() -> ExitCode {
     // naga panics on some corrupt inputs; freqbuf reports those as errors of their
     // file, so the default hook's message and backtrace would only be noise.
@@ -117,9 +112,7 @@ fn main() -> ExitCode {
         Command::Reflect { json, stage, max_uniform_size, files } => {
             reflect(&plan, (&pipelines, cli.family.as_deref()), json, stage, max_uniform_size, &files)
         }
-        Command::Effect { json, flags, all_permutations, module_dir, files } => {
-            effect::effect(&plan, json, &flags, all_permutations, &module_dir, &files)
-        }
+        Command::Effect(args) => effect::effect(&plan, &args),
         Command::Declare { stage, rust, files } => {
             declare(&plan, (&pipelines, cli.family.as_deref()), stage, rust, &files)
         }
@@ -138,11 +131,7 @@ fn merged(
     stage: Option<Stage>,
     max_uniform_size: u32,
 ) -> Option<Registry> {
-    let stage = stage.map(|s| match s {
-        Stage::Vertex => freqbuf::naga::ShaderStage::Vertex,
-        Stage::Fragment => freqbuf::naga::ShaderStage::Fragment,
-        Stage::Compute => freqbuf::naga::ShaderStage::Compute,
-    });
+    let stage = stage.map(Stage::naga);
     let mut registry = Registry::with_limit(plan.clone(), max_uniform_size);
     let limits = freqbuf_limits(max_uniform_size);
     let mut errors = Vec::new();
@@ -180,6 +169,9 @@ fn reflect(
     max_uniform_size: u32,
     files: &[std::path::PathBuf],
 ) -> ExitCode {
+    if let Some(code) = reflect_split(plan, registration, json, stage, max_uniform_size, files) {
+        return code;
+    }
     let Some(registry) = merged(plan, registration, files, stage, max_uniform_size) else {
         return ExitCode::FAILURE;
     };
@@ -197,9 +189,48 @@ fn reflect(
     if json {
         println!("{}", serde_json::to_string_pretty(&to_json(&registry)).expect("JSON of plain values"));
     } else {
-        print_table(&registry);
+        print_table(&registry, true);
     }
     ExitCode::SUCCESS
+}
+
+/// One module whose entry points cannot share a pipeline, given alone and
+/// without `--pipeline`: each set of entry points that can is reflected and
+/// printed on its own, after a note naming the conflicts. `None` for
+/// every other input.
+fn reflect_split(
+    plan: &SlotPlan,
+    (pipelines, family): Registration<'_>,
+    json: bool,
+    stage: Option<Stage>,
+    max_uniform_size: u32,
+    files: &[std::path::PathBuf],
+) -> Option<ExitCode> {
+    let [file] = files else { return None };
+    let shader = ShaderReflection::from_path(file, stage.map(Stage::naga)).ok()?;
+    let sets = conflicts::compatible_sets(&shader);
+    if !pipelines.is_empty() || sets.len() < 2 {
+        return None;
+    }
+    for line in conflicts::entry_point_conflicts(&shader) {
+        eprintln!("note: {}: {line}", shader.name());
+    }
+    let mut each = Vec::new();
+    for set in &sets {
+        let pipeline = [set.iter().map(String::as_str).collect::<Vec<_>>()];
+        let registry = merged(plan, (&pipeline, family), files, stage, max_uniform_size)?;
+        if json {
+            each.push(json!({"entry_points": set, "registry": to_json(&registry)}));
+        } else {
+            println!("== entry points {} ==", set.join(", "));
+            print_table(&registry, true);
+        }
+    }
+    if json {
+        let v = json!({"pipelines": each});
+        println!("{}", serde_json::to_string_pretty(&v).expect("JSON of plain values"));
+    }
+    Some(ExitCode::SUCCESS)
 }
 
 /// The device the CLI checks against: WebGPU's default limits with the given

@@ -3,6 +3,8 @@
 use freqbuf::Registry;
 use serde_json::{Value, json};
 
+use crate::users::Universe;
+
 pub(crate) fn to_json(registry: &Registry) -> Value {
     let mut slots = registry.slots().map(|(_, s)| s).collect::<Vec<_>>();
     slots.sort_by_key(|s| s.binding());
@@ -64,18 +66,23 @@ fn dims(m: &freqbuf::reflect::Member) -> Option<Value> {
     (out.len() > 1).then(|| Value::from(out))
 }
 
-pub(crate) fn print_table(registry: &Registry) {
+/// The merged slots, then each shader's resources. `verbose`: every user by
+/// name; else each effect's permutations in a phrase (`users.rs`), and
+/// shaders with the same resources under one heading.
+pub(crate) fn print_table(registry: &Registry, verbose: bool) {
+    let universe = Universe::new(registry.shaders().map(|(_, s)| s.name()));
+    let users = |names: &[&str]| if verbose { names.join(", ") } else { universe.summarise(names) };
     let mut slots = registry.slots().map(|(_, s)| s).collect::<Vec<_>>();
     slots.sort_by_key(|s| (s.binding(), s.family().map(str::to_owned)));
     for s in slots {
-        let users = s.users().iter().map(|&u| registry[u].name()).collect::<Vec<_>>();
+        let names = s.users().iter().map(|&u| registry[u].name()).collect::<Vec<_>>();
         let family = s.family().map_or_else(String::new, |f| format!(" of family {f}"));
         println!(
             "slot {} {}{family} ({} bytes) used by {}",
             s.binding(),
             s.frequency(),
             s.size(),
-            users.join(", ")
+            users(&names)
         );
         println!("  {:>6} {:>6}  {:<16} {:>5} {:>6}  name", "offset", "size", "type", "count", "stride");
         for m in s.members() {
@@ -91,12 +98,27 @@ pub(crate) fn print_table(registry: &Registry) {
             );
         }
     }
+    // Shaders with the same resource lines, in order of first appearance.
+    let mut listed: Vec<(Vec<String>, Vec<&str>)> = Vec::new();
     for (_, sh) in registry.shaders() {
-        println!("shader {}", sh.name());
-        for r in sh.resources() {
-            let count = if r.count > 1 { format!("[{}]", r.count) } else { String::new() };
-            let used = if r.is_used() { "" } else { "  (unused)" };
-            println!("  {:<22} {:<16} {}{}{}", r.binding.to_string(), r.kind.as_str(), r.name, count, used);
+        let lines = sh
+            .resources()
+            .iter()
+            .map(|r| {
+                let count = if r.count > 1 { format!("[{}]", r.count) } else { String::new() };
+                let used = if r.is_used() { "" } else { "  (unused)" };
+                format!("  {:<22} {:<16} {}{}{}", r.binding.to_string(), r.kind.as_str(), r.name, count, used)
+            })
+            .collect::<Vec<_>>();
+        match listed.iter_mut().find(|(l, _)| !verbose && *l == lines) {
+            Some((_, names)) => names.push(sh.name()),
+            None => listed.push((lines, vec![sh.name()])),
+        }
+    }
+    for (lines, names) in listed {
+        println!("shader {}", users(&names));
+        for line in lines {
+            println!("{line}");
         }
     }
 }

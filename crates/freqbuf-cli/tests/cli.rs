@@ -4,18 +4,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_freqbuf"))
-        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
+mod common;
+use common::run;
 
 #[test]
 fn json_has_the_documented_shape() {
@@ -178,54 +168,6 @@ fn only_regular_files_are_read_and_other_files_are_still_reported() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-#[test]
-fn effect_prints_techniques_passes_and_slots_and_counts_permutations() {
-    let (code, stdout, stderr) =
-        run(&["effect", "examples/effects/lit.effect.toml", "--all-permutations", "--json"]);
-    assert_eq!(code, 0, "{stderr}");
-    let v: Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(v["effect"], "lit");
-    assert_eq!(v["flags"], serde_json::json!(["NORMAL_MAP", "ALPHA_TEST", "SKINNED", "FOG"]));
-    // FOG is never tested by the source: 2^3 combinations.
-    assert_eq!(v["permutations"], 8);
-    let depth = &v["techniques"][0]["passes"][0];
-    assert_eq!(
-        *depth,
-        serde_json::json!({"name": "depth", "vertex": "vs_main", "fragment": null, "compute": null,
-            "files": {"vertex": null, "fragment": null, "compute": null},
-            "blend": "opaque", "cull": "none", "depth": {"compare": "less", "write": true}, "color_write": false})
-    );
-    let material = v["slots"].as_array().unwrap().iter().find(|s| s["group"] == 2).unwrap();
-    let names = material["members"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["name"].as_str().unwrap())
-        .collect::<Vec<_>>();
-    assert_eq!(names, ["base_color", "alpha_cutoff", "normal_strength"]);
-    let (code, stdout, _) =
-        run(&["effect", "examples/effects/lit.effect.toml", "--flags", "NORMAL_MAP", "--json"]);
-    assert_eq!(code, 0);
-    assert_eq!(serde_json::from_str::<Value>(&stdout).unwrap()["permutations"], 1);
-}
-
-#[test]
-fn effect_conflicts_and_unknown_flags_exit_1() {
-    let (code, _, stderr) =
-        run(&["effect", "crates/freqbuf-effects/tests/effects/conflict.effect.toml", "--all-permutations"]);
-    assert_eq!(code, 1);
-    assert!(
-        stderr.contains("[ALPHA_TEST]")
-            && stderr.contains("forward.depth")
-            && stderr.contains("`normal_strength`")
-            && stderr.contains("`alpha_cutoff`"),
-        "{stderr}"
-    );
-    let (code, _, stderr) = run(&["effect", "examples/effects/lit.effect.toml", "--flags", "BOGUS"]);
-    assert_eq!(code, 1);
-    assert!(stderr.contains("no flag `BOGUS`") && stderr.contains("`NORMAL_MAP`"), "{stderr}");
-}
-
 /// `declare` takes `--stage` for `.glsl` files, as `reflect` does, and
 /// `reflect --json` says which slots are arrays.
 #[test]
@@ -269,65 +211,12 @@ fn declare_prints_wgsl_that_reflects_back() {
     .unwrap();
 }
 
-#[test]
-fn effect_checks_params_and_auto_against_every_permutation() {
-    let (code, _, stderr) =
-        run(&["effect", "crates/freqbuf-effects/tests/effects/two_frequencies.effect.toml"]);
-    assert_eq!(code, 1);
-    assert!(
-        stderr.contains("world_view_proj") && stderr.contains("view_proj") && stderr.contains("no frequency"),
-        "{stderr}"
-    );
-    let (code, _, stderr) = run(&["effect", "crates/freqbuf-effects/tests/effects/probe.effect.toml"]);
-    assert_eq!(code, 0, "{stderr}");
-}
-
 /// An effect file lists the naga_oil modules its source imports: the CLI
 /// checks the scene example's effects, which import `scene::common`, and a
 /// module file that does not exist is an error at its line and column.
-#[test]
-fn effect_files_bring_their_modules() {
-    let (code, stdout, stderr) = run(&["effect", "examples/scene/solid.effect.toml", "--all-permutations"]);
-    assert_eq!(code, 0, "{stderr}");
-    assert!(stdout.contains("solid"), "{stdout}");
-    let dir = std::env::temp_dir().join(format!("freqbuf-cli-modules-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("lost.effect.toml");
-    std::fs::write(&file, "source = \"lost.wgsl\"\nmodules = [\"nowhere.wgsl\"]\n").unwrap();
-    std::fs::write(dir.join("lost.wgsl"), "@compute @workgroup_size(1) fn main() {}\n").unwrap();
-    let (code, _, stderr) = run(&["effect", file.to_str().unwrap()]);
-    assert_eq!(code, 1);
-    let at = format!("{}:2:12: cannot read the file: ", file.display());
-    assert!(stderr.contains(&at) && stderr.contains("nowhere.wgsl"), "{stderr}");
-    std::fs::remove_dir_all(&dir).unwrap();
-}
-
 /// A pass that takes its vertex stage from another file (Bevy's 2D
 /// material and mesh file) is checked from the CLI: the text and the JSON
 /// say which file each stage is from, and both files' bindings are merged.
-#[test]
-fn a_pass_with_stages_from_two_files_is_checked() {
-    let file = "crates/freqbuf-effects/tests/effects/bevy/color_material.effect.toml";
-    let plan = "0=view,1=object,2=material";
-    let (code, stdout, stderr) = run(&["effect", "--all-permutations", "--plan", plan, file]);
-    assert_eq!(code, 0, "{stderr}");
-    assert!(stdout.contains("2 permutations composed and merged (every combination)"), "{stdout}");
-    assert!(stdout.contains("pass t.main: vertex mesh/mesh2d.wgsl:vertex fragment fragment"), "{stdout}");
-    let (code, stdout, stderr) = run(&["effect", "--json", "--plan", plan, file]);
-    assert_eq!(code, 0, "{stderr}");
-    let v: Value = serde_json::from_str(&stdout).unwrap();
-    let pass = &v["techniques"][0]["passes"][0];
-    assert_eq!(pass["files"]["vertex"], "mesh/mesh2d.wgsl");
-    assert_eq!(pass["files"]["fragment"], Value::Null);
-    let slots =
-        v["slots"].as_array().unwrap().iter().map(|s| s["frequency"].as_str().unwrap()).collect::<Vec<_>>();
-    assert_eq!(
-        slots,
-        ["view", "object", "material"],
-        "the mesh array from the vertex file, the material from the fragment's"
-    );
-}
-
 /// `--plan` gives the slot plan, so Bevy's numbering (0 view, 1 mesh,
 /// 2 material) can be checked; a malformed entry is refused by name.
 #[test]
@@ -364,8 +253,28 @@ fn a_slot_plan_can_be_given() {
 #[test]
 fn pipelines_register_a_module_per_entry_point_set_and_json_lists_each_ones_bindings() {
     const SHADOW: &str = "crates/freqbuf/tests/shaders/wgpu/shadow.wgsl";
-    // Whole, wgpu's shadow example puts two resources at one binding point.
-    let (code, _, stderr) = run(&["reflect", SHADOW]);
+    // Whole, wgpu's shadow example puts two resources at one binding point:
+    // each set of entry points that can share a pipeline is shown on its own.
+    let (code, stdout, stderr) = run(&["reflect", SHADOW]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stderr.trim(),
+        format!(
+            "note: {SHADOW}: entry points `fs_main` and `fs_main_without_storage` cannot share a pipeline: @group(0) @binding(1) is `s_lights` (storage) in one and `u_lights` (uniform) in the other"
+        )
+    );
+    let headings = stdout.lines().filter(|l| l.starts_with("==")).collect::<Vec<_>>();
+    assert_eq!(
+        headings,
+        ["== entry points vs_bake, vs_main, fs_main ==", "== entry points fs_main_without_storage =="]
+    );
+    assert!(stdout.contains("slot @group(0) @binding(1) frame (960 bytes)"), "{stdout}");
+    let (code, stdout, _) = run(&["reflect", "--json", SHADOW]);
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["pipelines"][1]["entry_points"], serde_json::json!(["fs_main_without_storage"]));
+    // Registering it whole stays an error.
+    let (code, _, stderr) = run(&["declare", SHADOW]);
     assert_eq!(code, 1);
     assert!(stderr.contains("are both at this binding point"), "{stderr}");
     let (code, stdout, stderr) =
@@ -391,103 +300,9 @@ fn pipelines_register_a_module_per_entry_point_set_and_json_lists_each_ones_bind
     assert!(stderr.contains("no entry point `fs_lit`"), "{stderr}");
 }
 
-#[test]
-fn effect_checks_several_files_together_and_exits_1_on_a_conflict_between_them() {
-    let scene = [
-        "examples/scene/solid.effect.toml",
-        "examples/scene/stripes.effect.toml",
-        "examples/scene/glass.effect.toml",
-    ];
-    let (code, stdout, stderr) = run(&[&["effect"][..], &scene].concat());
-    assert_eq!(code, 0, "{stderr}");
-    // Three effects, three material families at one binding point.
-    assert_eq!(stdout.matches("slot @group(2) @binding(0) material of family").count(), 3, "{stdout}");
-    let (code, stdout, _) = run(&[&["effect", "--json"][..], &scene].concat());
-    assert_eq!(code, 0);
-    let v: Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(v.as_array().unwrap().len(), 3);
-    // Two effects that name one family, with unrelated material structs.
-    let dir = std::env::temp_dir().join(format!("freqbuf-cli-family-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    for (name, material) in [("a", "struct M { color: vec4<f32> }"), ("b", "struct M { rough: f32 }")] {
-        let toml = format!(
-            "source = \"{name}.wgsl\"\nfamily = \"pbr\"\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"main\"\n"
-        );
-        let wgsl = format!(
-            "{material}\n@group(2) @binding(0) var<uniform> m: M;\n@group(2) @binding(1) var<storage, read_write> out: array<M, 1>;\n@compute @workgroup_size(1) fn main() {{ out[0] = m; }}\n"
-        );
-        std::fs::write(dir.join(format!("{name}.effect.toml")), toml).unwrap();
-        std::fs::write(dir.join(format!("{name}.wgsl")), wgsl).unwrap();
-    }
-    let files = ["a", "b"].map(|n| dir.join(format!("{n}.effect.toml")).display().to_string());
-    let (code, _, stderr) = run(&["effect", &files[0], &files[1]]);
-    assert_eq!(code, 1);
-    assert!(
-        stderr.contains("its family `pbr` is shared with `a`") && stderr.contains("members overlap"),
-        "{stderr}"
-    );
-    // Alone, each is fine; and --flags picks a permutation of one effect only.
-    assert_eq!(run(&["effect", &files[1]]).0, 0);
-    let (code, _, stderr) = run(&["effect", "--flags", "X", &files[0], &files[1]]);
-    assert_eq!(code, 1);
-    assert!(stderr.contains("give one effect file"), "{stderr}");
-    std::fs::remove_dir_all(&dir).unwrap();
-}
-
-#[test]
-fn module_dirs_supply_imports_by_path_and_the_bevy_plan_checks() {
-    let dir = "crates/freqbuf-effects/tests/effects/bevy";
-    let tinted = format!("{dir}/tinted.effect.toml");
-    let (code, _, stderr) = run(&["effect", "--all-permutations", &tinted]);
-    assert_eq!(code, 1);
-    assert!(stderr.contains("bevy_sprite::mesh2d_view_bindings"), "{stderr}");
-    let lib = format!("{dir}/lib");
-    let sprite = format!("{dir}/sprite.effect.toml");
-    let args = [
-        "effect",
-        "--all-permutations",
-        "--plan",
-        "0=view,1=material",
-        "--module-dir",
-        &lib,
-        &tinted,
-        &sprite,
-    ];
-    let (code, stdout, stderr) = run(&args);
-    assert_eq!(code, 0, "{stderr}");
-    assert!(stdout.contains("8 permutations composed and merged (every combination)"), "{stdout}");
-    assert!(stdout.contains("slot @group(0) @binding(0) view"), "{stdout}");
-}
-
 /// `[params]` and `[auto]` are checked against the permutations being
 /// checked: one by default (a name only other permutations declare is left
 /// to them), every one with --all-permutations.
-#[test]
-fn tables_are_checked_against_the_permutations_checked() {
-    let dir = std::env::temp_dir().join(format!("freqbuf-cli-tables-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let wgsl = "struct M {\n    color: vec4<f32>,\n#ifdef N\n    strength: f32,\n#endif\n}\n@group(2) @binding(0) var<uniform> m: M;\n@group(2) @binding(1) var<storage, read_write> out: array<vec4<f32>, 1>;\n@compute @workgroup_size(1) fn main() { out[0] = m.color; }\n";
-    std::fs::write(dir.join("t.wgsl"), wgsl).unwrap();
-    let toml = |params: &str| {
-        format!(
-            "source = \"t.wgsl\"\nflags = [\"N\"]\n[params]\n{params}\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"main\"\n"
-        )
-    };
-    let file = dir.join("t.effect.toml");
-    let file = file.to_str().unwrap();
-    std::fs::write(file, toml("strength = 2.0")).unwrap();
-    assert_eq!(run(&["effect", file]).0, 0, "only N's permutation declares `strength`");
-    assert_eq!(run(&["effect", "--all-permutations", file]).0, 0);
-    std::fs::write(file, toml("strength = 2.0\nstrenght = 1.0")).unwrap();
-    assert_eq!(run(&["effect", file]).0, 0, "the base permutation cannot tell a typo from N's member");
-    let (code, _, stderr) = run(&["effect", "--all-permutations", file]);
-    assert_eq!(code, 1);
-    assert!(stderr.contains("strenght"), "{stderr}");
-    let (code, _, stderr) = run(&["effect", "--flags", "N", file]);
-    assert_eq!(code, 0, "{stderr}");
-    std::fs::remove_dir_all(&dir).unwrap();
-}
-
 /// `declare --rust` prints the Rust structs of the merged slots: the file
 /// the core's typed-block test compiles is this output.
 #[test]

@@ -129,3 +129,84 @@ fn an_import_cycle_is_named_as_a_cycle() {
         format!("{b}:2:9: `#import lib::m` closes an import cycle: {m} imports {b} imports {m}")
     );
 }
+
+const BASE: &str = "#define_import_path lib::base\nfn one() -> f32 { return 1.0; }\n";
+const TOP: &str =
+    "#define_import_path lib::m\n#import lib::base\nfn f() -> f32 { return lib::base::one(); }\n";
+
+/// An effect file may list modules in any order: each is added after the
+/// listed modules it imports (it failed with "required import not found"
+/// when a module came before the one it imports).
+#[test]
+fn listed_modules_load_in_any_order() {
+    let effect = format!("modules = [\"lib/top.wgsl\", \"lib/base.wgsl\"]\n{EFFECT}");
+    let dir = Dir::with(
+        "module-order",
+        &[
+            ("fx/lib/top.wgsl", TOP),
+            ("fx/lib/base.wgsl", BASE),
+            ("fx/e.wgsl", IMPORTER),
+            ("fx/e.effect.toml", &effect),
+        ],
+    );
+    let mut fx = Effects::new();
+    let id = fx.load(dir.0.join("fx/e.effect.toml")).unwrap_or_else(|e| panic!("{}", common::chain(&e)));
+    let report = fx.check(&freqbuf::Registry::new(freqbuf::SlotPlan::default()), id, None);
+    assert_eq!(report.map(|r| r.permutations).ok(), Some(1));
+    assert_eq!(fx.stats().module_files, 2);
+}
+
+/// A module directory may hold two files with one import path (Bevy's real
+/// module and its dummy): only an import of that path is an error, and it
+/// names both files, at the import.
+#[test]
+fn alternates_in_a_module_directory_are_an_error_only_when_imported() {
+    let dummy = "#define_import_path lib::base\nfn one() -> f32 { return 2.0; }\n";
+    let unrelated = "#define_import_path lib::m\nfn f() -> f32 { return 3.0; }\n";
+    let dir = Dir::with(
+        "module-alternates",
+        &[
+            ("lib/base.wgsl", BASE),
+            ("lib/dummy/base.wgsl", dummy),
+            ("lib/m.wgsl", unrelated),
+            ("fx/e.wgsl", IMPORTER),
+            ("fx/e.effect.toml", EFFECT),
+            ("other/top.wgsl", TOP),
+        ],
+    );
+    let mut fx = Effects::new();
+    fx.add_module_dir(dir.0.join("lib")).unwrap();
+    fx.load(dir.0.join("fx/e.effect.toml")).unwrap_or_else(|e| panic!("{}", common::chain(&e)));
+    fx.add_module_dir(dir.0.join("other")).unwrap();
+    let importer = "#import lib::base\n@compute @workgroup_size(1) fn main() { _ = lib::base::one(); }\n";
+    let e = fx.add("i.effect.toml", &EFFECT.replace("e.wgsl", "i.wgsl"), importer).unwrap_err();
+    let (a, b) = (
+        dir.0.join("lib/base.wgsl").display().to_string(),
+        dir.0.join("lib/dummy/base.wgsl").display().to_string(),
+    );
+    assert_eq!(
+        common::chain(&e),
+        format!("i.wgsl:1:9: two files declare `#define_import_path lib::base`: {a} and {b}")
+    );
+}
+
+/// Two listed files with one import path contradict each other: both would be added.
+#[test]
+fn two_listed_files_with_one_import_path_are_an_error() {
+    let dummy = "#define_import_path lib::base\nfn one() -> f32 { return 2.0; }\n";
+    let effect = format!("modules = [\"lib/*.wgsl\"]\n{EFFECT}");
+    let dir = Dir::with(
+        "module-listed-twice",
+        &[
+            ("fx/lib/a.wgsl", BASE),
+            ("fx/lib/b.wgsl", dummy),
+            ("fx/e.wgsl", IMPORTER),
+            ("fx/e.effect.toml", &effect),
+        ],
+    );
+    let mut fx = Effects::new();
+    let e = fx.load(dir.0.join("fx/e.effect.toml")).unwrap_err();
+    assert!(matches!(*e.kind, EffectErrorKind::DuplicateImportPath { .. }), "{}", common::chain(&e));
+    assert_eq!(e.location.map(|l| (l.line, l.column)), Some((1, 12)));
+    assert_eq!(fx.stats().module_files, 0, "a failed load adds no module");
+}

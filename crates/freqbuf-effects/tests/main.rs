@@ -4,6 +4,7 @@
 #[path = "../../freqbuf/tests/common/mod.rs"]
 mod common;
 
+mod constraints;
 mod contradictions;
 mod defs;
 mod effects;

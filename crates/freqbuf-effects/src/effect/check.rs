@@ -12,9 +12,11 @@ impl Effects {
     /// agree with each other and with the registered shaders on one layout
     /// per slot. `only`: one flag set instead of all.
     ///
-    /// All `2^n` combinations of the `n` flags the source tests are checked
-    /// up to [`EXHAUSTIVE_FLAGS`]; above that, no flag, each flag alone, each
-    /// pair and all of them (`CheckReport::exhaustive` is then false).
+    /// Every combination of the flags the source tests that the effect's
+    /// constraints allow is checked while there are at most
+    /// `2^`[`EXHAUSTIVE_FLAGS`]; above that, no flag, each flag alone, each
+    /// pair and all of them, each moved to an allowed combination near it
+    /// (`CheckReport::exhaustive` is then false).
     pub fn check(
         &mut self,
         registry: &Registry,
@@ -48,11 +50,9 @@ impl Effects {
                 }),
             });
         }
-        let tested: Vec<u32> =
-            (0..effect.flags.len() as u32).filter(|i| effect.tested & (1 << i) != 0).collect();
         let (combos, exhaustive) = match only {
             Some(f) => (vec![f.bits & effect.tested], false),
-            None => combinations(&tested),
+            None => effect.rules.combinations(effect.tested, 1 << EXHAUSTIVE_FLAGS),
         };
         let checked = combos.len();
         let combos = self.distinct(id, combos);
@@ -126,23 +126,4 @@ impl Effects {
             })
             .collect()
     }
-}
-
-/// The flag combinations to check over the `tested` flag indices: all of
-/// them up to [`EXHAUSTIVE_FLAGS`], else none, singles, pairs and all.
-fn combinations(tested: &[u32]) -> (Vec<Bits>, bool) {
-    let bit = |i: &u32| (1 as Bits) << i;
-    if tested.len() <= EXHAUSTIVE_FLAGS {
-        let n = tested.len();
-        let all = (0u32..1 << n)
-            .map(|c| tested.iter().enumerate().filter(|(k, _)| c & (1 << k) != 0).map(|(_, i)| bit(i)).sum())
-            .collect();
-        return (all, true);
-    }
-    let mut out = vec![0, tested.iter().map(bit).sum()];
-    for (k, a) in tested.iter().enumerate() {
-        out.push(bit(a));
-        out.extend(tested[k + 1..].iter().map(|b| bit(a) | bit(b)));
-    }
-    (out, false)
 }

@@ -24,6 +24,15 @@ pub(crate) struct EffectFile {
     /// Shader defs that materials switch on.
     #[serde(default)]
     pub(crate) flags: Vec<Spanned<String>>,
+    /// Groups of flags of which exactly one is on (`multi_compile A B C`).
+    #[serde(default)]
+    pub(crate) one_of: Vec<Spanned<Vec<Spanned<String>>>>,
+    /// Groups of flags of which at most one is on.
+    #[serde(default)]
+    pub(crate) at_most_one: Vec<Spanned<Vec<Spanned<String>>>>,
+    /// Flag → the flags it needs on (`VERTEX_TANGENTS = ["VERTEX_NORMALS"]`).
+    #[serde(default)]
+    pub(crate) implies: BTreeMap<Spanned<String>, Vec<Spanned<String>>>,
     /// Shader defs with fixed values for every permutation (Bevy's valued
     /// defs): `true`/`false`, or an integer (`u32` when not negative, as Bevy
     /// declares counts and binding indices; `i32` when negative).

@@ -49,11 +49,10 @@ pub struct Effects {
     /// a manager moved to another device (`Manager::recreate`) drops them all.
     pub(super) device: u64,
     pub(super) stats: EffectStats,
-    /// Module files added so far (canonical paths), each added once.
-    pub(super) module_files: std::collections::HashSet<std::path::PathBuf>,
-    /// Modules in the directories of [`Effects::add_module_dir`], by import
-    /// path, read when an effect imports them.
-    pub(super) module_index: HashMap<String, std::path::PathBuf>,
+    /// Module files added, and those [`Effects::add_module_dir`] found.
+    pub(super) module_files: super::modules::ModuleFiles,
+    /// Defs of [`Effects::set_defs`], given to every effect loaded after.
+    pub(super) code_defs: Vec<(String, naga_oil::compose::ShaderDefValue)>,
     /// (base effect, its defs as given) → the effect [`Effects::with_defs`] made.
     pub(super) variants: HashMap<(u32, String), u32>,
     /// Libraries the whole-effect check composes on, one per core, kept
@@ -90,7 +89,7 @@ impl Effects {
             device: 0,
             stats: EffectStats::default(),
             module_files: Default::default(),
-            module_index: HashMap::new(),
+            code_defs: Vec::new(),
             variants: HashMap::new(),
             workers: Vec::new(),
         }
@@ -179,6 +178,17 @@ impl Effects {
                 });
             };
             bits |= 1 << i;
+        }
+        if let Some(rule) = effect.rules.broken(bits) {
+            return Err(EffectError {
+                file: effect.name.clone(),
+                location: None,
+                kind: Box::new(EffectErrorKind::FlagsNotAllowed {
+                    effect: effect.name.clone(),
+                    flags: effect.describe(bits),
+                    rule,
+                }),
+            });
         }
         Ok(FlagSet { effect: id, bits })
     }

@@ -5,6 +5,7 @@ use std::ops::Range;
 use std::path::Path;
 
 use super::compose::locate;
+use super::constraints::{FlagRules, Written};
 use super::file::EffectFile;
 use super::types::{Bits, Effect, EffectId, MAX_FLAGS, Pass, StageSource};
 use crate::error::{EffectError, EffectErrorKind};
@@ -164,6 +165,18 @@ impl Effects {
             }
             flags.push(f.get_ref().clone());
         }
+        let written =
+            Written { one_of: &parsed.one_of, at_most_one: &parsed.at_most_one, implies: &parsed.implies };
+        let rules = FlagRules::parse(&written, &flags)
+            .map_err(|(span, what)| at(span, EffectErrorKind::BadFlags(what)))?;
+        if !rules.satisfiable() {
+            let what = "no combination of the flags meets every constraint".to_owned();
+            return Err(EffectError {
+                file: file.to_owned(),
+                location: None,
+                kind: Box::new(EffectErrorKind::BadFlags(what)),
+            });
+        }
         let mut defs = Vec::new();
         for (name, value) in &parsed.defs {
             let bad = |what: String| at(value.span(), EffectErrorKind::BadDef { name: name.clone(), what });
@@ -184,6 +197,17 @@ impl Effects {
                 }
             };
             defs.push((name.clone(), v));
+        }
+        for (name, value) in &self.code_defs {
+            if flags.contains(name) {
+                let what = "is set for every effect (`set_defs`, `--def`), and is a flag of this one".into();
+                let kind = EffectErrorKind::BadDef { name: name.clone(), what };
+                return Err(EffectError { file: file.to_owned(), location: None, kind: Box::new(kind) });
+            }
+            match defs.iter_mut().find(|(n, _)| n == name) {
+                Some(def) => def.1 = *value,
+                None => defs.push((name.clone(), *value)),
+            }
         }
         let mut techniques = Vec::new();
         let mut passes = Vec::new();
@@ -265,6 +289,7 @@ impl Effects {
             source,
             stage_files,
             flags,
+            rules,
             defs,
             tested,
             params: parsed.params,

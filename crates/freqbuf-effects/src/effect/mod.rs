@@ -9,6 +9,7 @@
 
 mod check;
 mod compose;
+mod constraints;
 mod defs;
 mod file;
 mod library;
@@ -21,6 +22,7 @@ mod pipeline;
 mod types;
 mod variant;
 
+pub use constraints::FlagRules;
 pub use file::{Blend, Compare, Cull, DepthState};
 pub use library::{EXHAUSTIVE_FLAGS, Effects};
 pub use types::{CheckReport, Effect, EffectId, EffectStats, FlagSet, Pass, PassId, Passes, Targets};

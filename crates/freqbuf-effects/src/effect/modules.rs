@@ -1,9 +1,10 @@
 //! Module files: the `modules` an effect file lists (paths and globs,
 //! relative to it) and directories searched by `#define_import_path`, the way
 //! a Bevy-style library of shader modules is laid out. Each file is read and
-//! added once, however many effects import it.
+//! added once, however many effects import it, after the modules it imports,
+//! whatever order the files are listed or found in.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use toml::Spanned;
@@ -13,6 +14,30 @@ use super::compose::locate;
 use super::load::read_text;
 use crate::error::{EffectError, EffectErrorKind};
 
+/// The module files a library knows: those added, and those the searched
+/// directories hold by import path. A directory may hold alternates of one
+/// import path (Bevy keeps a real module and a dummy, picked by cargo
+/// feature); that is an error only when an effect imports the path.
+#[derive(Debug, Default)]
+pub(super) struct ModuleFiles {
+    /// Canonical paths of the files added so far.
+    added: HashSet<PathBuf>,
+    /// Every file found for each import path, in the order found.
+    index: HashMap<String, Vec<PathBuf>>,
+}
+
+impl ModuleFiles {
+    /// The one file a searched directory holds for `import`; `Err` with
+    /// every file when there are several.
+    fn find(&self, import: &str) -> Result<Option<&PathBuf>, &[PathBuf]> {
+        match self.index.get(import).map(Vec::as_slice) {
+            None | Some([]) => Ok(None),
+            Some([one]) => Ok(Some(one)),
+            Some(several) => Err(several),
+        }
+    }
+}
+
 impl Effects {
     /// Makes every `.wgsl` file under `dir` (searched recursively) available
     /// to `#import` by the path it names with `#define_import_path`: a module
@@ -20,7 +45,9 @@ impl Effects {
     /// through another module), and only then. The CLI's `--module-dir`.
     ///
     /// Cost: one read of each file's text when indexed. Two files naming one
-    /// import path, or an unreadable directory, is [`EffectErrorKind::Io`].
+    /// import path are [`EffectErrorKind::DuplicateImportPath`] when an
+    /// effect imports that path, not before; an unreadable directory or file
+    /// is [`EffectErrorKind::Io`].
     pub fn add_module_dir(&mut self, dir: impl AsRef<Path>) -> Result<(), EffectError> {
         let dir = dir.as_ref();
         let io = |what: String| EffectError {
@@ -32,23 +59,25 @@ impl Effects {
         let files = glob::glob(&pattern.to_string_lossy()).map_err(|e| io(e.to_string()))?;
         let mut found = files.collect::<Result<Vec<_>, _>>().map_err(|e| io(e.to_string()))?;
         found.sort();
+        let mut named = Vec::new();
         for path in found {
             let text = read_text(&path).map_err(|e| io(format!("{}: {e}", path.display())))?;
-            let (Some(name), _, _) = naga_oil::compose::get_preprocessor_data(&text) else { continue };
-            match self.module_index.get(&name) {
-                Some(first) if *first != path => {
-                    let (a, b) = (first.display(), path.display());
-                    return Err(io(format!("`{name}` is the import path of both {a} and {b}")));
-                }
-                _ => {
-                    self.module_index.insert(name, path);
-                }
+            if let (Some(name), _, _) = naga_oil::compose::get_preprocessor_data(&text) {
+                named.push((name, path));
+            }
+        }
+        // Indexed only once the whole directory was read: a failed call adds nothing.
+        for (name, path) in named {
+            let paths = self.module_files.index.entry(name).or_default();
+            if !paths.iter().any(|p| canonical(p) == canonical(&path)) {
+                paths.push(path);
             }
         }
         Ok(())
     }
 
-    /// Adds the module files an effect file lists, globs expanded, each once.
+    /// Adds the module files an effect file lists, globs expanded, each once,
+    /// each after the listed or searched modules it imports.
     pub(super) fn add_listed_modules(
         &mut self,
         file: &str,
@@ -56,41 +85,56 @@ impl Effects {
         dir: &Path,
         modules: &[Spanned<String>],
     ) -> Result<(), EffectError> {
+        let mut listed = Listed::default();
         for module in modules {
             let at = |what: String| EffectError {
                 file: file.to_owned(),
                 location: Some(locate(toml_text, module.span().start)),
                 kind: Box::new(EffectErrorKind::Io(what)),
             };
-            let listed = dir.join(module.get_ref());
+            let pattern = dir.join(module.get_ref());
             let paths = match module.get_ref().contains(['*', '?', '[']) {
-                false => vec![listed],
+                false => vec![pattern],
                 true => {
-                    let matches = glob::glob(&listed.to_string_lossy()).map_err(|e| at(e.to_string()))?;
+                    let matches = glob::glob(&pattern.to_string_lossy()).map_err(|e| at(e.to_string()))?;
                     let mut paths = matches.collect::<Result<Vec<_>, _>>().map_err(|e| at(e.to_string()))?;
                     if paths.is_empty() {
-                        return Err(at(format!("{}: no file matches", listed.display())));
+                        return Err(at(format!("{}: no file matches", pattern.display())));
                     }
                     paths.sort();
                     paths
                 }
             };
-            // naga_oil adds a module only after what it imports: the listed
-            // files (and the searched directories) supply each other's imports.
-            let mut listed = Listed::default();
-            for path in &paths {
-                let text = read_text(path).map_err(|e| at(format!("{}: {e}", path.display())))?;
+            for path in paths {
+                if listed.texts.contains_key(&path) {
+                    continue;
+                }
+                let text = read_text(&path).map_err(|e| at(format!("{}: {e}", path.display())))?;
                 if let (Some(name), _, _) = naga_oil::compose::get_preprocessor_data(&text) {
+                    // Every listed file is added, so two with one path contradict each other.
+                    if let Some(first) = listed.names.get(&name).filter(|f| canonical(f) != canonical(&path))
+                    {
+                        let files = vec![first.display().to_string(), path.display().to_string()];
+                        return Err(EffectError {
+                            kind: Box::new(EffectErrorKind::DuplicateImportPath { import: name, files }),
+                            ..at(String::new())
+                        });
+                    }
                     listed.names.insert(name, path.clone());
                 }
                 listed.texts.insert(path.clone(), text);
+                listed.order.push((path, module.span().start));
             }
-            for path in paths {
-                self.add_module_file(&path, &listed, &mut Vec::new()).map_err(|e| match *e.kind {
-                    EffectErrorKind::Io(what) => at(what),
-                    kind => EffectError { kind: Box::new(kind), ..e },
-                })?;
-            }
+        }
+        for (path, span) in &listed.order {
+            self.add_module_file(path, &listed, &mut Vec::new()).map_err(|e| match *e.kind {
+                EffectErrorKind::Io(what) => EffectError {
+                    file: file.to_owned(),
+                    location: Some(locate(toml_text, *span)),
+                    kind: Box::new(EffectErrorKind::Io(what)),
+                },
+                kind => EffectError { kind: Box::new(kind), ..e },
+            })?;
         }
         Ok(())
     }
@@ -100,7 +144,14 @@ impl Effects {
     pub(super) fn add_imported_modules(&mut self, file: &str, source: &str) -> Result<(), EffectError> {
         let (_, imports, _) = naga_oil::compose::get_preprocessor_data(source);
         for import in imports {
-            let Some(path) = self.module_index.get(&import.import).cloned() else { continue };
+            let path = match self.module_files.find(&import.import) {
+                Ok(Some(path)) => path.clone(),
+                Ok(None) => continue,
+                Err(several) => {
+                    let at = source.find(&import.import).map(|i| locate(source, i));
+                    return Err(duplicate(file, at, import.import, several));
+                }
+            };
             // An unreadable module is the importing effect's error; one in
             // a module's text keeps the module's file and position.
             self.add_module_file(&path, &Listed::default(), &mut Vec::new()).map_err(|e| match *e.kind {
@@ -122,7 +173,7 @@ impl Effects {
         adding: &mut Vec<PathBuf>,
     ) -> Result<(), EffectError> {
         let key = canonical(path);
-        if self.module_files.contains(&key) {
+        if self.module_files.added.contains(&key) {
             return Ok(());
         }
         let name = path.display().to_string();
@@ -136,18 +187,28 @@ impl Effects {
             })?,
         };
         // Marked first, so that an import cycle ends here (naga_oil reports it).
-        self.module_files.insert(key.clone());
+        self.module_files.added.insert(key.clone());
         let (_, imports, _) = naga_oil::compose::get_preprocessor_data(&text);
         adding.push(key.clone());
         for import in imports {
-            let found =
-                listed.names.get(&import.import).or_else(|| self.module_index.get(&import.import)).cloned();
-            let Some(dependency) = found else { continue };
+            let at = text.find(&import.import).map(|i| locate(&text, i));
+            let found = match listed.names.get(&import.import) {
+                Some(path) => Ok(Some(path)),
+                None => self.module_files.find(&import.import),
+            };
+            let dependency = match found {
+                Ok(Some(path)) => path.clone(),
+                Ok(None) => continue,
+                Err(several) => {
+                    let e = duplicate(&name, at, import.import, several);
+                    self.module_files.added.remove(&key);
+                    return Err(e);
+                }
+            };
             if let Some(start) = adding.iter().position(|p| *p == canonical(&dependency)) {
-                self.module_files.remove(&key);
+                self.module_files.added.remove(&key);
                 let mut cycle = adding[start..].iter().map(|p| p.display().to_string()).collect::<Vec<_>>();
                 cycle.push(adding[start].display().to_string());
-                let at = text.find(&import.import).map(|i| locate(&text, i));
                 return Err(EffectError {
                     file: name,
                     location: at,
@@ -155,23 +216,39 @@ impl Effects {
                 });
             }
             self.add_module_file(&dependency, listed, adding).inspect_err(|_| {
-                self.module_files.remove(&key);
+                self.module_files.added.remove(&key);
             })?;
         }
         adding.pop();
         self.add_module(&name, &text).inspect_err(|_| {
-            self.module_files.remove(&key);
+            self.module_files.added.remove(&key);
         })?;
         self.stats.module_files += 1;
         Ok(())
     }
 }
 
-/// The files an effect file lists: their import paths, and their texts.
+/// The files an effect file lists: their import paths, their texts, and
+/// each with the place in the effect file that listed it.
 #[derive(Default)]
 struct Listed {
     names: HashMap<String, PathBuf>,
     texts: HashMap<PathBuf, String>,
+    order: Vec<(PathBuf, usize)>,
+}
+
+fn duplicate(
+    file: &str,
+    location: Option<freqbuf::Location>,
+    import: String,
+    several: &[PathBuf],
+) -> EffectError {
+    let files = several.iter().map(|p| p.display().to_string()).collect();
+    EffectError {
+        file: file.to_owned(),
+        location,
+        kind: Box::new(EffectErrorKind::DuplicateImportPath { import, files }),
+    }
 }
 
 fn canonical(path: &Path) -> PathBuf {

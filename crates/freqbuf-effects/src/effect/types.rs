@@ -142,6 +142,8 @@ pub struct Effect {
     /// Files that passes take stages from, each once (part `i + 1`).
     pub(crate) stage_files: Vec<StageSource>,
     pub(super) flags: Vec<String>,
+    /// Which combinations of `flags` exist.
+    pub(super) rules: super::constraints::FlagRules,
     /// `[defs]`: shader defs with fixed values, for every permutation.
     pub(super) defs: Vec<(String, naga_oil::compose::ShaderDefValue)>,
     /// The flags the source (and what it imports) tests, as bits.
@@ -193,6 +195,11 @@ impl Effect {
     }
 
     /// The texts its permutations compose: the source, then each stage file.
+    /// Its flag constraints (`one_of`, `at_most_one`, `[implies]`).
+    pub fn constraints(&self) -> &super::constraints::FlagRules {
+        &self.rules
+    }
+
     pub(crate) fn sources(&self) -> impl Iterator<Item = &str> {
         std::iter::once(self.source.as_str()).chain(self.stage_files.iter().map(|f| f.text.as_str()))
     }

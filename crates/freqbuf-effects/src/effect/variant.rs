@@ -47,6 +47,14 @@ impl DefValue {
 }
 
 impl Effects {
+    /// Defs that every effect loaded after this call gets, over its file's
+    /// `[defs]`: those a renderer sets in code (Bevy's `MATERIAL_BIND_GROUP`),
+    /// the CLI's `--def`. Replaces the previous call's. A name that is one of
+    /// a later effect's flags is [`EffectErrorKind::BadDef`] when it loads.
+    pub fn set_defs(&mut self, values: &[(&str, DefValue)]) {
+        self.code_defs = values.iter().map(|&(n, v)| (n.to_owned(), v.to_naga_oil())).collect();
+    }
+
     /// The effect `id` with some of its `[defs]` given other values: an
     /// effect of its own (its own permutations and pipelines, found with
     /// [`Effects::technique`] and [`Effects::flags`] on the returned id), in

@@ -48,6 +48,16 @@ pub enum EffectErrorKind {
         /// The flags it declares.
         known: Vec<String>,
     },
+    /// A flag combination the effect's constraints exclude.
+    #[error("effect `{effect}` is never built with [{flags}]: {rule}")]
+    FlagsNotAllowed {
+        /// The effect.
+        effect: String,
+        /// The flags asked for, joined by `+`.
+        flags: String,
+        /// The constraint they break, as the effect file writes it.
+        rule: String,
+    },
     /// A technique the effect does not have.
     #[error("effect `{effect}` has no technique `{name}`; it has {}", list(.known))]
     UnknownTechnique {
@@ -97,6 +107,16 @@ pub enum EffectErrorKind {
         import: String,
         /// The module files around it, the first again at the end.
         cycle: Vec<String>,
+    },
+    /// Two module files declare one `#define_import_path` and an effect or
+    /// module imports it (or an effect file lists both): which one is meant
+    /// cannot be told.
+    #[error("{} files declare `#define_import_path {import}`: {}", count(.files.len()), .files.join(" and "))]
+    DuplicateImportPath {
+        /// The import path.
+        import: String,
+        /// The files that declare it.
+        files: Vec<String>,
     },
     /// naga_oil could not compose the source with these flags.
     #[error("[{flags}]: {message}")]
@@ -193,6 +213,14 @@ pub enum EffectErrorKind {
         /// `render` or `compute`.
         wanted: &'static str,
     },
+}
+
+fn count(n: usize) -> String {
+    match n {
+        2 => "two".into(),
+        3 => "three".into(),
+        n => n.to_string(),
+    }
 }
 
 fn list(names: &[String]) -> String {

@@ -1,0 +1,139 @@
+//! Flag constraints: exclusive groups and implications decide which
+//! combinations exist, for the whole-effect check and for `Effects::flags`.
+
+use crate::common;
+
+use freqbuf::{Registry, SlotPlan};
+use freqbuf_effects::{EffectErrorKind, Effects};
+
+/// Like fxaa's `EDGE_THRESH_*`: exactly one of three defines the constant
+/// the shader reads, so no flag (undefined) and two flags (defined twice)
+/// do not compose.
+const EXCLUSIVE: &str = "
+#ifdef LOW
+const T: f32 = 0.1;
+#endif
+#ifdef MID
+const T: f32 = 0.2;
+#endif
+#ifdef HIGH
+const T: f32 = 0.3;
+#endif
+#ifdef TANGENTS
+fn t() -> f32 { return N * T; }
+#endif
+#ifdef NORMALS
+const N: f32 = 2.0;
+#endif
+@compute @workgroup_size(1) fn main() { _ = T; }
+";
+
+fn effect(constraints: &str) -> String {
+    format!(
+        "flags = [\"LOW\", \"MID\", \"HIGH\", \"NORMALS\", \"TANGENTS\"]\nsource = \"x.wgsl\"\n{constraints}\n\
+         [[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"main\"\n"
+    )
+}
+
+fn check(fx: &mut Effects, id: freqbuf_effects::EffectId) -> Result<freqbuf_effects::CheckReport, String> {
+    fx.check(&Registry::new(SlotPlan::default()), id, None).map_err(|e| common::chain(&e))
+}
+
+#[test]
+fn the_check_composes_only_the_combinations_the_constraints_allow() {
+    let mut fx = Effects::new();
+    let id = fx.add("x.effect.toml", &effect(""), EXCLUSIVE).unwrap();
+    assert!(
+        check(&mut fx, id).is_err(),
+        "without constraints the check meets combinations that cannot compose"
+    );
+
+    let rules = "one_of = [[\"LOW\", \"MID\", \"HIGH\"]]\n[implies]\nTANGENTS = [\"NORMALS\"]";
+    let id = fx
+        .add("y.effect.toml", &effect(rules), EXCLUSIVE)
+        .unwrap_or_else(|e| panic!("{}", common::chain(&e)));
+    let report = check(&mut fx, id).unwrap();
+    // 3 thresholds × (none, NORMALS, NORMALS+TANGENTS).
+    assert_eq!((report.permutations, report.exhaustive), (9, true));
+    assert_eq!(
+        fx.effect(id).constraints().describe(),
+        [
+            "`one_of = [\"LOW\", \"MID\", \"HIGH\"]` needs exactly one of them on",
+            "`implies.TANGENTS = [\"NORMALS\"]`: `TANGENTS` needs them on"
+        ]
+    );
+
+    // Effects::flags refuses what the check skipped, naming the rule.
+    let e = fx.flags(id, &["LOW", "HIGH"]).unwrap_err();
+    assert_eq!(
+        common::chain(&e),
+        "y: effect `y` is never built with [LOW+HIGH]: `one_of = [\"LOW\", \"MID\", \"HIGH\"]` needs exactly one of them on"
+    );
+    let e = fx.flags(id, &["MID", "TANGENTS"]).unwrap_err();
+    assert!(matches!(*e.kind, EffectErrorKind::FlagsNotAllowed { .. }), "{}", common::chain(&e));
+    assert!(common::chain(&e).ends_with("`TANGENTS` needs them on"), "{}", common::chain(&e));
+    assert!(fx.flags(id, &["MID", "TANGENTS", "NORMALS"]).is_ok());
+}
+
+/// A flag only a constraint names still decides: `one_of` over a tested
+/// flag and an untested one allows the tested one off.
+#[test]
+fn an_untested_flag_in_a_group_lets_the_tested_ones_be_off() {
+    let source = "#ifdef A\nconst K: f32 = 1.0;\n#else\nconst K: f32 = 2.0;\n#endif\n@compute @workgroup_size(1) fn main() { _ = K; }\n";
+    let toml = "flags = [\"A\", \"UNUSED\"]\none_of = [[\"A\", \"UNUSED\"]]\nsource = \"a.wgsl\"\n\
+        [[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"main\"\n";
+    let mut fx = Effects::new();
+    let id = fx.add("a.effect.toml", toml, source).unwrap();
+    assert_eq!(check(&mut fx, id).map(|r| r.permutations), Ok(2));
+}
+
+/// Above 2^12 allowed combinations the check samples, and every sample is
+/// one the constraints allow.
+#[test]
+fn sampling_above_the_limit_keeps_to_the_constraints() {
+    let flags = (0..14).map(|i| format!("F{i}")).collect::<Vec<_>>();
+    let mut source = String::new();
+    for f in &flags {
+        source += &format!("#ifdef {f}\nconst {f}_ON: f32 = 1.0;\n#endif\n");
+    }
+    // F0..F2 define K, exactly one of them.
+    source += "#ifdef F0\nconst K: f32 = 0.0;\n#endif\n#ifdef F1\nconst K: f32 = 1.0;\n#endif\n#ifdef F2\nconst K: f32 = 2.0;\n#endif\n";
+    source += "@compute @workgroup_size(1) fn main() { _ = K; }\n";
+    let list = flags.iter().map(|f| format!("\"{f}\"")).collect::<Vec<_>>().join(", ");
+    let toml = format!(
+        "flags = [{list}]\none_of = [[\"F0\", \"F1\", \"F2\"]]\nsource = \"s.wgsl\"\n\
+         [[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"main\"\n"
+    );
+    let mut fx = Effects::new();
+    let id = fx.add("s.effect.toml", &toml, &source).unwrap();
+    let report = check(&mut fx, id).unwrap();
+    // 3 × 2^11 = 6,144 allowed: sampled, each sample composing.
+    assert!(!report.exhaustive);
+    assert!(report.permutations > 14 && report.permutations < 200, "{report:?}");
+}
+
+#[test]
+fn malformed_constraints_are_refused_where_they_are_written() {
+    let mut fx = Effects::new();
+    let cases = [
+        ("one_of = [[\"LOW\", \"LOUD\"]]", "x.effect.toml:3:19: `LOUD` is not one of the effect's flags"),
+        (
+            "at_most_one = [[\"LOW\"]]",
+            "x.effect.toml:3:16: each `at_most_one` group names at least two flags",
+        ),
+        (
+            "one_of = [[\"LOW\", \"MID\", \"LOW\"]]",
+            "x.effect.toml:3:26: `LOW` is in this `one_of` group twice",
+        ),
+        ("[implies]\nLOW = [\"LOW\"]", "x.effect.toml:4:1: `LOW` cannot imply itself"),
+        (
+            "one_of = [[\"LOW\", \"MID\"]]\n[implies]\nLOW = [\"MID\"]\nMID = [\"LOW\"]",
+            "x.effect.toml: no combination of the flags meets every constraint",
+        ),
+    ];
+    for (rules, message) in cases {
+        let toml = effect(rules);
+        let e = fx.add("x.effect.toml", &toml, EXCLUSIVE).unwrap_err();
+        assert_eq!(common::chain(&e), message, "{toml}");
+    }
+}
