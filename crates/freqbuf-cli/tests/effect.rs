@@ -170,7 +170,10 @@ fn module_dirs_supply_imports_by_path_and_the_bevy_plan_checks() {
     ];
     let (code, stdout, stderr) = run(&args);
     assert_eq!(code, 0, "{stderr}");
-    assert!(stdout.contains("8 permutations composed and merged (every combination)"), "{stdout}");
+    assert!(stdout.contains("5 permutations composed and merged (every combination)"), "{stdout}");
+    // The library's folder holds two files with one import path that nothing imports.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    assert!(root.join(&lib).join("meshlet/dummy_visibility_buffer_resolve.wgsl").exists());
     assert!(stdout.contains("slot @group(0) @binding(0) view"), "{stdout}");
 }
 

@@ -262,7 +262,14 @@ impl Compose {
             ComposerErrorInner::ShaderValidationError(v) => crate::error::chain(v.as_inner()),
             inner => inner.to_string(),
         };
-        let kind = EffectErrorKind::Compose { flags: flags.to_owned(), message, composer: Box::new(e) };
+        let by = match &e.inner {
+            ComposerErrorInner::WgslParseError(_) => "naga's WGSL parser",
+            ComposerErrorInner::ShaderValidationError(_) | ComposerErrorInner::HeaderValidationError(_) => {
+                "naga's validator"
+            }
+            _ => "naga_oil",
+        };
+        let kind = EffectErrorKind::Compose { flags: flags.to_owned(), by, message, composer: Box::new(e) };
         EffectError { file, location, kind: Box::new(kind) }
     }
 }

@@ -118,11 +118,16 @@ pub enum EffectErrorKind {
         /// The files that declare it.
         files: Vec<String>,
     },
-    /// naga_oil could not compose the source with these flags.
-    #[error("[{flags}]: {message}")]
+    /// naga_oil could not compose the source with these flags, or naga
+    /// refused what it composed.
+    #[error("[{flags}]: {by} refused it: {message}")]
     Compose {
         /// The flag combination.
         flags: String,
+        /// `naga_oil` (preprocessing, imports), `naga's WGSL parser` or
+        /// `naga's validator`: a shader naga refuses may be one an older
+        /// naga took (Bevy's), not freqbuf's to fix.
+        by: &'static str,
         /// naga_oil's message, without its decoration.
         message: String,
         /// naga_oil's error, with its spans (not a source: `message` says it).
