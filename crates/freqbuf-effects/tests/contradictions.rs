@@ -157,8 +157,9 @@ fn listed_modules_load_in_any_order() {
 }
 
 /// A module directory may hold two files with one import path (Bevy's real
-/// module and its dummy): only an import of that path is an error, and it
-/// names both files, at the import.
+/// module and its dummy): only a permutation that reaches an import of that
+/// path is an error, naming both files at the import; an effect file that
+/// lists one of them settles which.
 #[test]
 fn alternates_in_a_module_directory_are_an_error_only_when_imported() {
     let dummy = "#define_import_path lib::base\nfn one() -> f32 { return 2.0; }\n";
@@ -171,23 +172,46 @@ fn alternates_in_a_module_directory_are_an_error_only_when_imported() {
             ("lib/m.wgsl", unrelated),
             ("fx/e.wgsl", IMPORTER),
             ("fx/e.effect.toml", EFFECT),
-            ("other/top.wgsl", TOP),
+            (
+                "fx/pick.effect.toml",
+                &format!("modules = [\"../lib/dummy/base.wgsl\"]\n{}", EFFECT.replace("e.wgsl", "p.wgsl")),
+            ),
+            (
+                "fx/p.wgsl",
+                "#import lib::base\n@compute @workgroup_size(1) fn main() { _ = lib::base::one(); }\n",
+            ),
         ],
     );
+    let registry = freqbuf::Registry::new(freqbuf::SlotPlan::default());
     let mut fx = Effects::new();
     fx.add_module_dir(dir.0.join("lib")).unwrap();
-    fx.load(dir.0.join("fx/e.effect.toml")).unwrap_or_else(|e| panic!("{}", common::chain(&e)));
-    fx.add_module_dir(dir.0.join("other")).unwrap();
-    let importer = "#import lib::base\n@compute @workgroup_size(1) fn main() { _ = lib::base::one(); }\n";
-    let e = fx.add("i.effect.toml", &EFFECT.replace("e.wgsl", "i.wgsl"), importer).unwrap_err();
+    let e = fx.load(dir.0.join("fx/e.effect.toml")).unwrap_or_else(|e| panic!("{}", common::chain(&e)));
+    fx.check(&registry, e, None).unwrap_or_else(|e| panic!("{}", common::chain(&e)));
+    // Imported only under a flag that is off: the permutations without it compose.
+    let guarded = "#ifdef MESHLET\n#import lib::base\n#endif\n@compute @workgroup_size(1) fn main() {\n#ifdef MESHLET\n    _ = lib::base::one();\n#endif\n}\n";
+    let toml = format!("flags = [\"MESHLET\"]\n{}", EFFECT.replace("e.wgsl", "g.wgsl"));
+    let g = fx.add("g.effect.toml", &toml, guarded).unwrap_or_else(|e| panic!("{}", common::chain(&e)));
+    let off = fx.flags(g, &[]).unwrap();
+    fx.check(&registry, g, Some(off)).unwrap_or_else(|e| panic!("{}", common::chain(&e)));
+    let e = fx.check(&registry, g, None).unwrap_err();
     let (a, b) = (
         dir.0.join("lib/base.wgsl").display().to_string(),
         dir.0.join("lib/dummy/base.wgsl").display().to_string(),
     );
-    assert_eq!(
-        common::chain(&e),
-        format!("i.wgsl:1:9: two files declare `#define_import_path lib::base`: {a} and {b}")
+    assert!(matches!(*e.kind, EffectErrorKind::DuplicateImportPath { .. }), "{}", common::chain(&e));
+    assert!(
+        common::chain(&e)
+            .ends_with(&format!("two files declare `#define_import_path lib::base`: {a} and {b}")),
+        "{}",
+        common::chain(&e)
     );
+    // Listing one of them settles it, for this effect and every later one.
+    let mut fx = Effects::new();
+    fx.add_module_dir(dir.0.join("lib")).unwrap();
+    let p = fx.load(dir.0.join("fx/pick.effect.toml")).unwrap_or_else(|e| panic!("{}", common::chain(&e)));
+    fx.check(&registry, p, None).unwrap_or_else(|e| panic!("{}", common::chain(&e)));
+    let g = fx.add("g.effect.toml", &toml, guarded).unwrap();
+    fx.check(&registry, g, None).unwrap_or_else(|e| panic!("{}", common::chain(&e)));
 }
 
 /// Two listed files with one import path contradict each other: both would be added.

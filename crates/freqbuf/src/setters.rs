@@ -196,10 +196,21 @@ impl InstanceMut<'_> {
         };
         // wgpu's own validation judges the resource, on a one-entry bind group,
         // before anything changes; a mismatch would otherwise fail at draw time.
-        self.groups.probe(self.device, ty, &bound).map_err(|message| {
-            let kind = ParamErrorKind::Incompatible { expected: describe(ty), message };
-            ParamError { name: name.to_owned(), kind }
-        })?;
+        // Where permutations declare other types here, one of them must fit
+        // (the bind group of each pipeline checks its own when built).
+        let first = self.groups.probe(self.device, ty, &bound);
+        if let Err(message) = first {
+            let fits =
+                shared.alternates.iter().any(|&alt| self.groups.probe(self.device, alt, &bound).is_ok());
+            if !fits {
+                let expected = std::iter::once(ty).chain(shared.alternates.iter().copied()).map(describe);
+                let kind = ParamErrorKind::Incompatible {
+                    expected: expected.collect::<Vec<_>>().join(" or "),
+                    message,
+                };
+                return Err(ParamError { name: name.to_owned(), kind }.into());
+            }
+        }
         self.instances.set_resource(f, index, resource.binding, element, bound);
         Ok(())
     }

@@ -156,3 +156,97 @@ fn storage_textures_are_written_through_the_view_an_instance_set() {
     let texels = gpu::read_texture(h, enc, &target, 4);
     assert_eq!(texels, vec![u32::from_le_bytes([255, 0, 0, 255]); 4]);
 }
+
+const PLAIN_DEPTH: TestShader = TestShader {
+    tag: 52,
+    wgsl: r#"
+@group(2) @binding(1) var depth: texture_depth_2d;
+@compute @workgroup_size(1) fn main() {
+    begin(52u);
+    putf(textureLoad(depth, vec2<i32>(0), 0));
+}
+"#,
+    reports: &[Report { name: "depth", kind: Kind::F32 }],
+};
+
+/// The same material's permutation under Bevy's `MULTISAMPLED`: one binding
+/// point, another texture type.
+const MULTISAMPLED_DEPTH: TestShader = TestShader {
+    tag: 53,
+    wgsl: r#"
+@group(2) @binding(1) var depth: texture_depth_multisampled_2d;
+@compute @workgroup_size(1) fn main() {
+    begin(53u);
+    putf(textureLoad(depth, vec2<i32>(0), 3));
+}
+"#,
+    reports: &[Report { name: "depth", kind: Kind::F32 }],
+};
+
+/// A 1×1 Depth32Float texture with `samples` samples, cleared to `value`.
+fn depth(h: &freqbuf::Headless, samples: u32, value: f32) -> wgpu::TextureView {
+    let t = h.device.create_texture(&wgpu::TextureDescriptor {
+        label: None,
+        size: wgpu::Extent3d { width: 1, height: 1, depth_or_array_layers: 1 },
+        mip_level_count: 1,
+        sample_count: samples,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Depth32Float,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::RENDER_ATTACHMENT,
+        view_formats: &[],
+    });
+    let view = t.create_view(&Default::default());
+    let mut enc = h.device.create_command_encoder(&Default::default());
+    enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+        depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+            view: &view,
+            depth_ops: Some(wgpu::Operations {
+                load: wgpu::LoadOp::Clear(value),
+                store: wgpu::StoreOp::Store,
+            }),
+            stencil_ops: None,
+        }),
+        ..Default::default()
+    });
+    h.queue.submit([enc.finish()]);
+    view
+}
+
+/// Textures may change type with a flag (Bevy's `MULTISAMPLED` switches
+/// `texture_depth_2d` to `texture_depth_multisampled_2d`): both permutations
+/// register at one binding point, each pipeline layout declares its own
+/// type, and the material's texture is checked against the permutation it
+/// is drawn with, a mismatch being a typed error, not a wgpu panic.
+#[test]
+fn a_texture_may_change_type_between_permutations_at_one_binding() {
+    let Some(h) = gpu::device() else { return };
+    let mut m = Manager::new(&h.device, SlotPlan::default());
+    let mut rig = Rig::new(&h.device, 1);
+    let plain = rig.register(&h.device, &mut m, &PLAIN_DEPTH);
+    let multi = rig.register(&h.device, &mut m, &MULTISAMPLED_DEPTH);
+    let mat = m.create_material();
+    m.material(mat).set_texture("depth", &depth(h, 1, 0.25)).unwrap();
+    m.flush(&h.queue).unwrap();
+    let rec = &rig.run(h, &mut m, &[Draw::new(plain).material(mat)])[0];
+    assert_eq!(f32::from_bits(rec[1]), 0.25, "the plain permutation read the plain depth texture");
+    // The material's flags change: its texture changes with them.
+    m.material(mat).set_texture("depth", &depth(h, 4, 0.75)).unwrap();
+    let rec = &rig.run(h, &mut m, &[Draw::new(multi).material(mat)])[0];
+    assert_eq!(f32::from_bits(rec[1]), 0.75, "the multisampled permutation read sample 3");
+    // Drawn with the other permutation, the texture does not fit: typed error.
+    let e = rig.try_run(h, &mut m, &[Draw::new(plain).material(mat)]).remove(0).unwrap_err();
+    let e = incompatible(e);
+    assert!(e.starts_with("a D2 texture view of a depth format | parameter `depth`"), "{e}");
+    // A texture that fits neither type is refused when set, naming both.
+    let e = incompatible(
+        m.material(mat)
+            .set_texture("depth", &view(h, wgpu::TextureFormat::Rgba8Uint, 1, None, &[]))
+            .unwrap_err(),
+    );
+    assert!(
+        e.starts_with(
+            "a D2 texture view of a depth format or a D2 texture view of a depth format, multisampled | parameter `depth`"
+        ),
+        "{e}"
+    );
+}

@@ -27,6 +27,10 @@ pub(crate) struct Compose {
     modules: Vec<(String, String)>,
     /// naga_oil's own preprocessor, for the text a permutation composes from.
     preprocessor: naga_oil::compose::preprocess::Preprocessor,
+    /// Import paths that several files of a module folder declare, with the
+    /// files: neither is added, and an import that a permutation reaches is
+    /// an error naming them (one inside an inactive `#ifdef` is not).
+    pub(crate) ambiguous: HashMap<String, Vec<String>>,
 }
 
 impl std::fmt::Debug for Compose {
@@ -42,6 +46,7 @@ impl Compose {
             composer: Composer::default().with_capabilities(naga::valid::Capabilities::all()),
             modules: Vec::new(),
             preprocessor: Default::default(),
+            ambiguous: HashMap::new(),
         }
     }
 
@@ -114,6 +119,7 @@ impl Compose {
     )]
     pub(crate) fn fork(&self) -> Result<Self, EffectError> {
         let mut fork = Self::new();
+        fork.ambiguous = self.ambiguous.clone();
         for (file, source) in &self.modules {
             fork.add_module(file, source)?;
         }
@@ -262,6 +268,13 @@ impl Compose {
             ComposerErrorInner::ShaderValidationError(v) => crate::error::chain(v.as_inner()),
             inner => inner.to_string(),
         };
+        if let ComposerErrorInner::ImportNotFound(import, _) = &e.inner {
+            if let Some(files) = self.ambiguous.get(import) {
+                let kind =
+                    EffectErrorKind::DuplicateImportPath { import: import.clone(), files: files.clone() };
+                return EffectError { file, location, kind: Box::new(kind) };
+            }
+        }
         let by = match &e.inner {
             ComposerErrorInner::WgslParseError(_) => "naga's WGSL parser",
             ComposerErrorInner::ShaderValidationError(_) | ComposerErrorInner::HeaderValidationError(_) => {

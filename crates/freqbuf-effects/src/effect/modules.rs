@@ -24,16 +24,21 @@ pub(super) struct ModuleFiles {
     added: HashSet<PathBuf>,
     /// Every file found for each import path, in the order found.
     index: HashMap<String, Vec<PathBuf>>,
+    /// The file added for each import path: listed, or the only one found.
+    chosen: HashMap<String, PathBuf>,
 }
 
 impl ModuleFiles {
     /// The one file a searched directory holds for `import`; `Err` with
     /// every file when there are several.
-    fn find(&self, import: &str) -> Result<Option<&PathBuf>, &[PathBuf]> {
+    fn find(&self, import: &str) -> Result<Option<PathBuf>, Vec<PathBuf>> {
+        if let Some(path) = self.chosen.get(import) {
+            return Ok(Some(path.clone()));
+        }
         match self.index.get(import).map(Vec::as_slice) {
             None | Some([]) => Ok(None),
-            Some([one]) => Ok(Some(one)),
-            Some(several) => Err(several),
+            Some([one]) => Ok(Some(one.clone())),
+            Some(several) => Err(several.to_vec()),
         }
     }
 }
@@ -45,9 +50,11 @@ impl Effects {
     /// through another module), and only then. The CLI's `--module-dir`.
     ///
     /// Cost: one read of each file's text when indexed. Two files naming one
-    /// import path are [`EffectErrorKind::DuplicateImportPath`] when an
-    /// effect imports that path, not before; an unreadable directory or file
-    /// is [`EffectErrorKind::Io`].
+    /// import path (Bevy's real and dummy modules) are
+    /// [`EffectErrorKind::DuplicateImportPath`] when a permutation composes
+    /// an import of that path, not before, unless an effect file lists one
+    /// of them (`modules`), which settles it; an unreadable directory or
+    /// file is [`EffectErrorKind::Io`].
     pub fn add_module_dir(&mut self, dir: impl AsRef<Path>) -> Result<(), EffectError> {
         let dir = dir.as_ref();
         let io = |what: String| EffectError {
@@ -145,11 +152,11 @@ impl Effects {
         let (_, imports, _) = naga_oil::compose::get_preprocessor_data(source);
         for import in imports {
             let path = match self.module_files.find(&import.import) {
-                Ok(Some(path)) => path.clone(),
+                Ok(Some(path)) => path,
                 Ok(None) => continue,
                 Err(several) => {
-                    let at = source.find(&import.import).map(|i| locate(source, i));
-                    return Err(duplicate(file, at, import.import, several));
+                    self.defer_ambiguous(import.import, &several);
+                    continue;
                 }
             };
             // An unreadable module is the importing effect's error; one in
@@ -193,16 +200,15 @@ impl Effects {
         for import in imports {
             let at = text.find(&import.import).map(|i| locate(&text, i));
             let found = match listed.names.get(&import.import) {
-                Some(path) => Ok(Some(path)),
+                Some(path) => Ok(Some(path.clone())),
                 None => self.module_files.find(&import.import),
             };
             let dependency = match found {
-                Ok(Some(path)) => path.clone(),
+                Ok(Some(path)) => path,
                 Ok(None) => continue,
                 Err(several) => {
-                    let e = duplicate(&name, at, import.import, several);
-                    self.module_files.added.remove(&key);
-                    return Err(e);
+                    self.defer_ambiguous(import.import, &several);
+                    continue;
                 }
             };
             if let Some(start) = adding.iter().position(|p| *p == canonical(&dependency)) {
@@ -223,8 +229,21 @@ impl Effects {
         self.add_module(&name, &text).inspect_err(|_| {
             self.module_files.added.remove(&key);
         })?;
+        if let (Some(import), _, _) = naga_oil::compose::get_preprocessor_data(&text) {
+            self.compose.ambiguous.remove(&import);
+            self.module_files.chosen.insert(import, path.to_path_buf());
+        }
         self.stats.module_files += 1;
         Ok(())
+    }
+}
+
+impl Effects {
+    /// An import of a path several folder files declare: neither is added;
+    /// composing a permutation that reaches the import names them.
+    fn defer_ambiguous(&mut self, import: String, several: &[PathBuf]) {
+        let files = several.iter().map(|p| p.display().to_string()).collect();
+        self.compose.ambiguous.insert(import, files);
     }
 }
 
@@ -235,20 +254,6 @@ struct Listed {
     names: HashMap<String, PathBuf>,
     texts: HashMap<PathBuf, String>,
     order: Vec<(PathBuf, usize)>,
-}
-
-fn duplicate(
-    file: &str,
-    location: Option<freqbuf::Location>,
-    import: String,
-    several: &[PathBuf],
-) -> EffectError {
-    let files = several.iter().map(|p| p.display().to_string()).collect();
-    EffectError {
-        file: file.to_owned(),
-        location,
-        kind: Box::new(EffectErrorKind::DuplicateImportPath { import, files }),
-    }
 }
 
 fn canonical(path: &Path) -> PathBuf {

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use crate::array::Addressing;
 use crate::binding::layouts::{Variant, VariantEntry, VariantId};
 use crate::binding::placeholders::Placeholders;
-use crate::error::Error;
+use crate::error::{Error, ParamError, ParamErrorKind};
 use crate::instance::{Bound, InstanceResources};
 use crate::plan::BindingPoint;
 use crate::registry::Registry;
@@ -109,6 +109,18 @@ impl BindGroups {
             };
             let point = BindingPoint::new(v.group, binding);
             let set = |el| owned.and_then(|r| r.get(point, el));
+            // Where permutations declare other types here, the instance's
+            // resource may fit another pipeline than this one: say so, typed.
+            let shared = registry.bindings().find(|b| b.resource.binding == point);
+            if let Some(shared) = shared.filter(|b| !b.alternates.is_empty()) {
+                for el in 0..count {
+                    let Some(bound) = set(el) else { continue };
+                    self.probe(device, ty, bound).map_err(|message| {
+                        let kind = ParamErrorKind::Incompatible { expected: describe(ty), message };
+                        Error::Param(ParamError { name: shared.resource.name.clone(), kind })
+                    })?;
+                }
+            }
             match ty {
                 wgpu::BindingType::Texture { .. } | wgpu::BindingType::StorageTexture { .. } => {
                     let list = (0..count)

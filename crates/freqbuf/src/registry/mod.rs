@@ -29,6 +29,11 @@ pub(crate) struct SharedBinding {
     pub shader: ShaderId,
     /// Its family's index, at a per-family frequency.
     pub family: Option<u32>,
+    /// The texture or sampler types other shaders declare here (a
+    /// permutation's `texture_depth_multisampled_2d` where the first has
+    /// `texture_depth_2d`): each pipeline layout declares its own, and an
+    /// instance's resource is checked against the one it is drawn with.
+    pub alternates: Vec<wgpu::BindingType>,
 }
 
 /// A shader's registration, checked and merged but not committed.
@@ -39,6 +44,7 @@ pub(crate) struct Staged {
     slots: BTreeMap<BindingPoint, SlotLayout>,
     new_bindings: Vec<SharedBinding>,
     now_sampled: Vec<Key>,
+    new_alternates: Vec<(Key, wgpu::BindingType)>,
 }
 
 /// All registered shaders and the merged layouts of their slots.
@@ -180,7 +186,7 @@ impl Registry {
     /// Commits what [`Registry::stage`] checked for the same shader.
     pub(crate) fn commit(&mut self, shader: ShaderReflection, staged: Staged) -> ShaderId {
         let id = ShaderId::new(self.tag, self.shaders.len() as u32);
-        let Staged { family, slots, new_bindings, now_sampled } = staged;
+        let Staged { family, slots, new_bindings, now_sampled, new_alternates } = staged;
         if let Some(name) = family.1 {
             self.families.push(name);
         }
@@ -200,6 +206,11 @@ impl Registry {
         for key in now_sampled {
             if let Some(b) = self.bindings.get_mut(&key) {
                 b.resource.sampled = true;
+            }
+        }
+        for (key, ty) in new_alternates {
+            if let Some(b) = self.bindings.get_mut(&key) {
+                b.alternates.push(ty);
             }
         }
         self.shader_family.push(family.0);

@@ -21,6 +21,7 @@ impl Registry {
         let mut staged: BTreeMap<BindingPoint, SlotLayout> = BTreeMap::new();
         let mut new_bindings: Vec<SharedBinding> = Vec::new();
         let mut now_sampled: Vec<Key> = Vec::new();
+        let mut new_alternates: Vec<(Key, wgpu::BindingType)> = Vec::new();
         let mut array_frequency: Option<(Frequency, String)> = None;
         let family = match self.family_index(shader.family()) {
             Some(i) => (i, None),
@@ -69,11 +70,19 @@ impl Registry {
                     || {
                         let slot = &self.slots[self.slot_by_point.get(&key)?.index()];
                         let user = &self.shaders[slot.users().first()?.index()];
-                        Some((user, user.resource(point)?))
+                        // What it uses there: an unused global may share the point.
+                        Some((user, user.used_resources().find(|r| r.binding == point)?))
                     },
                 );
             if let Some((other_shader, other_res)) = other {
-                if other_res.kind != res.kind
+                let alternate = alternate_type(other_res, res);
+                if let Some(ty) = alternate {
+                    let known = self.bindings.get(&key).is_some_and(|b| b.alternates.contains(&ty))
+                        || new_alternates.contains(&(key, ty));
+                    if !known {
+                        new_alternates.push((key, ty));
+                    }
+                } else if other_res.kind != res.kind
                     || other_res.count != res.count
                     || other_res.is_array_slot() != res.is_array_slot()
                 {
@@ -134,6 +143,7 @@ impl Registry {
                     frequency,
                     shader: id,
                     family: key.1,
+                    alternates: Vec::new(),
                 }),
                 None => {
                     if res.sampled && self.bindings.get(&key).is_some_and(|b| !b.resource.sampled) {
@@ -142,8 +152,26 @@ impl Registry {
                 }
             }
         }
-        Ok(Staged { family, slots: staged, new_bindings, now_sampled })
+        Ok(Staged { family, slots: staged, new_bindings, now_sampled, new_alternates })
     }
+}
+
+/// `res`'s binding type when it may differ from `first`'s at one point: two
+/// textures, two samplers or two storage textures of one count, whose types
+/// each pipeline layout declares for itself. Uniform and storage blocks
+/// share bytes, so they keep one type. `None` when the types are equal.
+fn alternate_type(first: &Resource, res: &Resource) -> Option<wgpu::BindingType> {
+    use ResourceKind as K;
+    let same_kind = matches!(
+        (&first.kind, &res.kind),
+        (K::Texture { .. }, K::Texture { .. })
+            | (K::Sampler { .. }, K::Sampler { .. })
+            | (K::StorageTexture { .. }, K::StorageTexture { .. })
+    );
+    if !same_kind || first.kind == res.kind || first.count != res.count {
+        return None;
+    }
+    res.binding_type().ok()
 }
 
 /// A resource kind in WGSL's spelling, for conflicts: `texture_2d<f32>`, `sampler_comparison`.
