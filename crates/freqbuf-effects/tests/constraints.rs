@@ -137,3 +137,30 @@ fn malformed_constraints_are_refused_where_they_are_written() {
         assert_eq!(common::chain(&e), message, "{toml}");
     }
 }
+
+/// Bevy pushes exactly one tonemapping method, and only inside
+/// `TONEMAP_IN_SHADER` (`[implies_one_of]`); a pass may exist only with a
+/// flag off (`requires = ["!T"]`), its entry point missing under the flag.
+#[test]
+fn conditional_groups_and_passes_that_need_a_flag_off() {
+    let source = "#ifdef T\n#ifdef A\nconst K: f32 = 1.0;\n#endif\n#ifdef B\nconst K: f32 = 2.0;\n#endif\nfn t() -> f32 { return K; }\n#endif\n\
+        @compute @workgroup_size(1) fn main() {}\n#ifndef T\n@compute @workgroup_size(1) fn plain() {}\n#endif\n";
+    let toml = "flags = [\"T\", \"A\", \"B\"]\nsource = \"t.wgsl\"\n\
+        [implies]\nA = [\"T\"]\nB = [\"T\"]\n[implies_one_of]\nT = [\"A\", \"B\"]\n\
+        [[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"main\"\n\
+        [[technique.pass]]\n  name = \"untonemapped\"\n  compute = \"plain\"\n  requires = [\"!T\"]\n";
+    let mut fx = Effects::new();
+    let id = fx.add("t.effect.toml", toml, source).unwrap_or_else(|e| panic!("{}", common::chain(&e)));
+    // None, T+A, T+B.
+    assert_eq!(check(&mut fx, id).map(|r| (r.permutations, r.exhaustive)), Ok((3, true)));
+    let e = fx.flags(id, &["T"]).unwrap_err();
+    assert_eq!(
+        common::chain(&e),
+        "t: effect `t` is never built with [T]: `implies_one_of.T = [\"A\", \"B\"]`: `T` needs exactly one of them on"
+    );
+    let e = fx.flags(id, &["A"]).unwrap_err();
+    assert!(common::chain(&e).ends_with("`implies.A = [\"T\"]`: `A` needs them on"), "{}", common::chain(&e));
+    // Without the `!T`, the second pass would lack its entry point under T.
+    let e = fx.add("u.effect.toml", &toml.replace("  requires = [\"!T\"]\n", ""), source).map(|id| check(&mut fx, id));
+    assert!(matches!(e, Ok(Err(ref m)) if m.contains("no compute entry point `plain`")), "{e:?}");
+}

@@ -111,7 +111,7 @@ impl Effects {
             bits
         };
         let imported = effect.sources().map(|s| names(self.compose.imported_tested(s))).fold(0, |m, b| m | b);
-        let required = effect.passes.iter().fold(imported, |m, p| m | p.required);
+        let required = effect.passes.iter().fold(imported, |m, p| m | p.deciding());
         let mut seen = std::collections::HashSet::new();
         combos
             .into_iter()

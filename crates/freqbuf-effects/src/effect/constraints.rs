@@ -1,6 +1,7 @@
 //! Flag constraints: which combinations of an effect's flags a renderer can
 //! build. Exclusive groups (`one_of`, `at_most_one`, Unity's `multi_compile`)
-//! and implications (`[implies]`). The whole-effect check enumerates only the
+//! and implications (`[implies]`, and `[implies_one_of]`/`[implies_any_of]`
+//! for a flag that needs one, or some, of a group). The whole-effect check enumerates only the
 //! combinations they allow, and [`Effects::flags`](super::Effects::flags)
 //! refuses the others, naming the rule.
 
@@ -18,8 +19,16 @@ enum Rule {
     OneOf(Bits, Vec<String>),
     /// At most one of these is on.
     AtMostOne(Bits, Vec<String>),
-    /// When the flag is on, all of these are.
-    Implies((Bits, String), (Bits, Vec<String>)),
+    /// When the flag is on, all, exactly one, or some of these are.
+    Implies((Bits, String), (Bits, Vec<String>), Needs),
+}
+
+/// What an implication needs of its group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Needs {
+    All,
+    OneOf,
+    AnyOf,
 }
 
 impl Rule {
@@ -27,7 +36,14 @@ impl Rule {
         match self {
             Rule::OneOf(g, _) => (bits & g).count_ones() == 1,
             Rule::AtMostOne(g, _) => (bits & g).count_ones() <= 1,
-            Rule::Implies((f, _), (needs, _)) => bits & f == 0 || bits & needs == *needs,
+            Rule::Implies((f, _), (g, _), how) => {
+                bits & f == 0
+                    || match how {
+                        Needs::All => bits & g == *g,
+                        Needs::OneOf => (bits & g).count_ones() == 1,
+                        Needs::AnyOf => bits & g != 0,
+                    }
+            }
         }
     }
 }
@@ -40,8 +56,18 @@ impl fmt::Display for Rule {
             Rule::AtMostOne(_, names) => {
                 write!(f, "`at_most_one = [{}]` allows at most one of them on", list(names))
             }
-            Rule::Implies((_, flag), (_, names)) => {
+            Rule::Implies((_, flag), (_, names), Needs::All) => {
                 write!(f, "`implies.{flag} = [{}]`: `{flag}` needs them on", list(names))
+            }
+            Rule::Implies((_, flag), (_, names), Needs::OneOf) => {
+                write!(
+                    f,
+                    "`implies_one_of.{flag} = [{}]`: `{flag}` needs exactly one of them on",
+                    list(names)
+                )
+            }
+            Rule::Implies((_, flag), (_, names), Needs::AnyOf) => {
+                write!(f, "`implies_any_of.{flag} = [{}]`: `{flag}` needs one of them on", list(names))
             }
         }
     }
@@ -59,6 +85,8 @@ pub(crate) struct Written<'a> {
     pub(crate) one_of: &'a [Spanned<Vec<Spanned<String>>>],
     pub(crate) at_most_one: &'a [Spanned<Vec<Spanned<String>>>],
     pub(crate) implies: &'a BTreeMap<Spanned<String>, Vec<Spanned<String>>>,
+    pub(crate) implies_one_of: &'a BTreeMap<Spanned<String>, Vec<Spanned<String>>>,
+    pub(crate) implies_any_of: &'a BTreeMap<Spanned<String>, Vec<Spanned<String>>>,
 }
 
 impl FlagRules {
@@ -98,17 +126,27 @@ impl FlagRules {
             let (bits, names) = group("at_most_one", names)?;
             rules.push(Rule::AtMostOne(bits, names));
         }
-        for (flag, needs) in written.implies {
-            let f = bit(flag)?;
-            let mut bits: Bits = 0;
-            for name in needs {
-                bits |= bit(name)?;
+        let tables = [
+            (written.implies, Needs::All),
+            (written.implies_one_of, Needs::OneOf),
+            (written.implies_any_of, Needs::AnyOf),
+        ];
+        for (table, how) in tables {
+            for (flag, needs) in table {
+                let f = bit(flag)?;
+                let mut bits: Bits = 0;
+                for name in needs {
+                    bits |= bit(name)?;
+                }
+                if bits & f != 0 {
+                    return Err((flag.span(), format!("`{}` cannot imply itself", flag.get_ref())));
+                }
+                if needs.is_empty() {
+                    return Err((flag.span(), format!("`{}` implies no flag", flag.get_ref())));
+                }
+                let names = needs.iter().map(|n| n.get_ref().clone()).collect();
+                rules.push(Rule::Implies((f, flag.get_ref().clone()), (bits, names), how));
             }
-            if bits & f != 0 {
-                return Err((flag.span(), format!("`{}` cannot imply itself", flag.get_ref())));
-            }
-            let names = needs.iter().map(|n| n.get_ref().clone()).collect();
-            rules.push(Rule::Implies((f, flag.get_ref().clone()), (bits, names)));
         }
         Ok(Self { rules })
     }
@@ -142,7 +180,7 @@ impl FlagRules {
     fn mentioned(&self) -> Bits {
         self.rules.iter().fold(0, |m, r| match r {
             Rule::OneOf(g, _) | Rule::AtMostOne(g, _) => m | g,
-            Rule::Implies((f, _), (needs, _)) => m | f | needs,
+            Rule::Implies((f, _), (g, _), _) => m | f | g,
         })
     }
 
@@ -157,7 +195,13 @@ impl FlagRules {
             }
             for rule in &self.rules {
                 match rule {
-                    Rule::Implies((f, _), (needs, _)) if bits & f != 0 => bits |= needs,
+                    Rule::Implies((f, _), (g, _), Needs::All) if bits & f != 0 => bits |= g,
+                    Rule::Implies((f, _), (g, _), Needs::OneOf)
+                        if bits & f != 0 && (bits & g).count_ones() > 1 =>
+                    {
+                        bits &= !g | lowest(bits & g);
+                    }
+                    Rule::Implies((f, _), (g, _), _) if bits & f != 0 && bits & g == 0 => bits |= lowest(*g),
                     Rule::OneOf(g, _) | Rule::AtMostOne(g, _) if (bits & g).count_ones() > 1 => {
                         bits &= !g | lowest(bits & g);
                     }

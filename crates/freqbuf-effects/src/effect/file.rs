@@ -33,6 +33,13 @@ pub(crate) struct EffectFile {
     /// Flag → the flags it needs on (`VERTEX_TANGENTS = ["VERTEX_NORMALS"]`).
     #[serde(default)]
     pub(crate) implies: BTreeMap<Spanned<String>, Vec<Spanned<String>>>,
+    /// Flag → flags of which exactly one is on when it is (Bevy pushes one
+    /// tonemapping method under `TONEMAP_IN_SHADER`).
+    #[serde(default)]
+    pub(crate) implies_one_of: BTreeMap<Spanned<String>, Vec<Spanned<String>>>,
+    /// Flag → flags of which at least one is on when it is.
+    #[serde(default)]
+    pub(crate) implies_any_of: BTreeMap<Spanned<String>, Vec<Spanned<String>>>,
     /// Shader defs with fixed values for every permutation (Bevy's valued
     /// defs): `true`/`false`, or an integer (`u32` when not negative, as Bevy
     /// declares counts and binding indices; `i32` when negative).
@@ -85,7 +92,8 @@ pub(crate) struct PassFile {
     pub(crate) vertex: Option<Spanned<StageFile>>,
     pub(crate) fragment: Option<Spanned<StageFile>>,
     pub(crate) compute: Option<Spanned<StageFile>>,
-    /// Flags the pass exists under (its entry points exist only with them).
+    /// Flags the pass exists under (its entry points exist only with them);
+    /// `!NAME` for a flag that must be off.
     #[serde(default)]
     pub(crate) requires: Vec<Spanned<String>>,
     #[serde(default)]

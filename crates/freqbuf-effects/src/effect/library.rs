@@ -303,7 +303,7 @@ impl Effects {
         let module = self.compose.compose(file, text, &effect.defs, &defs, &flags)?;
         let sites = self.compose.sites(&module, file, text);
         self.stats.compositions += 1;
-        for pass in effect.passes.iter().filter(|p| bits & p.required == p.required) {
+        for pass in effect.passes.iter().filter(|p| p.exists_under(bits)) {
             let kinds = [
                 ("vertex", naga::ShaderStage::Vertex),
                 ("fragment", naga::ShaderStage::Fragment),

@@ -51,7 +51,7 @@ impl Effects {
         let names = sources.flat_map(|s| self.compose.tested(s)).collect::<std::collections::BTreeSet<_>>();
         let tested =
             flags.iter().enumerate().filter(|(_, f)| names.contains(*f)).fold(0, |m, (i, _)| m | 1 << i);
-        passes.iter().fold(tested, |m, p| m | p.required)
+        passes.iter().fold(tested, |m, p| m | p.deciding())
     }
 
     /// Reads an effect file and the WGSL source it names (relative to it).
@@ -165,8 +165,13 @@ impl Effects {
             }
             flags.push(f.get_ref().clone());
         }
-        let written =
-            Written { one_of: &parsed.one_of, at_most_one: &parsed.at_most_one, implies: &parsed.implies };
+        let written = Written {
+            one_of: &parsed.one_of,
+            at_most_one: &parsed.at_most_one,
+            implies: &parsed.implies,
+            implies_one_of: &parsed.implies_one_of,
+            implies_any_of: &parsed.implies_any_of,
+        };
         let rules = FlagRules::parse(&written, &flags)
             .map_err(|(span, what)| at(span, EffectErrorKind::BadFlags(what)))?;
         if !rules.satisfiable() {
@@ -249,14 +254,24 @@ impl Effects {
                     }
                     _ => {}
                 }
-                let mut required = 0;
+                let (mut required, mut excluded): (Bits, Bits) = (0, 0);
                 for r in &p.requires {
-                    let Some(i) = flags.iter().position(|f| f == r.get_ref()) else {
-                        let what =
-                            format!("requires `{}`, which is not one of the effect's flags", r.get_ref());
+                    let (off, flag) = match r.get_ref().strip_prefix('!') {
+                        Some(flag) => (true, flag.trim()),
+                        None => (false, r.get_ref().as_str()),
+                    };
+                    let Some(i) = flags.iter().position(|f| f == flag) else {
+                        let what = format!("requires `{flag}`, which is not one of the effect's flags");
                         return Err(at(r.span(), EffectErrorKind::BadFlags(format!("pass `{name}` {what}"))));
                     };
-                    required |= 1 << i;
+                    match off {
+                        false => required |= 1 << i,
+                        true => excluded |= 1 << i,
+                    }
+                }
+                if required & excluded != 0 {
+                    let what = format!("pass `{name}` requires a flag both on and off");
+                    return Err(at(p.name.span(), EffectErrorKind::BadFlags(what)));
                 }
                 passes.push(Pass {
                     name,
@@ -269,6 +284,7 @@ impl Effects {
                     color_write: p.color_write,
                     requires: p.requires.into_iter().map(toml::Spanned::into_inner).collect(),
                     required,
+                    excluded,
                     files,
                     parts,
                 });

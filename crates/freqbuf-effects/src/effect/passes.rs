@@ -151,7 +151,7 @@ impl Effects {
         let effect = self.checked(flags.effect, "flag set")?;
         Ok((0..effect.passes.len() as u32)
             .map(|index| PassId { effect: flags.effect, index })
-            .filter(|&p| flags.bits & self.pass(p).required == self.pass(p).required)
+            .filter(|&p| self.pass(p).exists_under(flags.bits))
             .collect())
     }
 

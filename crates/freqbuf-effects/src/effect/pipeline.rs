@@ -38,7 +38,7 @@ impl Effects {
     fn prepare(&mut self, manager: &Manager, pass: PassId, flags: FlagSet) -> Result<(), EffectError> {
         self.same_effect(pass, flags)?;
         let (p, effect) = (self.pass(pass), self.effect(pass.effect));
-        if flags.bits & p.required != p.required {
+        if !p.exists_under(flags.bits) {
             return Err(EffectError {
                 file: effect.name.clone(),
                 location: None,

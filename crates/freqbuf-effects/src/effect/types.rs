@@ -92,10 +92,13 @@ pub struct Pass {
     /// Whether the pass writes color.
     pub color_write: bool,
     /// The flags the pass exists under (Bevy's entry points that exist only
-    /// under a def): other permutations do not have it.
+    /// under a def), `!NAME` for one that must be off: other permutations
+    /// do not have it.
     pub requires: Vec<String>,
-    /// `requires`, as flag bits.
+    /// The flags of `requires` that must be on, as bits.
     pub(crate) required: Bits,
+    /// Those (`!NAME`) that must be off, as bits.
+    pub(crate) excluded: Bits,
     /// The file the vertex, fragment and compute entry points are taken
     /// from, as the effect file names it, where it is not the effect's
     /// `source` (`vertex = { source = "mesh2d.wgsl", entry = "vertex" }`).
@@ -106,6 +109,16 @@ pub struct Pass {
 }
 
 impl Pass {
+    /// Whether the pass exists in the permutation of these flags.
+    pub(crate) fn exists_under(&self, bits: Bits) -> bool {
+        bits & self.required == self.required && bits & self.excluded == 0
+    }
+
+    /// The flags that decide whether it exists.
+    pub(crate) fn deciding(&self) -> Bits {
+        self.required | self.excluded
+    }
+
     /// Its (vertex, fragment, compute) entry points with the part each is in.
     pub(crate) fn stages(&self) -> impl Iterator<Item = (&str, u32)> {
         [&self.vertex, &self.fragment, &self.compute]
