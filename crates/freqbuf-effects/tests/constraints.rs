@@ -161,6 +161,8 @@ fn conditional_groups_and_passes_that_need_a_flag_off() {
     let e = fx.flags(id, &["A"]).unwrap_err();
     assert!(common::chain(&e).ends_with("`implies.A = [\"T\"]`: `A` needs them on"), "{}", common::chain(&e));
     // Without the `!T`, the second pass would lack its entry point under T.
-    let e = fx.add("u.effect.toml", &toml.replace("  requires = [\"!T\"]\n", ""), source).map(|id| check(&mut fx, id));
+    let e = fx
+        .add("u.effect.toml", &toml.replace("  requires = [\"!T\"]\n", ""), source)
+        .map(|id| check(&mut fx, id));
     assert!(matches!(e, Ok(Err(ref m)) if m.contains("no compute entry point `plain`")), "{e:?}");
 }

@@ -201,7 +201,7 @@ fn alternates_in_a_module_directory_are_an_error_only_when_imported() {
     assert!(matches!(*e.kind, EffectErrorKind::DuplicateImportPath { .. }), "{}", common::chain(&e));
     assert!(
         common::chain(&e)
-            .ends_with(&format!("two files declare `#define_import_path lib::base`: {a} and {b}")),
+            .ends_with(&format!("two files declare `#define_import_path lib::base`: {a} and {b}; list the one to use in the effect file's `modules`")),
         "{}",
         common::chain(&e)
     );

@@ -28,7 +28,7 @@ fn a_module_whose_entry_points_share_a_binding_point_is_refused_whole_naming_bot
     let e = registry.add(whole.clone()).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "@group(0) @binding(1): `s_data` in shadow.wgsl:4:23 (storage, used by lit) and `u_data` in \
+        "@group(0) @binding(1): `s_data` in shadow.wgsl:4:23 (var<storage, read>, used by lit) and `u_data` in \
          shadow.wgsl:5:23 (uniform block, used by lit_uniform) are both at this binding point; a pipeline \
          binds one resource there, so register each pipeline's entry points apart \
          (ShaderReflection::for_entry_points)"

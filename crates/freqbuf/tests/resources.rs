@@ -250,3 +250,42 @@ fn a_texture_may_change_type_between_permutations_at_one_binding() {
         "{e}"
     );
 }
+
+/// Which declarations may differ between shaders at one point: textures of
+/// any type (Bevy's `MESHLET` reads a depth mip as an r32uint storage
+/// texture), samplers of either kind; not a texture and a sampler, and not
+/// blocks, whose bytes are shared.
+#[test]
+fn only_textures_and_samplers_may_change_type_at_one_point() {
+    let shader = |name: &str, decl: &str, body: &str| {
+        let wgsl = format!("{decl}\n@compute @workgroup_size(1) fn main() {{ {body} }}\n");
+        // One family: material bindings of two families never meet.
+        freqbuf::reflect::ShaderReflection::new(name, freqbuf::reflect::ShaderSource::Wgsl(&wgsl))
+            .unwrap()
+            .with_family("m")
+    };
+    let depth =
+        shader("a", "@group(2) @binding(1) var t: texture_depth_2d;", "_ = textureLoad(t, vec2<i32>(0), 0);");
+    let storage = shader(
+        "b",
+        "@group(2) @binding(1) var t: texture_storage_2d<r32uint, read>;",
+        "_ = textureLoad(t, vec2<i32>(0));",
+    );
+    let sampler = shader(
+        "c",
+        "@group(2) @binding(1) var s: sampler;\n@group(2) @binding(2) var x: texture_2d<f32>;",
+        "_ = textureSampleLevel(x, s, vec2<f32>(0.0), 0.0);",
+    );
+    let mut r = freqbuf::Registry::new(SlotPlan::default());
+    r.add(depth).unwrap();
+    r.add(storage).unwrap();
+    let e = common::chain(&r.add(sampler).unwrap_err());
+    assert!(e.contains("is texture_depth_2d, but `s` in c is sampler"), "{e}");
+    let block = |name: &str, access: &str| {
+        shader(name, &format!("@group(2) @binding(1) var<storage, {access}> b: array<u32>;"), "_ = b[0];")
+    };
+    let mut r = freqbuf::Registry::new(SlotPlan::default());
+    r.add(block("d", "read")).unwrap();
+    let e = common::chain(&r.add(block("e", "read_write")).unwrap_err());
+    assert!(e.ends_with("`b` in d is var<storage, read>, but `b` in e is var<storage, read_write>"), "{e}");
+}

@@ -111,7 +111,11 @@ pub enum EffectErrorKind {
     /// Two module files declare one `#define_import_path` and an effect or
     /// module imports it (or an effect file lists both): which one is meant
     /// cannot be told.
-    #[error("{} files declare `#define_import_path {import}`: {}", count(.files.len()), .files.join(" and "))]
+    #[error(
+        "{} files declare `#define_import_path {import}`: {}; list the one to use in the effect file's `modules`",
+        count(.files.len()),
+        .files.join(" and ")
+    )]
     DuplicateImportPath {
         /// The import path.
         import: String,

@@ -157,17 +157,17 @@ impl Registry {
 }
 
 /// `res`'s binding type when it may differ from `first`'s at one point: two
-/// textures, two samplers or two storage textures of one count, whose types
-/// each pipeline layout declares for itself. Uniform and storage blocks
-/// share bytes, so they keep one type. `None` when the types are equal.
+/// textures (sampled, depth or storage: Bevy's `MESHLET` reads a depth
+/// pyramid's first mip as an r32uint storage texture) or two samplers of one
+/// count, whose types each pipeline layout declares for itself. Uniform and
+/// storage blocks share bytes, so they keep one type; a texture in one
+/// permutation and a sampler in another are two resources an instance
+/// cannot hold at one point. `None` when the types are equal.
 fn alternate_type(first: &Resource, res: &Resource) -> Option<wgpu::BindingType> {
     use ResourceKind as K;
-    let same_kind = matches!(
-        (&first.kind, &res.kind),
-        (K::Texture { .. }, K::Texture { .. })
-            | (K::Sampler { .. }, K::Sampler { .. })
-            | (K::StorageTexture { .. }, K::StorageTexture { .. })
-    );
+    let texture = |k: &ResourceKind| matches!(k, K::Texture { .. } | K::StorageTexture { .. });
+    let same_kind = (texture(&first.kind) && texture(&res.kind))
+        || matches!((&first.kind, &res.kind), (K::Sampler { .. }, K::Sampler { .. }));
     if !same_kind || first.kind == res.kind || first.count != res.count {
         return None;
     }
@@ -232,6 +232,8 @@ fn describe(r: &Resource) -> String {
         ResourceKind::Sampler { comparison: false } => "sampler".into(),
         ResourceKind::Uniform => "uniform block".into(),
         _ if r.is_array_slot() => "array slot (storage array of structs)".into(),
+        ResourceKind::Storage { read_only: true } => "var<storage, read>".into(),
+        ResourceKind::Storage { read_only: false } => "var<storage, read_write>".into(),
         ref k => k.as_str().replace('_', " "),
     };
     if r.count > 1 { format!("binding_array<{base}, {}>", r.count) } else { base }
