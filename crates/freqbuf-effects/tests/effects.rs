@@ -90,9 +90,8 @@ fn the_whole_effect_check_names_the_combination_and_both_members() {
     assert_eq!(
         text,
         format!(
-            "{}: [ALPHA_TEST] (passes forward.depth): @group(2) @binding(0): in family `{}`, whose shaders share one layout here: members overlap: `normal_strength` in conflict[NORMAL_MAP] is vec4<f32> at offset 16 (size 16); but `alpha_cutoff` in conflict[ALPHA_TEST] is f32 at offset 16 (size 4)",
+            "{}: [ALPHA_TEST] (passes forward.depth): @group(2) @binding(0): in family `conflict`, whose shaders share one layout here: members overlap: `normal_strength` in conflict[NORMAL_MAP] is vec4<f32> at offset 16 (size 16); but `alpha_cutoff` in conflict[ALPHA_TEST] is f32 at offset 16 (size 4)",
             path("conflict.wgsl"),
-            path("conflict.effect.toml")
         )
     );
     // One permutation alone is fine; the check of it says it was not exhaustive.
@@ -377,7 +376,7 @@ fn a_pass_and_flags_of_different_effects_are_refused() {
     assert_eq!(
         common::chain(&e),
         format!(
-            "probe: pass `probe.copy` is of effect `probe` (family `{}`), but the flags are of effect `other` (family `other.effect.toml`)",
+            "probe: pass `probe.copy` is of effect `probe` (family `{}`), but the flags are of effect `other` (family `other`)",
             fx.effect(probe).family()
         )
     );

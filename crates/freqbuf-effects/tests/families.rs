@@ -65,15 +65,15 @@ fn three_effects_with_unrelated_material_structs_each_read_their_own_values() {
     // Three families, three material slots at one binding point.
     let registry = fb.registry();
     let families = registry.slots().filter_map(|(_, s)| s.family()).collect::<Vec<_>>();
-    assert_eq!(families, ["unlit.effect.toml", "textured.effect.toml", "lit.effect.toml"]);
+    assert_eq!(families, ["unlit", "textured", "lit"]);
     // A name two families declare needs its family; a member of another family is refused.
     let e = fb.param("color").map(drop);
     assert!(e.is_ok(), "only unlit declares `color`");
-    let tint = fb.param_in("textured.effect.toml", "tint").unwrap();
+    let tint = fb.param_in("textured", "tint").unwrap();
     let e = fb.material(materials[0].1).set(tint, &[0.0f32; 4]).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "parameter `tint`: it is a member of family `textured.effect.toml`, but the instance belongs to family `unlit.effect.toml`"
+        "parameter `tint`: it is a member of family `textured`, but the instance belongs to family `unlit`"
     );
     let e = mats.set(&mut fb, materials[0].1, "tint", &[0.0f32; 4]).unwrap_err();
     assert!(common::chain(&e).contains("no permutation of effect `unlit` has it"), "{}", common::chain(&e));

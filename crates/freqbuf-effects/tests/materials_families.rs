@@ -19,7 +19,7 @@ use proptest::prelude::*;
 const ENGINE: &str = "struct Object { slot: u32 }\n@group(3) @binding(0) var<uniform> object: Object;\n@group(0) @binding(1) var<storage, read_write> out: array<vec4<f32>>;\n";
 const UNLIT: &str = "struct Material { color: vec4<f32> }\n@group(2) @binding(0) var<uniform> material: Material;\n@compute @workgroup_size(1) fn main() { out[object.slot] = material.color; }\n";
 const LIT: &str = "struct Material { albedo: vec4<f32>, roughness: f32, metallic: f32 }\n@group(2) @binding(0) var<uniform> material: Material;\n@compute @workgroup_size(1) fn main() {\n#ifdef METAL\n    out[object.slot] = material.albedo * material.metallic;\n#else\n    out[object.slot] = material.albedo + vec4<f32>(material.roughness, material.metallic, 0.0, 0.0);\n#endif\n}\n";
-const FAMILIES: [&str; 2] = ["unlit.effect.toml", "lit.effect.toml"];
+const FAMILIES: [&str; 2] = ["unlit", "lit"];
 /// Each family's members, with their sizes in floats.
 const MEMBERS: [&[(&str, usize)]; 2] = [&[("color", 4)], &[("albedo", 4), ("roughness", 1), ("metallic", 1)]];
 const MAX: usize = 10;

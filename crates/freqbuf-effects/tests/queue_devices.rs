@@ -75,7 +75,7 @@ fn indirect_runs_draw_what_listed_draws_across_render_states() {
     let pass = fx.technique(e, "t").unwrap().next().unwrap();
     let m = mats.create(&mut fx, &mut fb, e, &[]).unwrap();
     mats.set(&mut fb, m, "color", &[1.0f32, 1.0, 1.0, 1.0]).unwrap();
-    let x = fb.param_in("q.effect.toml", "o.x").unwrap_or_else(|_| fb.param("o.x").unwrap());
+    let x = fb.param_in("q", "o.x").unwrap_or_else(|_| fb.param("o.x").unwrap());
     for k in 0..4 {
         let object = fb.create_object();
         fb.object(object).set(x, &(-1.0f32 + 0.5 * k as f32)).unwrap();

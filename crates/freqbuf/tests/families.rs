@@ -69,6 +69,27 @@ fn raw_shaders_are_families_of_their_own_and_names_resolve_per_family() {
     );
 }
 
+/// A family no registered shader has is named as the problem, with the
+/// families there are, not as an unknown member; a name in a shared slot
+/// still resolves without one.
+#[test]
+fn an_unknown_family_is_an_error_listing_the_families() {
+    let mut r = Registry::new(SlotPlan::default());
+    let e = r.resolve_in("lit", "roughness", None).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "parameter `roughness`: no registered shader is of family `lit`; the families are none (an effect's permutations register when a material, pipeline or Effects::shader first needs them)"
+    );
+    r.add(wgsl("unlit.wgsl", UNLIT).with_family("unlit")).unwrap();
+    r.add(wgsl("lit.wgsl", LIT).with_family("lit.effect.toml")).unwrap();
+    let e = r.resolve_in("lit", "roughness", None).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "parameter `roughness`: no registered shader is of family `lit`; the families are `unlit`, `lit.effect.toml`"
+    );
+    assert!(r.resolve_in("lit.effect.toml", "roughness", None).is_ok());
+}
+
 #[test]
 fn materials_of_a_family_set_only_its_members_and_every_draw_reads_its_own() {
     let Some(h) = gpu::device() else { return };

@@ -13,7 +13,7 @@ pub(crate) struct EffectFile {
     /// Defaults to the file stem.
     pub(crate) name: Option<String>,
     /// The family whose material layout it shares (`family = "pbr"`);
-    /// defaults to its own, named by the effect file.
+    /// defaults to its own, named as the effect is.
     pub(crate) family: Option<String>,
     /// WGSL with naga_oil directives, relative to the effect file.
     pub(crate) source: Spanned<String>,

@@ -298,9 +298,10 @@ impl Effects {
         }
         let texts = std::iter::once(source.as_str()).chain(stage_files.iter().map(|f| f.text.as_str()));
         let tested = self.tested_bits(texts, &flags, &passes);
+        let name = parsed.name.unwrap_or_else(|| stem.to_owned());
         let effect = Effect {
-            name: parsed.name.unwrap_or_else(|| stem.to_owned()),
-            family: parsed.family.unwrap_or_else(|| file.to_owned()),
+            family: parsed.family.unwrap_or_else(|| name.clone()),
+            name,
             source_file,
             source,
             stage_files,

@@ -174,8 +174,8 @@ impl Effect {
     }
 
     /// The family its permutations register in: `family` in the effect
-    /// file, [`crate::Effects::set_family`], or by default the effect file's
-    /// path, a family of its own. Its materials are
+    /// file, [`crate::Effects::set_family`], or by default the effect's
+    /// name (`lit` for `lit.effect.toml`), a family of its own. Its materials are
     /// [`freqbuf::Manager::create_material_in`] this family.
     pub fn family(&self) -> &str {
         &self.family

@@ -25,6 +25,24 @@ pub enum ParamErrorKind {
         /// Known names closest to the one given, best first.
         suggestions: Vec<String>,
     },
+    /// The name is in no shared slot, and no registered shader is of the
+    /// family asked for (a typo, or an effect whose permutations are
+    /// registered lazily and have not been yet).
+    #[error(
+        "no registered shader is of family `{family}`; the families are {}{}",
+        quoted_or_none(.known),
+        if .known.is_empty() {
+            " (an effect's permutations register when a material, pipeline or Effects::shader first needs them)"
+        } else {
+            ""
+        }
+    )]
+    UnknownFamily {
+        /// The family asked for.
+        family: String,
+        /// The families of the registered shaders.
+        known: Vec<String>,
+    },
     /// A bare member name is declared by several blocks; qualify it by its block.
     #[error("{blocks} blocks declare it; write one of {}", quoted(.spellings))]
     Ambiguous {
@@ -138,4 +156,8 @@ fn suggest(list: &[String]) -> String {
     } else {
         format!("; did you mean {}?", list.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", "))
     }
+}
+
+fn quoted_or_none(names: &[String]) -> String {
+    if names.is_empty() { "none".into() } else { quoted(names) }
 }

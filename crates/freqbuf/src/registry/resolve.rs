@@ -29,8 +29,20 @@ impl Registry {
         path: &str,
         frequency: Option<Frequency>,
     ) -> Result<Param, ParamError> {
-        // A family no shader named yet has no slots of its own.
-        let index = self.family_index(family).unwrap_or(u32::MAX);
+        // A family no shader named yet has no slots of its own: a name
+        // outside the shared slots is then the family's fault, said so.
+        let Some(index) = self.family_index(family) else {
+            return self.resolve_scoped(path, frequency, Some(u32::MAX)).map_err(|e| match e.kind {
+                ParamErrorKind::Unknown { .. } | ParamErrorKind::OtherFamily { .. } => ParamError {
+                    name: path.to_owned(),
+                    kind: ParamErrorKind::UnknownFamily {
+                        family: family.to_owned(),
+                        known: self.families.clone(),
+                    },
+                },
+                _ => e,
+            });
+        };
         self.resolve_scoped(path, frequency, Some(index))
     }
 
