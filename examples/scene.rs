@@ -230,14 +230,7 @@ fn run(
             });
             let mut binder = Binder::new();
             let order = if use_queue { Order::Sorted } else { Order::Queued };
-            let mut cx = QueueContext {
-                effects: &mut fx,
-                manager: &mut fb,
-                materials: &mats,
-                targets: &targets,
-                pass: &mut pass,
-                binder: &mut binder,
-            };
+            let mut cx = QueueContext::new(&mut fx, &mut fb, &mats, &targets, &mut pass, &mut binder);
             let s = rq.encode(name, order, &mut cx)?;
             c.draws += s.draws;
         }

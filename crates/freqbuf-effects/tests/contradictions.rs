@@ -234,3 +234,23 @@ fn two_listed_files_with_one_import_path_are_an_error() {
     assert_eq!(e.location.map(|l| (l.line, l.column)), Some((1, 12)));
     assert_eq!(fx.stats().module_files, 0, "a failed load adds no module");
 }
+
+/// `only_pass` names the pass of a one-pass technique and refuses others.
+#[test]
+fn only_pass_takes_the_one_pass_and_refuses_a_technique_of_several() {
+    let mut fx = Effects::new();
+    let pass = |name: &str| format!("  [[technique.pass]]\n  name = \"{name}\"\n  compute = \"main\"\n");
+    let toml = format!(
+        "source = \"o.wgsl\"\n[[technique]]\nname = \"one\"\n{}[[technique]]\nname = \"two\"\n{}{}",
+        pass("p"),
+        pass("a"),
+        pass("b")
+    );
+    let id = fx.add("o.effect.toml", &toml, WGSL).unwrap();
+    assert_eq!(fx.pass(fx.only_pass(id, "one").unwrap()).name, "one.p");
+    let e = fx.only_pass(id, "two").unwrap_err();
+    assert_eq!(
+        common::chain(&e),
+        "o: technique `two` of effect `o` has 2 passes; loop over Effects::technique"
+    );
+}

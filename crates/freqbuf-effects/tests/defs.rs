@@ -68,7 +68,7 @@ fn toml(defs: &str) -> String {
 
 /// What the effect's compute pass writes.
 fn seen(h: &freqbuf::Headless, fx: &mut Effects, fb: &mut Manager, id: EffectId) -> Vec<f32> {
-    let pass = fx.technique(id, "t").unwrap().next().unwrap();
+    let pass = fx.only_pass(id, "t").unwrap();
     let (shader, pipeline) = fx.compute_pipeline(fb, pass, fx.flags(id, &[]).unwrap()).unwrap();
     let pipeline = pipeline.clone();
     let m = fb.create_material();

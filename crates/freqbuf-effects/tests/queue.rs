@@ -285,14 +285,7 @@ pub(crate) fn encode_columns(
     let mut pass = gpu::color_pass(&mut enc, &view);
     let targets = Targets::color(wgpu::TextureFormat::Rgba8Unorm);
     let mut binder = Binder::new();
-    let mut cx = QueueContext {
-        effects: fx,
-        manager: fb,
-        materials: mats,
-        targets: &targets,
-        pass: &mut pass,
-        binder: &mut binder,
-    };
+    let mut cx = QueueContext::new(fx, fb, mats, &targets, &mut pass, &mut binder);
     let stats = match indirect {
         true => rq.encode_indirect("t.opaque", &h.queue, &mut cx).unwrap(),
         false => rq.encode("t.opaque", Order::Listed, &mut cx).unwrap(),

@@ -210,6 +210,25 @@ impl Effects {
         }
     }
 
+    /// The one pass of a one-pass technique (most are), without a loop;
+    /// a technique of several passes is [`EffectErrorKind::NotOnePass`].
+    pub fn only_pass(&self, id: EffectId, technique: &str) -> Result<PassId, EffectError> {
+        let mut passes = self.technique(id, technique)?;
+        match (passes.next(), passes.count()) {
+            (Some(pass), 0) => Ok(pass),
+            (first, rest) => {
+                let effect = self.effect(id).name.clone();
+                let passes = usize::from(first.is_some()) + rest;
+                let kind = EffectErrorKind::NotOnePass {
+                    effect: effect.clone(),
+                    technique: technique.to_owned(),
+                    passes,
+                };
+                Err(EffectError { file: effect, location: None, kind: Box::new(kind) })
+            }
+        }
+    }
+
     /// What the library has composed, registered and built so far.
     pub fn stats(&self) -> EffectStats {
         self.stats

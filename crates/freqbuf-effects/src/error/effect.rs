@@ -68,6 +68,17 @@ pub enum EffectErrorKind {
         /// Its techniques.
         known: Vec<String>,
     },
+    /// [`Effects::only_pass`](crate::Effects::only_pass) of a technique with
+    /// several passes (or none).
+    #[error("technique `{technique}` of effect `{effect}` has {passes} passes; loop over Effects::technique")]
+    NotOnePass {
+        /// The effect.
+        effect: String,
+        /// The technique.
+        technique: String,
+        /// How many passes it has.
+        passes: usize,
+    },
     /// A flag is declared twice, or an effect declares more flags than fit.
     #[error("{0}")]
     BadFlags(String),

@@ -7,17 +7,19 @@
 //! binary search, and a bin is sorted again only when most of it changed.
 
 use std::collections::BTreeMap;
-use std::ops::Range;
 
 use slotmap::SlotMap;
 
-use freqbuf::{Binder, Manager, MaterialId, ObjectId, ViewId};
+use freqbuf::ObjectId;
 
-use crate::effect::{Blend, Effects, PassId, Targets};
+use crate::effect::{Blend, Effects};
 use crate::error::{MaterialError, MaterialErrorKind};
 use crate::material::Materials;
 
+mod item;
 mod listed;
+
+pub use item::{Geometry, QueueContext, QueueItem};
 
 slotmap::new_key_type! {
     struct ItemKey;
@@ -33,45 +35,6 @@ pub struct ItemId {
 
 /// The next queue's tag.
 static NEXT_QUEUE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
-
-/// What one draw reads from buffers.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Geometry {
-    /// Vertex buffers by slot (empty for vertex pulling).
-    pub vertex_buffers: Vec<wgpu::Buffer>,
-    /// The index buffer and its format, for an indexed draw.
-    pub index: Option<(wgpu::Buffer, wgpu::IndexFormat)>,
-    /// Vertices, or indices when indexed.
-    pub range: Range<u32>,
-    /// Added to each index (indexed draws).
-    pub base_vertex: i32,
-    /// Instances; the queue adds the draw's array-slot element (see [`freqbuf::Binder::bind`]).
-    pub instances: Range<u32>,
-}
-
-impl Geometry {
-    /// Vertices `range` from no buffer (vertex pulling), one instance.
-    pub fn vertices(range: Range<u32>) -> Self {
-        Self { vertex_buffers: Vec::new(), index: None, range, base_vertex: 0, instances: 0..1 }
-    }
-}
-
-/// One draw: a pass of a material's effect, its instances and its geometry.
-#[derive(Clone, Debug)]
-pub struct QueueItem {
-    /// The technique pass (of the material's effect).
-    pub pass: PassId,
-    /// The material: its flags pick the permutation, its instance the values.
-    pub material: MaterialId,
-    /// The view instance, if the shader has view slots.
-    pub view: Option<ViewId>,
-    /// The object instance, if the shader has object slots.
-    pub object: Option<ObjectId>,
-    /// What to draw.
-    pub geometry: Geometry,
-    /// Distance from the camera, for back-to-front order in blending passes.
-    pub depth: f32,
-}
 
 /// What an `encode` did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -132,24 +95,6 @@ pub enum Order {
     Listed,
     /// The order the items were queued in (for comparison with sorting).
     Queued,
-}
-
-/// What [`RenderQueue::encode`] draws through: the layers, the targets the
-/// pipelines are built for, the pass and its binder.
-#[derive(Debug)]
-pub struct QueueContext<'a, 'p> {
-    /// The effects whose pipelines the items draw with.
-    pub effects: &'a mut Effects,
-    /// The manager the items' instances live in.
-    pub manager: &'a mut Manager,
-    /// The materials the items name.
-    pub materials: &'a Materials,
-    /// The pass's color and depth formats.
-    pub targets: &'a Targets,
-    /// The render pass to encode into.
-    pub pass: &'a mut wgpu::RenderPass<'p>,
-    /// The pass's binder.
-    pub binder: &'a mut Binder,
 }
 
 /// Items to draw, binned by pass name (`technique.pass`) and kept sorted.
