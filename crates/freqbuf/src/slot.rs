@@ -49,6 +49,8 @@ pub(crate) struct Slot {
     /// flush re-lays it, so a register between a flush and a draw cannot make a
     /// draw read another instance's bytes.
     gpu_size: u32,
+    /// What a GPU debugger shows for its buffer, built once ([`label`]).
+    label: String,
 }
 
 impl Slot {
@@ -59,14 +61,17 @@ impl Slot {
         size: u32,
         align: u32,
         addressing: Addressing,
+        family: Option<&str>,
     ) -> Self {
+        let stride = stride(size, align, addressing);
         Self {
+            label: label(frequency, family, binding, addressing, stride),
             id,
             binding,
             frequency,
             addressing,
             size,
-            stride: stride(size, align, addressing),
+            stride,
             align,
             shadow: Vec::new(),
             dirty: DirtySet::default(),
@@ -80,6 +85,11 @@ impl Slot {
     #[inline]
     pub(crate) fn id(&self) -> SlotId {
         self.id
+    }
+
+    /// Its buffer's debug label, e.g. `freqbuf slot material[pbr] @2:0 (256 B stride)`.
+    pub(crate) fn label(&self) -> &str {
+        &self.label
     }
 
     #[inline]
@@ -393,5 +403,45 @@ mod tests {
             let last = old.iter().zip(&new).rposition(|(a, b)| a != b);
             prop_assert_eq!(super::changed_span(&old, &new), first.zip(last));
         }
+    }
+}
+
+/// A slot buffer's debug label: what it holds, whose, where it binds, and
+/// how instances are laid out, so a capture tells a material slot of one
+/// family from the object array: `freqbuf slot material[pbr] @2:0 (256 B
+/// stride)`, `freqbuf object array @3:0 (112 B per instance)`.
+fn label(
+    frequency: Frequency,
+    family: Option<&str>,
+    at: BindingPoint,
+    addressing: Addressing,
+    stride: u32,
+) -> String {
+    let family = family.map_or_else(String::new, |f| format!("[{f}]"));
+    let (g, b) = (at.group, at.binding);
+    match addressing {
+        Addressing::Dynamic => format!("freqbuf slot {frequency}{family} @{g}:{b} ({stride} B stride)"),
+        Addressing::Storage => {
+            format!("freqbuf {frequency} array{family} @{g}:{b} ({stride} B per instance)")
+        }
+        Addressing::Batched { per } => {
+            format!("freqbuf {frequency} array{family} @{g}:{b} ({stride} B per instance, batches of {per})")
+        }
+    }
+}
+
+#[cfg(test)]
+mod label_tests {
+    use super::*;
+
+    #[test]
+    fn labels_say_what_whose_where_and_how() {
+        let at = BindingPoint::new(2, 0);
+        let slot =
+            Slot::new(SlotId::new(1, 0), at, Frequency::Material, 48, 256, Addressing::Dynamic, Some("pbr"));
+        assert_eq!(slot.label(), "freqbuf slot material[pbr] @2:0 (256 B stride)");
+        let at = BindingPoint::new(3, 0);
+        let slot = Slot::new(SlotId::new(1, 1), at, Frequency::Object, 112, 256, Addressing::Storage, None);
+        assert_eq!(slot.label(), "freqbuf object array @3:0 (112 B per instance)");
     }
 }

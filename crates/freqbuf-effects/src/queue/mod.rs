@@ -198,6 +198,19 @@ impl RenderQueue {
         order: Order,
         cx: &mut QueueContext<'_, '_>,
     ) -> Result<QueueStats, MaterialError> {
+        // A capture shows each pass's draws under its name (no allocation).
+        cx.pass.push_debug_group(name);
+        let encoded = self.encode_in_group(name, order, cx);
+        cx.pass.pop_debug_group();
+        encoded
+    }
+
+    fn encode_in_group(
+        &mut self,
+        name: &str,
+        order: Order,
+        cx: &mut QueueContext<'_, '_>,
+    ) -> Result<QueueStats, MaterialError> {
         let mut stats = QueueStats::default();
         match order {
             Order::Sorted | Order::Listed => {
@@ -236,6 +249,18 @@ impl RenderQueue {
     /// it changed. Cost: the per-item pipeline lookup of `Order::Listed`,
     /// then a call per run.
     pub fn encode_indirect(
+        &mut self,
+        name: &str,
+        queue: &wgpu::Queue,
+        cx: &mut QueueContext<'_, '_>,
+    ) -> Result<QueueStats, MaterialError> {
+        cx.pass.push_debug_group(name);
+        let encoded = self.encode_indirect_in_group(name, queue, cx);
+        cx.pass.pop_debug_group();
+        encoded
+    }
+
+    fn encode_indirect_in_group(
         &mut self,
         name: &str,
         queue: &wgpu::Queue,

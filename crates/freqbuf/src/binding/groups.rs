@@ -81,8 +81,13 @@ impl BindGroups {
         let index = variant.group;
         let what = move || format!("bind group for group {index}");
         // The outer scope also covers the placeholders made on first use.
-        let group =
-            scope::scoped(inputs.device, what, || self.create(variant, inputs)).unwrap_or_else(Err)?;
+        // Built with the group, never per frame: what a capture shows.
+        let label = match variant.owner {
+            Some(f) => format!("freqbuf bind group {f}#{owner} @{index}"),
+            None => format!("freqbuf bind group @{index}"),
+        };
+        let group = scope::scoped(inputs.device, what, || self.create(variant, inputs, &label))
+            .unwrap_or_else(Err)?;
         // Unique across managers: one binder may serve several.
         let serial = NEXT_SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let cache = {
@@ -97,7 +102,12 @@ impl BindGroups {
         Ok(cache[owner as usize].insert(CachedGroup { group, stamp, serial }))
     }
 
-    fn create(&mut self, v: &Variant, inputs: GroupInputs<'_>) -> Result<wgpu::BindGroup, Error> {
+    fn create(
+        &mut self,
+        v: &Variant,
+        inputs: GroupInputs<'_>,
+        label: &str,
+    ) -> Result<wgpu::BindGroup, Error> {
         let GroupInputs { device, registry, slots, owned } = inputs;
         // Resolve every resource first (placeholders need &mut), then borrow for the entries.
         let mut views: Vec<(u32, Vec<wgpu::TextureView>)> = Vec::new();
@@ -194,7 +204,7 @@ impl BindGroups {
             entries.push(wgpu::BindGroupEntry { binding, resource });
         }
         Ok(device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("freqbuf group"),
+            label: Some(label),
             layout: &v.layout,
             entries: &entries,
         }))

@@ -326,7 +326,8 @@ impl Manager {
                         false => Addressing::Dynamic,
                     };
                     let (binding, frequency) = (layout.binding(), layout.frequency());
-                    let mut slot = Slot::new(id, binding, frequency, layout.size(), align, addressing);
+                    let (size, family) = (layout.size(), layout.family());
+                    let mut slot = Slot::new(id, binding, frequency, size, align, addressing, family);
                     slot.reserve(self.instances.high(layout.frequency()));
                     self.slots.push(slot);
                 }

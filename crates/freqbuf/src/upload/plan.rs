@@ -287,7 +287,7 @@ fn grow(
         return Ok((if exposed { Growth::Exposed } else { Growth::None }, over));
     }
     let desc = wgpu::BufferDescriptor {
-        label: Some("freqbuf slot"),
+        label: Some(slot.label()),
         size: capacity as u64 * stride,
         usage: SLOT_USAGE,
         mapped_at_creation: false,
