@@ -11,6 +11,7 @@ use freqbuf::{Registry, SlotPlan};
 use serde_json::{Value, json};
 
 mod plan;
+mod wesl;
 use plan::{PlanEntry, plan_entry, slot_plan};
 
 #[derive(Parser)]
@@ -34,6 +35,8 @@ struct Cli {
     /// type. Default: each file is a family of its own.
     #[arg(long, global = true)]
     family: Option<String>,
+    #[command(flatten)]
+    wesl: wesl::WeslArgs,
     #[command(subcommand)]
     command: Command,
 }
@@ -52,7 +55,10 @@ enum Command {
         /// limit is WebGPU's default, as a `Manager` on such a device checks.
         #[arg(long, default_value_t = Registry::DEFAULT_MAX_UNIFORM_BINDING_SIZE)]
         max_uniform_size: u32,
-        /// Shader files: .wgsl, .spv, .vert, .frag, .comp.
+        /// `@if` names to switch on in .wesl files, comma-separated.
+        #[arg(long, value_delimiter = ',')]
+        flags: Vec<String>,
+        /// Shader files: .wgsl, .wesl, .spv, .vert, .frag, .comp.
         #[arg(required = true)]
         files: Vec<std::path::PathBuf>,
     },
@@ -86,7 +92,10 @@ enum Command {
         /// for `Manager::param_struct` (include them from `build.rs`).
         #[arg(long)]
         rust: bool,
-        /// Shader files: .wgsl, .spv, .vert, .frag, .comp.
+        /// `@if` names to switch on in .wesl files, comma-separated.
+        #[arg(long, value_delimiter = ',')]
+        flags: Vec<String>,
+        /// Shader files: .wgsl, .wesl, .spv, .vert, .frag, .comp.
         #[arg(required = true)]
         files: Vec<std::path::PathBuf>,
     },
@@ -113,26 +122,40 @@ fn main() -> ExitCode {
     };
     let pipelines = cli.pipeline.iter().map(|p| p.split(',').map(str::trim).collect()).collect::<Vec<_>>();
     match cli.command {
-        Command::Reflect { json, stage, max_uniform_size, files } => {
-            reflect(&plan, (&pipelines, cli.family.as_deref()), json, stage, max_uniform_size, &files)
-        }
+        Command::Reflect { json, stage, max_uniform_size, flags, files } => match cli.wesl.reader(&flags) {
+            Ok(read) => reflect(
+                &plan,
+                (&pipelines, cli.family.as_deref(), &read),
+                json,
+                stage,
+                max_uniform_size,
+                &files,
+            ),
+            Err(e) => fail(e),
+        },
         Command::Effect { json, flags, all_permutations, module_dir, files } => {
-            effect(&plan, json, &flags, all_permutations, &module_dir, &files)
+            effect(&plan, &cli.wesl, json, &flags, all_permutations, &module_dir, &files)
         }
-        Command::Declare { stage, rust, files } => {
-            declare(&plan, (&pipelines, cli.family.as_deref()), stage, rust, &files)
-        }
+        Command::Declare { stage, rust, flags, files } => match cli.wesl.reader(&flags) {
+            Ok(read) => declare(&plan, (&pipelines, cli.family.as_deref(), &read), stage, rust, &files),
+            Err(e) => fail(e),
+        },
     }
+}
+
+fn fail(e: anyhow::Error) -> ExitCode {
+    eprintln!("error: {e:#}");
+    ExitCode::FAILURE
 }
 
 /// Reflects and merges `files`, printing every error; `None` when one failed.
 /// How files register: once per pipeline (entry point sets; whole when
-/// none), and in one family when given.
-type Registration<'a> = (&'a [Vec<&'a str>], Option<&'a str>);
+/// none), in one family when given, read by the reader (WESL with its flags).
+type Registration<'a> = (&'a [Vec<&'a str>], Option<&'a str>, &'a wesl::Reader<'a>);
 
 fn merged(
     plan: &SlotPlan,
-    (pipelines, family): Registration<'_>,
+    (pipelines, family, read): Registration<'_>,
     files: &[std::path::PathBuf],
     stage: Option<Stage>,
     max_uniform_size: u32,
@@ -149,15 +172,16 @@ fn merged(
         Registry::check_device(&s, &limits, wgpu::Features::all()).and_then(|()| registry.add(s))
     };
     for file in files {
-        let shader = ShaderReflection::from_path(file, stage)
-            .map(|s| match family {
-                Some(f) => s.with_family(f),
-                None => s,
-            })
-            .map_err(freqbuf::Error::from);
+        let shader = read.read(file, stage).map(|s| match family {
+            Some(f) => s.with_family(f),
+            None => s,
+        });
         let added = match shader {
-            Ok(s) if pipelines.is_empty() => add(s).map(drop),
-            Ok(s) => pipelines.iter().try_for_each(|p| add(s.for_entry_points(p)?).map(drop)),
+            Ok(s) if pipelines.is_empty() => add(s).map(drop).map_err(anyhow::Error::new),
+            Ok(s) => pipelines
+                .iter()
+                .try_for_each(|p| add(s.for_entry_points(p)?).map(drop))
+                .map_err(anyhow::Error::new),
             Err(e) => Err(e),
         };
         if let Err(e) = added {
@@ -166,7 +190,7 @@ fn merged(
     }
     let ok = errors.is_empty();
     for e in errors {
-        eprintln!("error: {:#}", anyhow::Error::new(e));
+        eprintln!("error: {e:#}");
     }
     ok.then_some(registry)
 }
@@ -216,6 +240,7 @@ fn freqbuf_limits(max_uniform_size: u32) -> wgpu::Limits {
 
 fn effect(
     plan: &SlotPlan,
+    wesl: &wesl::WeslArgs,
     json: bool,
     flags: &[String],
     all: bool,
@@ -226,7 +251,10 @@ fn effect(
         eprintln!("error: --flags picks one permutation of one effect; give one effect file");
         return ExitCode::FAILURE;
     }
-    let mut fx = freqbuf_effects::Effects::new();
+    let mut fx = match wesl.library() {
+        Ok(fx) => fx,
+        Err(e) => return fail(e),
+    };
     for dir in module_dirs {
         if let Err(e) = fx.add_module_dir(dir) {
             eprintln!("error: {:#}", anyhow::Error::new(e));
@@ -237,17 +265,15 @@ fn effect(
     let mut registry = Registry::new(plan.clone());
     let mut loaded = Vec::new();
     for file in files {
-        let result = fx.load(file).and_then(|id| {
+        let result = fx.load(file).map_err(anyhow::Error::new).and_then(|id| {
+            let id = wesl.with_defs(&mut fx, id)?;
             let names = flags.iter().map(String::as_str).collect::<Vec<_>>();
             let only = if all { None } else { Some(fx.flags(id, &names)?) };
-            fx.merge(&mut registry, id, only).map(|report| (id, report))
+            Ok(fx.merge(&mut registry, id, only).map(|report| (id, report))?)
         });
         match result {
             Ok(r) => loaded.push(r),
-            Err(e) => {
-                eprintln!("error: {:#}", anyhow::Error::new(e));
-                return ExitCode::FAILURE;
-            }
+            Err(e) => return fail(e),
         }
     }
     for &(id, _) in &loaded {

@@ -20,6 +20,7 @@ mod passes;
 mod pipeline;
 mod types;
 mod variant;
+mod wesl;
 
 pub use file::{Blend, Compare, Cull, DepthState};
 pub use library::{EXHAUSTIVE_FLAGS, Effects};
