@@ -296,7 +296,7 @@ impl Effects {
         };
         let (module, sites, wesl) = match &effect.wesl {
             Some(w) => {
-                let c = w.compile(part, &effect.defs, &defs, &flags)?;
+                let c = w.compile(part, &effect.defs, &defs, (&effect.name, &flags))?;
                 (c.module, c.sites, Some(c.map))
             }
             None => {

@@ -33,13 +33,15 @@ pub(crate) struct Compiled {
 impl Sources {
     /// Compiles `part` (0 the source, `i` the `i`-th stage file) with the
     /// flags `on` and the `[defs]` values `defs`. `flags` names the
-    /// permutation in errors.
+    /// permutation in errors; with `effect`, in the sites of its resources
+    /// (`lit[GLOSSY] materials/common.wesl`), so that a conflict between two
+    /// permutations of a linked pass names both.
     pub(crate) fn compile(
         self: &Arc<Self>,
         part: u32,
         defs: &[(String, ShaderDefValue)],
         on: &[&str],
-        flags: &str,
+        (effect, flags): (&str, &str),
     ) -> Result<Compiled, EffectError> {
         let part = part as usize;
         let features = features(defs, on);
@@ -59,7 +61,10 @@ impl Sources {
             };
             EffectError { file: self.main_file(part), location: None, kind: Box::new(kind) }
         })??;
-        let (module, sites) = map.unmangle(module);
+        let (module, mut sites) = map.unmangle(module);
+        for (file, _) in sites.values_mut() {
+            *file = format!("{effect}[{flags}] {file}");
+        }
         Ok(Compiled { module, sites, map })
     }
 

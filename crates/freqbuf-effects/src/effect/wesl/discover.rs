@@ -262,16 +262,35 @@ fn references(text: &str, here: &ModulePath) -> Vec<ModulePath> {
     out
 }
 
-/// Where `text` names `module`: its path as written, else its last part,
-/// else its package.
+/// Where `text` names `module` outside comments: its path as written
+/// (`shared::tint`), else its last part, else its package.
 fn site(text: &str, module: &ModulePath) -> Option<Location> {
-    let joined = module.components.join("::");
     let package = match &module.origin {
         PathOrigin::Package(p) => p.rsplit('/').next().unwrap_or(p).to_owned(),
         _ => "package".into(),
     };
-    let words = [joined.as_str(), module.components.last().map_or("", String::as_str), package.as_str()];
-    words.iter().filter(|w| !w.is_empty()).find_map(|w| find_word(text, w)).map(|at| locate(text, at))
+    let joined = module.components.join("::");
+    let full = if joined.is_empty() { package.clone() } else { format!("{package}::{joined}") };
+    let words =
+        [full.as_str(), joined.as_str(), module.components.last().map_or("", String::as_str), &package];
+    let code = without_comments(text);
+    words.iter().filter(|w| !w.is_empty()).find_map(|w| find_word(&code, w)).map(|at| locate(text, at))
+}
+
+/// `text` with its comments blanked, every byte at its place.
+fn without_comments(text: &str) -> String {
+    let mut b = text.as_bytes().to_vec();
+    let mut i = 0;
+    while i < b.len() {
+        match comment_end(text.as_bytes(), i) {
+            Some(end) => {
+                b[i..end].iter_mut().filter(|c| **c != b'\n').for_each(|c| *c = b' ');
+                i = end;
+            }
+            None => i += 1,
+        }
+    }
+    String::from_utf8_lossy(&b).into_owned()
 }
 
 /// The first place `word` stands alone in `text` (not inside a longer name).

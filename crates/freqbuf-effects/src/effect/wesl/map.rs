@@ -71,8 +71,9 @@ impl OutputMap {
         &self.text
     }
 
-    /// The file and `line:column` of byte `at` of the output.
-    fn locate(&self, at: usize) -> (String, Option<Location>) {
+    /// The file and `line:column` of byte `at` of the output: of `name`
+    /// near there, when given, else of the name at `at`.
+    fn locate(&self, at: usize, name: Option<&str>) -> (String, Option<Location>) {
         let main = self.sources.main_file(self.part);
         let Some(decl) = self.decls.iter().find(|d| d.out.contains(&at)) else { return (main, None) };
         let Some(file) = decl.file.map(|i| &self.sources.files[i]) else { return (main, None) };
@@ -80,7 +81,9 @@ impl OutputMap {
         let span = decl.span.start.min(text.len())..decl.span.end.min(text.len());
         // The name at `at`, unmangled, searched in the declaration near where
         // it sits in the output (their layouts differ).
-        let word = ident_at(&self.text, at).map(|w| self.names.get(w).map_or(w, |(_, item)| item.as_str()));
+        let word = name
+            .or_else(|| ident_at(&self.text, at))
+            .map(|w| self.names.get(w).map_or(w, |(_, item)| item.as_str()));
         let wanted = span.start + (at - decl.out.start) * span.len() / decl.out.len().max(1);
         let found = word.and_then(|w| {
             let body = text.get(span.clone())?;
@@ -104,8 +107,8 @@ impl OutputMap {
     }
 
     fn naga_error(&self, at: Option<usize>, flags: &str, message: String) -> EffectError {
-        let (file, location) =
-            at.map_or_else(|| (self.sources.main_file(self.part), None), |at| self.locate(at));
+        let main = || (self.sources.main_file(self.part), None);
+        let (file, location) = at.map_or_else(main, |at| self.locate(at, None));
         let kind =
             EffectErrorKind::WeslNaga { flags: flags.to_owned(), message: self.unmangle_text(&message) };
         EffectError { file, location, kind: Box::new(kind) }
@@ -152,7 +155,7 @@ impl OutputMap {
                 var.name = Some(p);
             }
             if let (Some(name), Some(_), Some(at)) = (&var.name, &var.binding, at) {
-                sites.insert(name.clone(), self.locate(at));
+                sites.insert(name.clone(), self.locate(at, Some(name)));
             }
         }
         let mut taken: HashSet<String> = module
@@ -234,7 +237,11 @@ pub(super) fn compiler_error(
         let span = details.iter().rev().find_map(|d| d.span);
         location = span.map(|s| locate(&sources.files[i].text, s.start));
     }
-    let mut message = inner.to_string();
+    let mut message = match inner {
+        // Its position is in the location; its own text repeats it in bytes.
+        wesl::Error::ParseError(e) => e.error.to_string(),
+        e => e.to_string(),
+    };
     if let Some(decl) = details.iter().find_map(|d| d.declaration.as_deref()) {
         let decl = names.get(decl).map_or(decl, |(_, item)| item.as_str());
         let _ = write!(message, " (in `{decl}`)");

@@ -45,7 +45,7 @@ impl Sources {
         _: u32,
         _: &[(String, ShaderDefValue)],
         _: &[&str],
-        _: &str,
+        _: (&str, &str),
     ) -> Result<Compiled, EffectError> {
         match **self {}
     }
