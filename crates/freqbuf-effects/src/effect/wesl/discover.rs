@@ -70,6 +70,23 @@ impl Sources {
     }
 }
 
+impl Sources {
+    /// Where a file of `part` names `item` of `module` (`constants::GROUP`,
+    /// or the item alone), outside comments: the file and byte.
+    pub(super) fn find(&self, part: usize, module: &ModulePath, item: &str) -> Option<(usize, usize)> {
+        let package = match &module.origin {
+            PathOrigin::Package(p) => p.rsplit('/').next().unwrap_or(p),
+            _ => "package",
+        };
+        let last = module.components.last().map_or(package, String::as_str);
+        let mut files = self.parts[part].modules.values().copied().collect::<Vec<_>>();
+        files.sort_unstable();
+        [format!("{last}::{item}"), item.to_owned()].iter().find_map(|word| {
+            files.iter().find_map(|&i| Some((i, find_word(&without_comments(&self.files[i].text), word)?)))
+        })
+    }
+}
+
 /// A folder that files are read from: on disk, or by name through the
 /// effect's reader (`Effects::add_files`).
 #[derive(Clone, Debug)]

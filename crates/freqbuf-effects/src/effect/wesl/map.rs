@@ -11,7 +11,7 @@ use std::fmt::Write;
 use std::ops::Range;
 use std::sync::Arc;
 
-use wesl::error::{Detail, ImportError, ResolveError};
+use wesl::error::{Detail, ImportError, ResolveError, UsageError};
 use wesl::syntax::{GlobalDeclaration, ModulePath, TranslationUnit};
 
 use super::compile::Names;
@@ -229,8 +229,14 @@ pub(super) fn compiler_error(
         }
         _ => None,
     };
+    let absent = match inner {
+        wesl::Error::UsageError(UsageError::NotFound(path, item)) => Some((path, item)),
+        _ => None,
+    };
     if let Some(m) = missing {
         (file, location) = (sources.files[m.file].name.clone(), m.at);
+    } else if let Some((i, at)) = absent.and_then(|(path, item)| sources.find(part, path, item)) {
+        (file, location) = (sources.files[i].name.clone(), Some(locate(&sources.files[i].text, at)));
     } else if let Some(i) = details.iter().rev().find_map(|d| sources.file_of(part, d.module_path.as_ref()?))
     {
         file = sources.files[i].name.clone();
