@@ -84,7 +84,7 @@ impl Effects {
                 .map(|text| (at.display().to_string(), text))
                 .map_err(|e| format!("{}: {e}", at.display()))
         };
-        self.insert(&file, &toml_text, parsed, stem, (source_file, source), Some(dir), &mut read)
+        self.insert(&file, &toml_text, parsed, stem, (source_file, source), (Some(dir), &mut read))
     }
 
     /// Adds an effect from text: `file` names the TOML in errors, and the
@@ -133,7 +133,7 @@ impl Effects {
             Some(&(n, text)) => Ok((n.to_owned(), text.to_owned())),
             None => Err(format!("{wanted}: not among the files given")),
         };
-        self.insert(file, toml_text, parsed, &stem, (name, source.to_owned()), None, &mut read)
+        self.insert(file, toml_text, parsed, &stem, (name, source.to_owned()), (None, &mut read))
     }
 
     fn insert(
@@ -143,8 +143,9 @@ impl Effects {
         parsed: EffectFile,
         stem: &str,
         (source_file, source): (String, String),
-        disk: Option<&Path>,
-        read: ReadStage<'_>,
+        // Where its other files come from: on disk under the effect file's
+        // folder (`load`), or by name (`add`, `add_files`).
+        (disk, read): (Option<&Path>, ReadStage<'_>),
     ) -> Result<EffectId, EffectError> {
         let at = |span: Range<usize>, kind| EffectError {
             file: file.to_owned(),
