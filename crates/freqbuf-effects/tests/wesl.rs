@@ -177,3 +177,23 @@ fn wesl_errors_point_into_their_file_and_name_the_permutation_and_who_refused() 
         "{e}"
     );
 }
+
+/// `add` takes the source's text; its imports come from the library's
+/// packages (`add_package`, or `add_packages` by glob, named by folder).
+#[test]
+fn add_reads_imports_from_the_library_packages() {
+    let mut fx = Effects::new();
+    let toml = "source = \"m.wesl\"\nflags = [\"TINT\"]\n[defs]\nMATERIAL_BIND_GROUP = 1\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  vertex = \"vertex\"\n  fragment = \"fragment\"\n";
+    let source = format!("{}\n{}", text("tinted.wesl"), text("fullscreen.wesl"));
+    let early = fx.add("m.effect.toml", toml, &source).unwrap();
+    let e = fx.check(&Registry::new(SlotPlan::default()), early, None).unwrap_err();
+    assert!(common::chain(&e).contains("no package `shared` is given (packages: none)"), "{e}");
+    // Packages apply to effects added after them.
+    assert_eq!(fx.add_packages(&path("s*")).unwrap(), ["shared"]);
+    let id = fx.add("m.effect.toml", toml, &source).unwrap();
+    let mut registry = Registry::new(SlotPlan::default());
+    let report = fx.merge(&mut registry, id, None).unwrap();
+    assert_eq!(report.permutations, 2, "TINT is tested; SCALE is not a flag here");
+    let material = registry.slots().map(|(_, s)| s).next().unwrap();
+    assert_eq!(material.binding(), freqbuf::BindingPoint::new(1, 0), "MATERIAL_BIND_GROUP = 1");
+}

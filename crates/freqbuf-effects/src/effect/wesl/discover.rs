@@ -213,8 +213,9 @@ impl<'a, 'r> Finder<'a, 'r> {
         let name = path.display().to_string();
         let text: Arc<str> = if root.memory {
             let read = self.read.as_mut().ok_or_else(|| format!("{name}: no file is given by that name"))?;
+            let text = read(&slashed(&path))?.1.into();
             self.reads += 1;
-            read(&slashed(&path))?.1.into()
+            text
         } else if let Some(text) = self.library.cache.get(&key) {
             text.clone()
         } else {

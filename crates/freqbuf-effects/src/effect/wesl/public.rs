@@ -19,9 +19,10 @@ use crate::error::{EffectError, EffectErrorKind};
 use freqbuf::reflect::ShaderReflection;
 
 impl Effects {
-    /// Makes `dir` the WESL package `name` for every effect (an effect's
-    /// own `[packages]` take precedence): `import name::a::b::item` reads
-    /// `dir/a/b.wesl` when a permutation uses `item`. The CLI's `--package`.
+    /// Makes `dir` the WESL package `name` for every effect loaded after
+    /// (an effect's own `[packages]` take precedence): `import
+    /// name::a::b::item` reads `dir/a/b.wesl` when a declaration uses
+    /// `item`. The CLI's `--package`.
     ///
     /// A name that is not an identifier, or is WESL's (`package`, `super`,
     /// `self`, `constants`), a folder that is not one, or a name given two
