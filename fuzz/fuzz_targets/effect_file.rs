@@ -1,5 +1,8 @@
 //! Effect files as a user writes them: the input is a TOML effect file, its
 //! WGSL source and any number of naga_oil modules, separated by NUL bytes.
+//! The same texts are also files by name, for WESL effects (`source =
+//! "fuzz.wesl"`, its imports `m0.wesl`…, `[packages]` folders of them): the
+//! source is both `fuzz.wgsl` and `fuzz.wesl`, the `i`-th module `m{i}.wesl`.
 //! The library loads them, checks every permutation, and builds each pass's
 //! pipeline for no flags and for all flags on wgpu's noop backend (which
 //! validates every call and panics on a validation error); materials take
@@ -23,10 +26,14 @@ fuzz_target!(|data: &[u8]| {
     let mut parts = text.split('\0');
     let (Some(toml), Some(source)) = (parts.next(), parts.next()) else { return };
     let mut fx = Effects::new();
-    for (i, module) in parts.take(8).enumerate() {
+    let modules = parts.take(8).collect::<Vec<_>>();
+    for (i, module) in modules.iter().enumerate() {
         let _ = fx.add_module(&format!("module{i}.wgsl"), module);
     }
-    let Ok(effect) = fx.add("fuzz.effect.toml", toml, source) else { return };
+    let names = (0..modules.len()).map(|i| format!("m{i}.wesl")).collect::<Vec<_>>();
+    let mut files = vec![("fuzz.wgsl", source), ("fuzz.wesl", source)];
+    files.extend(names.iter().map(String::as_str).zip(modules.iter().copied()));
+    let Ok(effect) = fx.add_files("fuzz.effect.toml", toml, &files) else { return };
     let mut merged = Registry::new(SlotPlan::default());
     // Up to 2^6 compositions per input: enough to meet every check, few enough to keep the fuzzer fast.
     if fx.effect(effect).flags().len() <= 6 && fx.merge(&mut merged, effect, None).is_ok() {

@@ -3,8 +3,8 @@
 
 use std::process::ExitCode;
 
+use crate::wesl::WeslArgs;
 use freqbuf::{Registry, SlotPlan};
-use freqbuf_effects::DefValue;
 use serde_json::{Value, json};
 
 use crate::output::{print_table, to_json};
@@ -27,11 +27,6 @@ pub(crate) struct EffectArgs {
     /// one import path that no effect imports.
     #[arg(long)]
     module_dir: Vec<std::path::PathBuf>,
-    /// A def every effect gets, over its file's `[defs]`, as a renderer sets
-    /// it in code: `NAME=VALUE` with `true`, `false` or an integer
-    /// (repeatable), as `--def MATERIAL_BIND_GROUP=2`.
-    #[arg(long = "def", value_parser = def)]
-    defs: Vec<(String, DefValue)>,
     /// Name every shader that uses a slot, instead of each effect's share
     /// in a phrase ("all 16 permutations").
     #[arg(long)]
@@ -42,29 +37,12 @@ pub(crate) struct EffectArgs {
     files: Vec<std::path::PathBuf>,
 }
 
-fn def(text: &str) -> Result<(String, DefValue), String> {
-    let (name, value) = text.split_once('=').ok_or("expected NAME=VALUE")?;
-    let value = match value.trim() {
-        "true" => DefValue::Bool(true),
-        "false" => DefValue::Bool(false),
-        v => match v.parse::<i64>() {
-            Ok(i) if i >= 0 => {
-                DefValue::UInt(u32::try_from(i).map_err(|_| format!("{i} does not fit a u32"))?)
-            }
-            Ok(i) => DefValue::Int(i32::try_from(i).map_err(|_| format!("{i} does not fit an i32"))?),
-            Err(_) => return Err(format!("`{v}` is not true, false or an integer")),
-        },
-    };
-    Ok((name.trim().to_owned(), value))
-}
-
-pub(crate) fn effect(plan: &SlotPlan, args: &EffectArgs) -> ExitCode {
+pub(crate) fn effect(plan: &SlotPlan, wesl: &WeslArgs, args: &EffectArgs) -> ExitCode {
     let EffectArgs {
         json,
         ref flags,
         all_permutations: all,
         module_dir: ref module_dirs,
-        ref defs,
         verbose,
         ref files,
     } = *args;
@@ -72,8 +50,15 @@ pub(crate) fn effect(plan: &SlotPlan, args: &EffectArgs) -> ExitCode {
         eprintln!("error: --flags picks one permutation of one effect; give one effect file");
         return ExitCode::FAILURE;
     }
-    let mut fx = freqbuf_effects::Effects::new();
-    fx.set_defs(&defs.iter().map(|(n, v)| (n.as_str(), *v)).collect::<Vec<_>>());
+    // Packages for WESL sources; --def for every effect, over its [defs].
+    let mut fx = match wesl.library() {
+        Ok(fx) => fx,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return ExitCode::FAILURE;
+        }
+    };
+    fx.set_defs(&wesl.defs());
     for dir in module_dirs {
         if let Err(e) = fx.add_module_dir(dir) {
             eprintln!("error: {:#}", anyhow::Error::new(e));

@@ -15,6 +15,7 @@ mod effect;
 mod output;
 mod plan;
 mod users;
+mod wesl;
 use output::{print_table, to_json};
 use plan::{PlanEntry, plan_entry, slot_plan};
 
@@ -39,6 +40,8 @@ struct Cli {
     /// type. Default: each file is a family of its own.
     #[arg(long, global = true)]
     family: Option<String>,
+    #[command(flatten)]
+    wesl: wesl::WeslArgs,
     #[command(subcommand)]
     command: Command,
 }
@@ -57,7 +60,10 @@ enum Command {
         /// limit is WebGPU's default, as a `Manager` on such a device checks.
         #[arg(long, default_value_t = Registry::DEFAULT_MAX_UNIFORM_BINDING_SIZE)]
         max_uniform_size: u32,
-        /// Shader files: .wgsl, .spv, .vert, .frag, .comp.
+        /// `@if` names to switch on in .wesl files, comma-separated.
+        #[arg(long, value_delimiter = ',')]
+        flags: Vec<String>,
+        /// Shader files: .wgsl, .wesl, .spv, .vert, .frag, .comp.
         #[arg(required = true)]
         files: Vec<std::path::PathBuf>,
     },
@@ -73,7 +79,10 @@ enum Command {
         /// for `Manager::param_struct` (include them from `build.rs`).
         #[arg(long)]
         rust: bool,
-        /// Shader files: .wgsl, .spv, .vert, .frag, .comp.
+        /// `@if` names to switch on in .wesl files, comma-separated.
+        #[arg(long, value_delimiter = ',')]
+        flags: Vec<String>,
+        /// Shader files: .wgsl, .wesl, .spv, .vert, .frag, .comp.
         #[arg(required = true)]
         files: Vec<std::path::PathBuf>,
     },
@@ -109,24 +118,38 @@ fn main() -> ExitCode {
     };
     let pipelines = cli.pipeline.iter().map(|p| p.split(',').map(str::trim).collect()).collect::<Vec<_>>();
     match cli.command {
-        Command::Reflect { json, stage, max_uniform_size, files } => {
-            reflect(&plan, (&pipelines, cli.family.as_deref()), json, stage, max_uniform_size, &files)
-        }
-        Command::Effect(args) => effect::effect(&plan, &args),
-        Command::Declare { stage, rust, files } => {
-            declare(&plan, (&pipelines, cli.family.as_deref()), stage, rust, &files)
-        }
+        Command::Reflect { json, stage, max_uniform_size, flags, files } => match cli.wesl.reader(&flags) {
+            Ok(read) => reflect(
+                &plan,
+                (&pipelines, cli.family.as_deref(), &read),
+                json,
+                stage,
+                max_uniform_size,
+                &files,
+            ),
+            Err(e) => fail(e),
+        },
+        Command::Effect(args) => effect::effect(&plan, &cli.wesl, &args),
+        Command::Declare { stage, rust, flags, files } => match cli.wesl.reader(&flags) {
+            Ok(read) => declare(&plan, (&pipelines, cli.family.as_deref(), &read), stage, rust, &files),
+            Err(e) => fail(e),
+        },
     }
+}
+
+fn fail(e: anyhow::Error) -> ExitCode {
+    eprintln!("error: {e:#}");
+    ExitCode::FAILURE
 }
 
 /// Reflects and merges `files`, printing every error; `None` when one failed.
 /// How files register: once per pipeline (entry point sets; whole when
-/// none), and in one family when given.
-type Registration<'a> = (&'a [Vec<&'a str>], Option<&'a str>);
+/// none), in one family when given, read by the reader (WESL with its flags).
+type Registration<'a> = (&'a [Vec<&'a str>], Option<&'a str>, &'a wesl::Reader<'a>);
 
 fn merged(
     plan: &SlotPlan,
-    (pipelines, family): Registration<'_>,
+    (pipelines, family, read): Registration<'_>,
     files: &[std::path::PathBuf],
     stage: Option<Stage>,
     max_uniform_size: u32,
@@ -139,15 +162,16 @@ fn merged(
         Registry::check_device(&s, &limits, wgpu::Features::all()).and_then(|()| registry.add(s))
     };
     for file in files {
-        let shader = ShaderReflection::from_path(file, stage)
-            .map(|s| match family {
-                Some(f) => s.with_family(f),
-                None => s,
-            })
-            .map_err(freqbuf::Error::from);
+        let shader = read.read(file, stage).map(|s| match family {
+            Some(f) => s.with_family(f),
+            None => s,
+        });
         let added = match shader {
-            Ok(s) if pipelines.is_empty() => add(s).map(drop),
-            Ok(s) => pipelines.iter().try_for_each(|p| add(s.for_entry_points(p)?).map(drop)),
+            Ok(s) if pipelines.is_empty() => add(s).map(drop).map_err(anyhow::Error::new),
+            Ok(s) => pipelines
+                .iter()
+                .try_for_each(|p| add(s.for_entry_points(p)?).map(drop))
+                .map_err(anyhow::Error::new),
             Err(e) => Err(e),
         };
         if let Err(e) = added {
@@ -156,7 +180,7 @@ fn merged(
     }
     let ok = errors.is_empty();
     for e in errors {
-        eprintln!("error: {:#}", anyhow::Error::new(e));
+        eprintln!("error: {e:#}");
     }
     ok.then_some(registry)
 }
@@ -200,14 +224,14 @@ fn reflect(
 /// every other input.
 fn reflect_split(
     plan: &SlotPlan,
-    (pipelines, family): Registration<'_>,
+    (pipelines, family, read): Registration<'_>,
     json: bool,
     stage: Option<Stage>,
     max_uniform_size: u32,
     files: &[std::path::PathBuf],
 ) -> Option<ExitCode> {
     let [file] = files else { return None };
-    let shader = ShaderReflection::from_path(file, stage.map(Stage::naga)).ok()?;
+    let shader = read.read(file, stage.map(Stage::naga)).ok()?;
     let sets = conflicts::compatible_sets(&shader);
     if !pipelines.is_empty() || sets.len() < 2 {
         return None;
@@ -218,7 +242,7 @@ fn reflect_split(
     let mut each = Vec::new();
     for set in &sets {
         let pipeline = [set.iter().map(String::as_str).collect::<Vec<_>>()];
-        let registry = merged(plan, (&pipeline, family), files, stage, max_uniform_size)?;
+        let registry = merged(plan, (&pipeline, family, read), files, stage, max_uniform_size)?;
         if json {
             each.push(json!({"entry_points": set, "registry": to_json(&registry)}));
         } else {

@@ -15,3 +15,5 @@ mod queue;
 mod queue_devices;
 mod stages;
 mod store_writes;
+#[cfg(feature = "wesl")]
+mod wesl;

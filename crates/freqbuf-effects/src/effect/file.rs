@@ -15,7 +15,7 @@ pub(crate) struct EffectFile {
     /// The family whose material layout it shares (`family = "pbr"`);
     /// defaults to its own, named as the effect is.
     pub(crate) family: Option<String>,
-    /// WGSL with naga_oil directives, relative to the effect file.
+    /// WGSL with naga_oil directives, or WESL (`.wesl`), relative to the effect file.
     pub(crate) source: Spanned<String>,
     /// naga_oil modules (`#define_import_path`) the source imports, relative
     /// to the effect file; each file is added to the library once.
@@ -45,6 +45,10 @@ pub(crate) struct EffectFile {
     /// declares counts and binding indices; `i32` when negative).
     #[serde(default)]
     pub(crate) defs: BTreeMap<String, Spanned<toml::Value>>,
+    /// WESL packages the source imports: name → folder, relative to the
+    /// effect file (`bevy_render = "crates/bevy_render/src"`).
+    #[serde(default)]
+    pub(crate) packages: BTreeMap<String, Spanned<String>>,
     /// Material defaults (Ogre's `param_named`), kept for the materials layer.
     #[serde(default)]
     pub(crate) params: BTreeMap<String, toml::Value>,

@@ -55,6 +55,9 @@ pub struct Effects {
     pub(super) code_defs: Vec<(String, naga_oil::compose::ShaderDefValue)>,
     /// (base effect, its defs as given) → the effect [`Effects::with_defs`] made.
     pub(super) variants: HashMap<(u32, String), u32>,
+    /// WESL packages for every effect, and the package files read.
+    #[cfg_attr(not(feature = "wesl"), allow(dead_code, reason = "no packages without WESL"))]
+    pub(super) wesl: super::wesl::Library,
     /// Libraries the whole-effect check composes on, one per core, kept
     /// while no module is added (forking a composer adds every module again).
     #[cfg_attr(
@@ -91,6 +94,7 @@ impl Effects {
             module_files: Default::default(),
             code_defs: Vec::new(),
             variants: HashMap::new(),
+            wesl: Default::default(),
             workers: Vec::new(),
         }
     }
@@ -319,8 +323,17 @@ impl Effects {
             None => (&effect.source_file, &effect.source),
             Some(i) => (&effect.stage_files[i as usize].file, &effect.stage_files[i as usize].text),
         };
-        let module = self.compose.compose(file, text, &effect.defs, &defs, &flags)?;
-        let sites = self.compose.sites(&module, file, text);
+        let (module, sites, wesl) = match &effect.wesl {
+            Some(w) => {
+                let c = w.compile(part, &effect.defs, &defs, (&effect.name, &flags))?;
+                (c.module, c.sites, Some(c.map))
+            }
+            None => {
+                let module = self.compose.compose(file, text, &effect.defs, &defs, &flags)?;
+                let sites = self.compose.sites(&module, file, text);
+                (module, sites, None)
+            }
+        };
         self.stats.compositions += 1;
         for pass in effect.passes.iter().filter(|p| p.exists_under(bits)) {
             let kinds = [
@@ -349,10 +362,13 @@ impl Effects {
             0 => format!("{}[{flags}]", effect.name),
             _ => format!("{}[{flags}] {}", effect.name, effect.stage_files[part as usize - 1].name),
         };
-        let reflection = ShaderReflection::from_module(name, module).map_err(|e| EffectError {
-            file: file.clone(),
-            location: e.location,
-            kind: Box::new(EffectErrorKind::Register { flags, source: Box::new(e.into()) }),
+        let reflection = ShaderReflection::from_module(name, module).map_err(|e| match &wesl {
+            Some(map) => map.reflect_error(e, &flags),
+            None => EffectError {
+                file: file.clone(),
+                location: e.location,
+                kind: Box::new(EffectErrorKind::Register { flags, source: Box::new(e.into()) }),
+            },
         })?;
         Ok((reflection.with_family(effect.family.clone()), sites))
     }

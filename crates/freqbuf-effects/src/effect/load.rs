@@ -24,6 +24,10 @@ impl Effects {
         self.compose.add_module(file, source)?;
         for index in 0..self.effects.len() {
             let effect = &self.effects[index];
+            // A WESL effect's imports are its packages' files, not modules.
+            if effect.wesl.is_some() {
+                continue;
+            }
             let tested = self.tested_bits(effect.sources(), &effect.flags, &effect.passes);
             if tested != self.effects[index].tested {
                 self.effects[index].tested = tested;
@@ -81,7 +85,7 @@ impl Effects {
                 .map(|text| (at.display().to_string(), text))
                 .map_err(|e| format!("{}: {e}", at.display()))
         };
-        self.insert(&file, &toml_text, parsed, stem, (source_file, source), &mut read)
+        self.insert(&file, &toml_text, parsed, stem, (source_file, source), (Some(dir), &mut read))
     }
 
     /// Adds an effect from text: `file` names the TOML in errors, and the
@@ -130,7 +134,7 @@ impl Effects {
             Some(&(n, text)) => Ok((n.to_owned(), text.to_owned())),
             None => Err(format!("{wanted}: not among the files given")),
         };
-        self.insert(file, toml_text, parsed, &stem, (name, source.to_owned()), &mut read)
+        self.insert(file, toml_text, parsed, &stem, (name, source.to_owned()), (None, &mut read))
     }
 
     fn insert(
@@ -140,7 +144,9 @@ impl Effects {
         parsed: EffectFile,
         stem: &str,
         (source_file, source): (String, String),
-        read: ReadStage<'_>,
+        // Where its other files come from: on disk under the effect file's
+        // folder (`load`), or by name (`add`, `add_files`).
+        (disk, read): (Option<&Path>, ReadStage<'_>),
     ) -> Result<EffectId, EffectError> {
         let at = |span: Range<usize>, kind| EffectError {
             file: file.to_owned(),
@@ -291,13 +297,28 @@ impl Effects {
             }
             techniques.push((t.name.into_inner(), start..passes.len() as u32));
         }
-        // Modules of the searched directories that it imports, before its flags are read.
-        self.add_imported_modules(&source_file, &source)?;
-        for f in &stage_files {
-            self.add_imported_modules(&f.file, &f.text)?;
-        }
-        let texts = std::iter::once(source.as_str()).chain(stage_files.iter().map(|f| f.text.as_str()));
-        let tested = self.tested_bits(texts, &flags, &passes);
+        let wesl = self.prepare_wesl(super::wesl::Input {
+            file,
+            toml_text,
+            packages: &parsed.packages,
+            disk,
+            source: (&source_file, &source, parsed.source.span()),
+            stages: &stage_files,
+            read,
+        })?;
+        let tested = match &wesl {
+            Some(w) => passes.iter().fold(w.tested_bits(&flags), |m, p| m | p.deciding()),
+            None => {
+                // Modules of the searched directories that it imports, before its flags are read.
+                self.add_imported_modules(&source_file, &source)?;
+                for f in &stage_files {
+                    self.add_imported_modules(&f.file, &f.text)?;
+                }
+                let texts =
+                    std::iter::once(source.as_str()).chain(stage_files.iter().map(|f| f.text.as_str()));
+                self.tested_bits(texts, &flags, &passes)
+            }
+        };
         let name = parsed.name.unwrap_or_else(|| stem.to_owned());
         let effect = Effect {
             family: parsed.family.unwrap_or_else(|| name.clone()),
@@ -308,6 +329,7 @@ impl Effects {
             flags,
             rules,
             defs,
+            wesl,
             tested,
             params: parsed.params,
             auto: parsed.auto.into_iter().map(|(k, v)| (k, v.into_inner())).collect(),
@@ -321,7 +343,7 @@ impl Effects {
 
 /// Finds a stage file by the name the effect file gives: its path (for
 /// errors) and text, or why not.
-type ReadStage<'a> = &'a mut dyn FnMut(&str) -> Result<(String, String), String>;
+pub(super) type ReadStage<'a> = &'a mut dyn FnMut(&str) -> Result<(String, String), String>;
 
 /// Reads an effect file or a WGSL source as `ShaderReflection::from_path`
 /// reads shaders: a regular UTF-8 file within the same size limit.

@@ -21,6 +21,7 @@ mod passes;
 mod pipeline;
 mod types;
 mod variant;
+mod wesl;
 
 pub use constraints::FlagRules;
 pub use file::{Blend, Compare, Cull, DepthState};

@@ -159,6 +159,8 @@ pub struct Effect {
     pub(super) rules: super::constraints::FlagRules,
     /// `[defs]`: shader defs with fixed values, for every permutation.
     pub(super) defs: Vec<(String, naga_oil::compose::ShaderDefValue)>,
+    /// A WESL effect's files and what they test (`None` for naga_oil WGSL).
+    pub(crate) wesl: Option<std::sync::Arc<super::wesl::Sources>>,
     /// The flags the source (and what it imports) tests, as bits.
     pub(super) tested: Bits,
     pub(super) params: std::collections::BTreeMap<String, toml::Value>,

@@ -156,6 +156,31 @@ pub enum EffectErrorKind {
         /// The panic's message.
         message: String,
     },
+    /// The WESL compiler refused a permutation; the error's file and
+    /// position are in the `.wesl` file it points at.
+    #[error("[{flags}]: the WESL compiler refused it: {message}")]
+    WeslCompiler {
+        /// The flag combination.
+        flags: String,
+        /// The compiler's message, with mangled names written as `module::item`.
+        message: String,
+    },
+    /// naga refused the WGSL that the WESL compiler made of a permutation;
+    /// the error's position is mapped back into the `.wesl` file.
+    #[error("[{flags}]: naga refused the WGSL compiled from it: {message}")]
+    WeslNaga {
+        /// The flag combination.
+        flags: String,
+        /// naga's message, with mangled names written as `module::item`.
+        message: String,
+    },
+    /// freqbuf refused how a WESL source is set up: a package name or
+    /// folder, `[packages]` for a WGSL source, WESL mixed with naga_oil files.
+    #[error("{0}")]
+    WeslSetup(String),
+    /// A WESL source in a build of freqbuf-effects without its `wesl` feature.
+    #[error("`{0}` is WESL, and this build of freqbuf-effects lacks its `wesl` feature")]
+    WeslOff(String),
     /// A pipeline of a pass was asked for without the flags the pass requires.
     #[error("pass `{pass}` exists only with {requires}, and the flags are [{flags}]")]
     PassNeedsFlags {

@@ -1,0 +1,138 @@
+//! The command line on a WESL library of three packages (tests/wesl):
+//! `engine` (view and mesh), `tonemap` (imported only under TONEMAP) and
+//! `materials` (the effect's own, with the material block at
+//! `constants::MATERIAL_GROUP` and a vertex stage in a file of its own).
+//! GLOSSY and METALLIC put different members at one offset: the whole
+//! check must refuse them, naming both flag sets.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+const DIR: &str = "crates/freqbuf-cli/tests/wesl";
+const EFFECT: &str = "crates/freqbuf-cli/tests/wesl/lit.effect.toml";
+const LIT: &str = "crates/freqbuf-cli/tests/wesl/materials/lit.wesl";
+const BEVY_PLAN: &str = "0=view,1=object,2=material";
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_freqbuf"))
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn members(slot: &Value) -> Vec<&str> {
+    slot["members"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect()
+}
+
+#[test]
+fn the_whole_check_refuses_two_permutations_that_disagree_and_names_both() {
+    let (code, stdout, stderr) = run(&["effect", "--all-permutations", "--plan", BEVY_PLAN, EFFECT]);
+    assert_eq!(code, 1, "{stdout}");
+    let common = format!("{DIR}/materials/common.wesl:16:60");
+    let expected = format!(
+        "error: {LIT}: [METALLIC] (passes main.color): @group(2) @binding(0): in family `lit`, whose \
+         shaders share one layout here: members overlap: `gloss` in lit[GLOSSY] {common} is f32 at offset 16 \
+         (size 4); but `metal` in lit[METALLIC] {common} is f32 at offset 16 (size 4)\n"
+    );
+    assert_eq!(stderr, expected);
+}
+
+/// One permutation: the view and mesh from `engine` (in the split vertex
+/// stage), the material at the group the constants package gives, the
+/// tonemap package read only because TONEMAP is on; every name as written.
+#[test]
+fn one_permutation_merges_three_packages_and_the_split_vertex_stage() {
+    let (code, stdout, stderr) =
+        run(&["effect", "--json", "--plan", BEVY_PLAN, "--flags", "TONEMAP,FILMIC,GLOSSY", EFFECT]);
+    assert_eq!(code, 0, "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["flags"], serde_json::json!(["TONEMAP", "FILMIC", "GLOSSY", "METALLIC"]));
+    assert_eq!(v["techniques"][0]["passes"][0]["files"]["vertex"], "materials/vertex.wesl");
+    let slots = v["slots"].as_array().unwrap();
+    let at = |g: u64| slots.iter().find(|s| s["group"] == g).unwrap();
+    assert_eq!(
+        (at(0)["frequency"].as_str(), members(at(0))),
+        (Some("view"), vec!["clip_from_world", "exposure"])
+    );
+    assert_eq!(
+        (at(1)["frequency"].as_str(), members(at(1))),
+        (Some("object"), vec!["world_from_local", "tint"])
+    );
+    assert_eq!((at(2)["frequency"].as_str(), members(at(2))), (Some("material"), vec!["color", "gloss"]));
+    // Each file's permutation composes on its own: the text names the stage's file.
+    let (code, stdout, stderr) = run(&["effect", "--plan", BEVY_PLAN, "--flags", "METALLIC", EFFECT]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("pass main.color: vertex materials/vertex.wesl:vertex fragment fragment"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("used by lit[…] pass main.color (its one permutation)"), "{stdout}");
+}
+
+/// `reflect` and `declare` read `.wesl` files with `--package` (or the glob
+/// form), `--def` (a constant, and an `@if` name) and `--flags`.
+#[test]
+fn reflect_and_declare_take_wesl_with_packages_defs_and_flags() {
+    let glob = format!("{DIR}/*");
+    let args =
+        ["reflect", "--json", "--packages", &glob, "--def", "MATERIAL_GROUP=3", "--flags", "METALLIC", LIT];
+    let (code, stdout, stderr) = run(&args);
+    assert_eq!(code, 0, "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    let slot = &v["slots"][0];
+    assert_eq!(
+        (slot["group"].as_u64(), members(slot)),
+        (Some(3), vec!["color", "metal"]),
+        "MATERIAL_GROUP=3"
+    );
+    assert_eq!(v["shaders"][0]["name"].as_str(), Some(format!("{LIT}[METALLIC]").as_str()));
+    assert_eq!(v["shaders"][0]["resources"][0]["name"], "material", "not the mangled name");
+
+    let engine = format!("engine={DIR}/engine");
+    let vertex = format!("{DIR}/materials/vertex.wesl");
+    let args =
+        ["declare", "--package", &engine, "--def", "MATERIAL_GROUP=2", "--flags", "GLOSSY", LIT, &vertex];
+    let (code, stdout, stderr) = run(&args);
+    assert_eq!(code, 0, "{stderr}");
+    for line in [
+        "@group(0) @binding(0) var<uniform> view: View;",
+        "@group(1) @binding(0) var<uniform> mesh: Mesh;",
+        "@group(2) @binding(0) var<uniform> material: Material;",
+        "    @size(4) gloss: f32,",
+    ] {
+        assert!(stdout.contains(line), "{line} in\n{stdout}");
+    }
+}
+
+/// Errors name the `.wesl` file and position, the permutation and who refused.
+#[test]
+fn wesl_errors_exit_1_at_their_file_and_position() {
+    // No `--def`: the constants package lacks the group, where common.wesl reads it.
+    let (code, _, stderr) = run(&["reflect", LIT]);
+    assert_eq!(code, 1);
+    let expected = format!(
+        "error: {DIR}/materials/common.wesl:16:8: [no flags]: the WESL compiler refused it: module `constants` \
+         has no declaration `MATERIAL_GROUP`\n"
+    );
+    assert_eq!(stderr, expected);
+    // TONEMAP imports a package that was not given: refused at the import.
+    let (code, _, stderr) = run(&["reflect", "--def", "MATERIAL_GROUP=2", "--flags", "TONEMAP", LIT]);
+    assert_eq!(code, 1);
+    assert!(stderr.starts_with(&format!("error: {LIT}:5:8: [TONEMAP]: the WESL compiler refused it: module not found: `tonemap::aces` (no package `tonemap` is given")), "{stderr}");
+    // A package name that is not one, and a folder that does not exist.
+    let (code, _, stderr) = run(&["reflect", "--package", "super=.", LIT]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("`super` cannot name a WESL package"), "{stderr}");
+    let (code, _, stderr) = run(&["reflect", "--packages", "no/such/*/src", LIT]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("no/such/*/src: no folder matches"), "{stderr}");
+    let (code, _, stderr) = run(&["reflect", "--def", "MATERIAL_GROUP", LIT]);
+    assert_eq!(code, 2, "clap refuses a def without a value: {stderr}");
+}

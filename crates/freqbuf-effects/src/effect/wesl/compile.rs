@@ -1,0 +1,253 @@
+//! One permutation of a WESL part, compiled: the `wesl` crate's passes driven
+//! here (so that every error of an imported module keeps its module), with
+//! the flags as features and the valued `[defs]` as the `constants` package,
+//! the output parsed by naga.
+
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use naga_oil::compose::ShaderDefValue;
+use wesl::error::{Diagnostic, ResolveError};
+use wesl::mangler::EscapeMangler;
+use wesl::pass::{self, CompilerDriver, Module, UsedItems};
+use wesl::syntax::{ModulePath, TranslationUnit, Visibility};
+use wesl::{Feature, Features, Mangler, Resolver};
+
+use super::discover::{Part, Sources, canonical, is_constants};
+use super::map::{self, OutputMap};
+use crate::error::{EffectError, EffectErrorKind};
+
+/// Mangled name → (module, item): what the compiler renamed.
+pub(super) type Names = HashMap<String, (ModulePath, String)>;
+
+/// A compiled permutation: the module, where its bound globals are
+/// declared, and the map back from its WGSL to the `.wesl` files.
+pub(crate) struct Compiled {
+    pub(crate) module: naga::Module,
+    pub(crate) sites: super::super::compose::Sites,
+    pub(crate) map: OutputMap,
+}
+
+impl Sources {
+    /// Compiles `part` (0 the source, `i` the `i`-th stage file) with the
+    /// flags `on` and the `[defs]` values `defs`. `flags` names the
+    /// permutation in errors; with `effect`, in the sites of its resources
+    /// (`lit[GLOSSY] materials/common.wesl`), so that a conflict between two
+    /// permutations of a linked pass names both.
+    pub(crate) fn compile(
+        self: &Arc<Self>,
+        part: u32,
+        defs: &[(String, ShaderDefValue)],
+        on: &[&str],
+        (effect, flags): (&str, &str),
+    ) -> Result<Compiled, EffectError> {
+        let part = part as usize;
+        let features = features(defs, on);
+        let constants = constants(defs);
+        let len = self.parts[part].modules.values().map(|&i| self.files[i].text.len()).sum();
+        let sources = self.clone();
+        let run = || compile(sources, part, &features, &constants, flags);
+        let (module, map) = freqbuf::reflect::on_deep_stack(len, run).map_err(|panic| {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            let kind = EffectErrorKind::WeslCompiler {
+                flags: flags.to_owned(),
+                message: format!("panicked: {message}"),
+            };
+            EffectError { file: self.main_file(part), location: None, kind: Box::new(kind) }
+        })??;
+        let (module, mut sites) = map.unmangle(module);
+        for (file, _) in sites.values_mut() {
+            *file = format!("{effect}[{flags}] {file}");
+        }
+        Ok(Compiled { module, sites, map })
+    }
+
+    pub(super) fn main_file(&self, part: usize) -> String {
+        let p = &self.parts[part];
+        p.modules.get(&p.main).map_or_else(String::new, |&i| self.files[i].name.clone())
+    }
+}
+
+fn compile(
+    sources: Arc<Sources>,
+    part: usize,
+    features: &Features,
+    constants: &str,
+    flags: &str,
+) -> Result<(naga::Module, OutputMap), EffectError> {
+    let p = &sources.parts[part];
+    let resolver = PartResolver { sources: &sources, part: p, constants };
+    let mangler = Recorder::default();
+    let mut driver = Driver {
+        main: &p.main,
+        features,
+        resolver: &resolver,
+        mangler: &mangler,
+        origins: RefCell::default(),
+    };
+    let unit = pass::compile(&mut driver);
+    let origins = driver.origins.into_inner();
+    let names = mangler.names.into_inner();
+    let unit = unit.map_err(|e| map::compiler_error(&sources, part, e, flags, &names))?;
+    let map = OutputMap::render(sources.clone(), part, &unit.syntax, &origins, names);
+    let module = naga::front::wgsl::parse_str(map.text()).map_err(|e| map.naga_parse_error(&e, flags))?;
+    Ok((module, map))
+}
+
+/// Features for `@if`: the flags on, boolean defs as they are, and every
+/// valued def switched on (as Bevy does); any other name is off.
+fn features(defs: &[(String, ShaderDefValue)], on: &[&str]) -> Features {
+    let mut features = Features { default: Feature::Disable, flags: HashMap::new() };
+    for (name, value) in defs {
+        let on = !matches!(value, ShaderDefValue::Bool(false));
+        features.flags.insert(name.clone(), on.into());
+    }
+    for name in on {
+        features.flags.insert((*name).to_owned(), Feature::Enable);
+    }
+    features
+}
+
+/// The `constants` package: one untyped `const` per valued def, as Bevy
+/// generates it (`2` then fits a `@group` and an array count alike).
+fn constants(defs: &[(String, ShaderDefValue)]) -> String {
+    let value = |v: &ShaderDefValue| match v {
+        ShaderDefValue::Bool(_) => None,
+        ShaderDefValue::Int(i) => Some(i.to_string()),
+        ShaderDefValue::UInt(u) => Some(u.to_string()),
+    };
+    defs.iter().filter_map(|(n, v)| Some(format!("const {n} = {};\n", value(v)?))).collect()
+}
+
+/// Serves a part's files, found when the effect was loaded, and `constants`.
+struct PartResolver<'a> {
+    sources: &'a Sources,
+    part: &'a Part,
+    constants: &'a str,
+}
+
+impl Resolver for PartResolver<'_> {
+    fn resolve_source<'b>(&'b self, path: &ModulePath) -> Result<Cow<'b, str>, ResolveError> {
+        let path = canonical(path);
+        if is_constants(&path) {
+            return Ok(Cow::Borrowed(self.constants));
+        }
+        match self.part.modules.get(&path) {
+            Some(&i) => Ok(Cow::Borrowed(&self.sources.files[i].text)),
+            None => {
+                let why =
+                    self.part.missing.get(&path).map_or("freqbuf found no file for it", |m| m.why.as_str());
+                Err(ResolveError::ModuleNotFound(path, why.to_owned()))
+            }
+        }
+    }
+
+    fn display_name(&self, path: &ModulePath) -> Option<String> {
+        self.part.modules.get(&canonical(path)).map(|&i| self.sources.files[i].name.clone())
+    }
+
+    fn canonical_path(&self, path: &ModulePath) -> ModulePath {
+        canonical(path)
+    }
+}
+
+/// WESL's default mangler, recording what it renamed.
+#[derive(Default)]
+struct Recorder {
+    names: RefCell<Names>,
+}
+
+impl Mangler for Recorder {
+    fn mangle(&self, path: &ModulePath, item: &str) -> String {
+        let mangled = EscapeMangler.mangle(path, item);
+        self.names.borrow_mut().insert(mangled.clone(), (path.clone(), item.to_owned()));
+        mangled
+    }
+
+    fn unmangle(&self, mangled: &str) -> Option<(ModulePath, String)> {
+        self.names.borrow().get(mangled).cloned()
+    }
+}
+
+/// The compiler's own pipeline (its `Compiler`'s passes, with Bevy's
+/// options: imports, `@if`, stripping to the entry points, mangling), but
+/// each module's errors carry the module, and the linked declarations say
+/// which module each came from.
+struct Driver<'a> {
+    main: &'a ModulePath,
+    features: &'a Features,
+    resolver: &'a PartResolver<'a>,
+    mangler: &'a Recorder,
+    /// The module of each linked declaration, in order.
+    origins: RefCell<Vec<ModulePath>>,
+}
+
+impl CompilerDriver for Driver<'_> {
+    fn main_path(&self) -> &ModulePath {
+        self.main
+    }
+
+    fn canonical_path(&self, path: &ModulePath) -> ModulePath {
+        canonical(path)
+    }
+
+    // Visibility (`public`, `private`) is not enforced: Bevy's shaders
+    // import across packages without marking anything `public`.
+    fn module_usage_analysis(
+        &self,
+        module: &Module,
+        used: &mut UsedItems,
+        next: &mut UsedItems,
+    ) -> Result<(), wesl::Error> {
+        Ok(pass::module_usage_analysis(module, used, next, true)?)
+    }
+
+    fn usage_analysis(
+        &self,
+        module: &Module,
+        decl: &str,
+        min: Visibility,
+        used: &mut UsedItems,
+        next: &mut UsedItems,
+    ) -> Result<(), wesl::Error> {
+        Ok(pass::usage_analysis(module, decl, min, used, next, true)?)
+    }
+
+    fn load_module(&mut self, path: &ModulePath) -> Result<TranslationUnit, wesl::Error> {
+        let mut unit = pass::load_module(path, self.resolver)?;
+        let name = self.resolver.display_name(path);
+        let at =
+            |e: Diagnostic<wesl::Error>| wesl::Error::from(e.with_module_path(path.clone(), name.clone()));
+        pass::condcomp(&mut unit, self.features).map_err(|e| at(Diagnostic::from(e)))?;
+        pass::retarget_idents(&mut unit);
+        pass::validate_wesl(&unit).map_err(at)?;
+        Ok(unit)
+    }
+
+    fn link(&self, modules: &mut Vec<Module>, used: &UsedItems) -> Result<TranslationUnit, wesl::Error> {
+        pass::retarget_modules(modules, used, self.resolver);
+        for module in modules.iter_mut().filter(|m| m.path != *self.main) {
+            pass::mangle(&mut module.syntax, &module.path, self.mangler);
+        }
+        // Linked one module at a time, which is what linking them together
+        // does, so that each declaration's module is known.
+        let mut out = TranslationUnit::default();
+        let mut origins = Vec::new();
+        for module in modules.iter() {
+            let part = pass::link(std::slice::from_ref(module), Some(used));
+            origins.extend(std::iter::repeat_n(module.path.clone(), part.global_declarations.len()));
+            out.global_declarations.extend(part.global_declarations);
+            out.global_directives.extend(part.global_directives);
+        }
+        out.global_directives.dedup();
+        pass::validate_wgsl(&out)?;
+        *self.origins.borrow_mut() = origins;
+        Ok(out)
+    }
+}

@@ -1,0 +1,62 @@
+//! Without the `wesl` feature: WESL sources are refused by name, and the
+//! types the rest of the layer names have no values.
+
+use std::sync::Arc;
+
+use naga_oil::compose::ShaderDefValue;
+
+use super::Input;
+use crate::effect::compose::{Sites, locate};
+use crate::effect::library::Effects;
+use crate::effect::types::Bits;
+use crate::error::{EffectError, EffectErrorKind};
+
+/// No packages without WESL.
+#[derive(Debug, Default)]
+pub(crate) struct Library;
+
+/// No WESL sources without the feature.
+#[derive(Debug)]
+pub(crate) enum Sources {}
+
+/// Nothing is compiled without the feature.
+pub(crate) struct Compiled {
+    pub(crate) module: naga::Module,
+    pub(crate) sites: Sites,
+    pub(crate) map: OutputMap,
+}
+
+/// No output to map without the feature.
+pub(crate) enum OutputMap {}
+
+impl OutputMap {
+    pub(crate) fn reflect_error(&self, _: freqbuf::ReflectError, _: &str) -> EffectError {
+        match *self {}
+    }
+}
+
+impl Sources {
+    pub(crate) fn tested_bits(&self, _: &[String]) -> Bits {
+        match *self {}
+    }
+
+    pub(crate) fn compile(
+        self: &Arc<Self>,
+        _: u32,
+        _: &[(String, ShaderDefValue)],
+        _: &[&str],
+        _: (&str, &str),
+    ) -> Result<Compiled, EffectError> {
+        match **self {}
+    }
+}
+
+impl Effects {
+    pub(in crate::effect) fn discover_wesl(&mut self, input: Input<'_>) -> Result<Sources, EffectError> {
+        Err(EffectError {
+            file: input.file.to_owned(),
+            location: Some(locate(input.toml_text, input.source.2.start)),
+            kind: Box::new(EffectErrorKind::WeslOff(input.source.0.to_owned())),
+        })
+    }
+}
