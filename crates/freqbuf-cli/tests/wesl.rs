@@ -5,27 +5,15 @@
 //! GLOSSY and METALLIC put different members at one offset: the whole
 //! check must refuse them, naming both flag sets.
 
-use std::process::Command;
-
 use serde_json::Value;
+
+mod common;
+use common::run;
 
 const DIR: &str = "crates/freqbuf-cli/tests/wesl";
 const EFFECT: &str = "crates/freqbuf-cli/tests/wesl/lit.effect.toml";
 const LIT: &str = "crates/freqbuf-cli/tests/wesl/materials/lit.wesl";
 const BEVY_PLAN: &str = "0=view,1=object,2=material";
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_freqbuf"))
-        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
 
 fn members(slot: &Value) -> Vec<&str> {
     slot["members"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect()
@@ -135,4 +123,29 @@ fn wesl_errors_exit_1_at_their_file_and_position() {
     assert!(stderr.contains("no/such/*/src: no folder matches"), "{stderr}");
     let (code, _, stderr) = run(&["reflect", "--def", "MATERIAL_GROUP", LIT]);
     assert_eq!(code, 2, "clap refuses a def without a value: {stderr}");
+}
+
+/// @if names are flags like #ifdef ones: the effect's constraints decide
+/// which combinations exist, `--flags` outside them is refused naming the
+/// rule, and they hide no conflict between combinations that do exist.
+#[test]
+fn constraints_apply_to_wesl_flags() {
+    let exclusive = format!("{DIR}/exclusive.effect.toml");
+    for (flags, rule) in [
+        ("FILMIC", "`implies.FILMIC = [\"TONEMAP\"]`: `FILMIC` needs them on"),
+        ("GLOSSY,METALLIC", "`at_most_one = [\"GLOSSY\", \"METALLIC\"]` allows at most one of them on"),
+    ] {
+        let (code, _, stderr) = run(&["effect", "--plan", BEVY_PLAN, "--flags", flags, &exclusive]);
+        assert_eq!(code, 1);
+        assert!(stderr.contains(rule), "{stderr}");
+    }
+    let (code, _, stderr) =
+        run(&["effect", "--plan", BEVY_PLAN, "--flags", "TONEMAP,FILMIC,GLOSSY", &exclusive]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = run(&["effect", "--all-permutations", "--plan", BEVY_PLAN, &exclusive]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("`gloss` in exclusive[GLOSSY]") && stderr.contains("`metal` in exclusive[METALLIC]"),
+        "{stderr}"
+    );
 }
