@@ -197,3 +197,19 @@ fn a_draw_with_a_material_of_another_family_is_refused_naming_both() {
     drop(pass);
     h.queue.submit([enc.finish()]);
 }
+
+/// A later shader is compared with what an earlier one *uses* at a point,
+/// not with an unused global declared there too (Bevy's meshlet raster
+/// shaders import `view` at the binding their cluster array uses): this
+/// was refused as "uniform block against array slot".
+#[test]
+fn an_unused_global_at_a_used_point_is_not_what_later_shaders_meet() {
+    let source = "struct V { m: mat4x4<f32> }\nstruct Item { a: vec4<f32> }\n\
+        @group(3) @binding(0) var<storage, read> items: array<Item>;\n\
+        @group(3) @binding(0) var<uniform> view: V;\n\
+        @group(2) @binding(0) var<storage, read_write> out: array<vec4<f32>>;\n\
+        @compute @workgroup_size(1) fn main() { out[0] = items[0].a; }\n";
+    let mut r = Registry::new(SlotPlan::default());
+    r.add(wgsl("first.wgsl", source).with_family("m")).unwrap();
+    r.add(wgsl("second.wgsl", source).with_family("m")).unwrap_or_else(|e| panic!("{}", common::chain(&e)));
+}
