@@ -110,8 +110,8 @@ impl Memo {
 /// switch alone sets nothing.
 ///
 /// The entries that build bind groups on a miss take the
-/// [`Manager`](crate::Manager) as `&mut impl BindSource`: the manager is the
-/// only implementation, lending its binding state for the call.
+/// [`Manager`](crate::Manager) as `&mut impl BindSource` (a `&mut Manager`,
+/// or a box or guard of one), which lends its binding state for the call.
 #[derive(Debug, Default)]
 pub struct Binder {
     /// Per group index, side by side: one cache line per group a draw checks.
@@ -255,9 +255,7 @@ impl Binder {
             layouts.check_ready(si, mask, slots)?;
         }
         let instance = |f: Frequency| match index[f.index()] {
-            NOT_GIVEN => {
-                Err(Error::MissingInstance { shader: registry[shader_id].name().to_owned(), frequency: f })
-            }
+            NOT_GIVEN => Err(missing_instance(registry, shader_id, f)),
             i => checked(i, f),
         };
         // The draw's instance index: its element in the shader's array slots.
@@ -277,7 +275,7 @@ impl Binder {
                 let slot = &slots[s.index()];
                 deps |= 1 << slot.frequency() as u8;
                 let i = instance(slot.frequency())?;
-                same_family(registry, shader_id, s, instances.family(slot.frequency(), i))?;
+                same_family(registry, shader_id, s, || instances.family(slot.frequency(), i))?;
                 // The GPU copy is laid out as of the last flush: its stride and capacity.
                 if i >= slot.gpu_capacity() {
                     return Err(Error::NotFlushed(slot.frequency()));
@@ -294,7 +292,7 @@ impl Binder {
             for &s in &v.arrays {
                 let slot = &slots[s.index()];
                 first = instance(slot.frequency())?;
-                same_family(registry, shader_id, s, instances.family(slot.frequency(), first))?;
+                same_family(registry, shader_id, s, || instances.family(slot.frequency(), first))?;
                 if first >= slot.gpu_capacity() {
                     return Err(Error::NotFlushed(slot.frequency()));
                 }
@@ -339,17 +337,44 @@ impl Binder {
 /// slot `slot` is refused: its index there is another family's instance (a
 /// placeholder, or another material's values). An instance of no family may
 /// be drawn with any. Checked only where a group is resolved again.
+///
+/// The instance's family is looked up only for a per-family slot: for the
+/// shared ones (objects, views) that skips a read per draw from an array as
+/// long as the instances.
 #[inline]
-fn same_family(registry: &Registry, shader: ShaderId, slot: SlotId, own: Option<u32>) -> Result<(), Error> {
-    match (registry[slot].family_index(), own) {
-        (Some(fam), Some(own)) if fam != own => Err(Error::OtherFamily {
-            shader: registry[shader].name().to_owned(),
-            frequency: registry[slot].frequency(),
-            shader_family: registry.family_name(fam).to_owned(),
-            instance_family: registry.family_name(own).to_owned(),
-        }),
-        _ => Ok(()),
+fn same_family(
+    registry: &Registry,
+    shader: ShaderId,
+    slot: SlotId,
+    own: impl FnOnce() -> Option<u32>,
+) -> Result<(), Error> {
+    match registry[slot].family_index() {
+        Some(fam) => match own() {
+            Some(own) if own != fam => Err(other_family(registry, shader, slot, fam, own)),
+            _ => Ok(()),
+        },
+        None => Ok(()),
     }
+}
+
+/// The error for a draw whose instance is of another family; out of line,
+/// so that the checks around it stay small enough to inline.
+#[cold]
+#[inline(never)]
+fn other_family(registry: &Registry, shader: ShaderId, slot: SlotId, fam: u32, own: u32) -> Error {
+    Error::OtherFamily {
+        shader: registry[shader].name().to_owned(),
+        frequency: registry[slot].frequency(),
+        shader_family: registry.family_name(fam).to_owned(),
+        instance_family: registry.family_name(own).to_owned(),
+    }
+}
+
+/// The error for a draw without an instance of a frequency its shader reads.
+#[cold]
+#[inline(never)]
+fn missing_instance(registry: &Registry, shader: ShaderId, frequency: Frequency) -> Error {
+    Error::MissingInstance { shader: registry[shader].name().to_owned(), frequency }
 }
 
 /// A bind target that sets nothing: groups are built (and commands

@@ -19,8 +19,9 @@ use crate::registry::Registry;
 use crate::slot::Slot;
 use crate::stats::Stats;
 
-/// What lends a binder the binding state: the [`Manager`](crate::Manager).
-/// Not an API: it lets `binding/` take the manager without naming it.
+/// What lends a binder the binding state: the [`Manager`](crate::Manager),
+/// or what derefs to it mutably. Not an API: it lets `binding/` take the
+/// manager without naming it.
 pub trait BindSource {
     /// Lends the state for one binder call. Cost: a few pointer copies and
     /// the generation (two additions).

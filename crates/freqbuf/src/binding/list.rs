@@ -243,7 +243,7 @@ impl Binder {
         let mut cx = manager.bind_context();
         cx.check(list)?;
         let mask = mask(groups);
-        // What is bound afterwards is the recording's last state, which this
+        // A replay leaves the recording's last state bound, which this
         // binder does not hold; a new recording starts from nothing bound.
         self.reset();
         if let Some(recorded) = list.recorded(cx.generation, mask) {
