@@ -10,9 +10,7 @@ use std::ops::DerefMut;
 
 use crate::binding::groups::BindGroups;
 use crate::binding::layouts::Layouts;
-use crate::binding::list::DrawList;
 use crate::binding::state::{DrawInputs, GroupAccess};
-use crate::error::Error;
 use crate::instance::InstanceTable;
 use crate::limits::DeviceCaps;
 use crate::registry::Registry;
@@ -78,12 +76,5 @@ impl BindContext<'_> {
     #[inline]
     pub(crate) fn sent(&mut self, calls: u64) {
         self.stats.set_bind_group_calls += calls;
-    }
-
-    /// [`Error::StaleList`] unless `list` was made by this manager since its
-    /// last free. Cost: two comparisons.
-    #[inline]
-    pub(crate) fn check(&self, list: &DrawList) -> Result<(), Error> {
-        list.check(self.registry.tag(), self.instances)
     }
 }

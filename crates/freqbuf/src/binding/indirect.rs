@@ -293,7 +293,7 @@ impl Binder {
         mut set: impl FnMut(&mut wgpu::RenderPass<'_>, usize),
     ) -> Result<(), Error> {
         let mut cx = manager.bind_context();
-        cx.check(list)?;
+        list.check(&cx)?;
         if draws.args.len() != list.len() {
             let what = format!("{} draws in the list, geometry for {}", list.len(), draws.args.len());
             return Err(Error::Indirect { what });

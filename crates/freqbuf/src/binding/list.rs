@@ -151,10 +151,11 @@ impl DrawList {
         Ok(Self { tag, frees: instances.frees(), serial, draws, recorded: None })
     }
 
-    /// Whether the list still holds for a manager with this tag and instance table.
+    /// [`Error::StaleList`] unless the list was made by the lending manager
+    /// since its last free. Cost: two comparisons.
     #[inline]
-    pub(crate) fn check(&self, tag: u32, instances: &InstanceTable) -> Result<(), Error> {
-        match self.tag == tag && self.frees == instances.frees() {
+    pub(crate) fn check(&self, cx: &BindContext<'_>) -> Result<(), Error> {
+        match self.tag == cx.registry.tag() && self.frees == cx.instances.frees() {
             true => Ok(()),
             false => Err(Error::StaleList),
         }
@@ -241,7 +242,7 @@ impl Binder {
         mut draw: impl FnMut(&mut P, usize, u32),
     ) -> Result<(), Error> {
         let mut cx = manager.bind_context();
-        cx.check(list)?;
+        list.check(&cx)?;
         let mask = mask(groups);
         // A replay leaves the recording's last state bound, which this
         // binder does not hold; a new recording starts from nothing bound.
