@@ -93,6 +93,10 @@ mod upload;
 
 pub use array::Addressing;
 pub use batch::{Batch, StructBatch};
+/// The manager as the binder's entries take it (`&mut impl BindSource`),
+/// lending its state for one call; not an API.
+#[doc(hidden)]
+pub use binding::{BindContext, BindSource};
 pub use binding::{BindState, BindTarget, Binder, Draw, DrawArgs, DrawList, IndirectDraws};
 pub use error::{
     Error, LayoutErrorKind, LimitErrorKind, Location, MemberSite, ParamError, ParamErrorKind, ReflectError,

@@ -155,3 +155,32 @@ fn a_free_moves_the_generation_so_a_bundle_never_draws_a_reused_index() {
     fb.flush(&h.queue).unwrap();
     assert_eq!(fb.generation(), generation);
 }
+
+/// A manager behind a box or a lock guard binds as a `&mut Manager` did
+/// (by deref coercion), and its statistics count the binds.
+#[test]
+fn a_boxed_or_locked_manager_binds_and_counts() {
+    let Some(h) = gpu::device() else { return };
+    let mut boxed = Box::new(Manager::new(&h.device, SlotPlan::default()));
+    let shader = boxed.register_wgsl("bundle.wgsl", SHADER).unwrap();
+    let object = boxed.create_object();
+    boxed.flush(&h.queue).unwrap();
+    let draw = Draw::new(shader).object(object);
+    let encoder = || {
+        h.device.create_render_bundle_encoder(&wgpu::RenderBundleEncoderDescriptor {
+            label: None,
+            color_formats: &[Some(wgpu::TextureFormat::Rgba8Unorm)],
+            depth_stencil: None,
+            sample_count: 1,
+            multiview: None,
+        })
+    };
+    let mut binder = Binder::new();
+    binder.bind(&mut boxed, &mut encoder(), &draw).unwrap();
+    let locked = std::sync::Mutex::new(*boxed);
+    binder.reset();
+    binder.bind(&mut locked.lock().unwrap(), &mut encoder(), &draw).unwrap();
+    // Groups 0 to 2 are empty and group 3 holds the object: four per bind.
+    assert_eq!(binder.calls(), 8);
+    assert_eq!(locked.into_inner().unwrap().stats().shared.set_bind_group_calls, 8);
+}

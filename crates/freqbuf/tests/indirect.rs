@@ -343,3 +343,42 @@ fn kept_indirect_draws_draw_after_recreate_on_a_new_instance() {
         draws.set(7, DrawArgs { count: 1, ..draws.args()[7] });
     }
 }
+
+/// Statistics and `Binder::calls` count the `set_bind_group` calls that
+/// reached a pass: none for `prepare`, which builds groups into no pass, and
+/// as many on the frame that records the list (into no pass, then replayed)
+/// as on one that only replays it.
+#[test]
+fn bind_counts_are_what_reached_the_pass() {
+    let Some(h) = gpu::device_with(wgpu::Features::INDIRECT_FIRST_INSTANCE, |_| {}) else { return };
+    let mut s = Scene::new(&h);
+    let all = (0..s.objects.len()).map(|i| s.draw_of(i)).collect::<Vec<_>>();
+    s.fb.take_stats();
+    s.fb.prepare(&all).unwrap();
+    let prepared = s.fb.take_stats().total();
+    assert!(prepared.bind_groups_created > 0, "{prepared:?}");
+    assert_eq!(prepared.set_bind_group_calls, 0, "prepare sends nothing to a pass");
+
+    let (mut list, mut args, mut binder) = (s.list(), s.args(), Binder::new());
+    let view = s.target.create_view(&Default::default());
+    let mut counted = Vec::new();
+    for _ in 0..2 {
+        let mut enc = h.device.create_command_encoder(&Default::default());
+        let before = binder.calls();
+        let mut pass = gpu::color_pass(&mut enc, &view);
+        let pipelines = &s.pipelines;
+        binder
+            .draw_indirect(&mut s.fb, &h.queue, &mut pass, &mut list, &mut args, |pass, i| {
+                pass.set_pipeline(&pipelines[i / 300 % 2])
+            })
+            .unwrap();
+        drop(pass);
+        h.queue.submit([enc.finish()]);
+        args.submitted();
+        counted.push((binder.calls() - before, s.fb.take_stats().total().set_bind_group_calls));
+    }
+    let (sent, stats) = counted[0];
+    assert!(sent > 0);
+    assert_eq!(sent, stats, "the binder and the manager count the same calls");
+    assert_eq!(counted[1], counted[0], "recording into no pass counts nothing");
+}

@@ -7,10 +7,15 @@
 //! Every way of binding goes through one path, `bind_resolved`: resolve each
 //! group of the draw's shader to a bind group and offsets (skipped while its
 //! inputs hold), then set it unless the same (bind group, offsets) is bound.
-//! [`Binder::bind_prepared`] reads a frozen [`BindState`]; the entries that
-//! build groups on a miss take the manager and live with it
-//! (`manager/bind.rs`); draw lists and bundle encoders are bind targets of
-//! that same path.
+//! [`Binder::bind_prepared`] reads a frozen [`BindState`]; [`Binder::bind`]
+//! and [`Binder::bind_groups`] borrow the manager's state as a
+//! [`BindContext`] and build groups on a miss; draw lists (`list.rs`),
+//! indirect runs (`indirect.rs`) and bundle encoders go through the same path.
+//!
+//! The path counts the calls it makes in [`Binder::calls`]; an entry that
+//! borrows the manager adds the calls sent to the application's pass to its
+//! statistics. Groups built into no pass ([`NoPass`]) use a scratch binder,
+//! so nothing is counted there.
 
 use std::sync::atomic::Ordering;
 
@@ -18,6 +23,7 @@ use smallvec::SmallVec;
 
 use crate::array::Addressing;
 use crate::binding::Draw;
+use crate::binding::context::{BindContext, BindSource};
 use crate::binding::groups::GroupInputs;
 use crate::binding::state::{BindState, DrawInputs, GroupAccess};
 use crate::error::Error;
@@ -54,11 +60,14 @@ impl BindTarget for wgpu::RenderBundleEncoder<'_> {
     }
 }
 
+/// Every group index, as a mask of the groups a bind sets.
+pub(super) const ALL_GROUPS: u32 = (1 << MAX_GROUPS) - 1;
+
 /// What is bound at one group index: the bind group's serial (0: nothing)
 /// and its dynamic offsets. The binder decides what to set by comparing
 /// these alone, as wgpu-core's binder does.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct Bound {
+struct BoundGroup {
     serial: u64,
     offsets: SmallVec<[u32; Frequency::COUNT]>,
 }
@@ -99,12 +108,16 @@ impl Memo {
 /// Make one per pass (or call [`Binder::reset`] when starting a new pass); bind
 /// groups stay bound across `set_pipeline` as WebGPU specifies, so a shader
 /// switch alone sets nothing.
+///
+/// The entries that build bind groups on a miss take the
+/// [`Manager`](crate::Manager) as `&mut impl BindSource` (a `&mut Manager`,
+/// or a box or guard of one), which lends its binding state for the call.
 #[derive(Debug, Default)]
 pub struct Binder {
     /// Per group index, side by side: one cache line per group a draw checks.
-    groups: [(Memo, Bound); MAX_GROUPS],
-    /// `set_bind_group` calls made, for binders that bind with shared access.
-    pub(crate) calls: u64,
+    groups: [(Memo, BoundGroup); MAX_GROUPS],
+    /// `set_bind_group` calls sent to passes (replays included).
+    pub(super) calls: u64,
 }
 
 impl Binder {
@@ -120,8 +133,9 @@ impl Binder {
         self.groups = Default::default();
     }
 
-    /// `set_bind_group` calls this binder has made (the manager's statistics
-    /// count only those made with exclusive access).
+    /// `set_bind_group` calls this binder has sent to passes, replays of
+    /// recorded commands included (the manager's statistics count only those
+    /// of the entries that take it, not [`Binder::bind_prepared`]'s).
     #[inline]
     pub fn calls(&self) -> u64 {
         self.calls
@@ -143,13 +157,73 @@ impl Binder {
         pass: &mut P,
         draw: &Draw,
     ) -> Result<u32, Error> {
-        self.bind_with((*state).into(), pass, draw, u32::MAX)
+        self.bind_with((*state).into(), pass, draw, ALL_GROUPS)
+    }
+
+    /// Sets the bind groups and dynamic offsets `draw` needs that differ from
+    /// what this pass has bound, and returns the instance index to draw with:
+    /// `pass.draw(vertices, i..i + 1)`. It is the draw's element in the
+    /// shader's array slots (0 for a shader without them), so pass it even
+    /// where the shader reads none.
+    ///
+    /// Cost: a few array lookups per group; a bind group is built only the
+    /// first time a (layout, owner) pair is drawn, or after its inputs change.
+    #[inline]
+    pub fn bind<P: BindTarget>(
+        &mut self,
+        manager: &mut impl BindSource,
+        pass: &mut P,
+        draw: &Draw,
+    ) -> Result<u32, Error> {
+        self.bind_counted(&mut manager.bind_context(), pass, draw, ALL_GROUPS)
+    }
+
+    /// Like [`Binder::bind`], but only for the group indices in `groups`; the
+    /// caller binds the others itself (a group it manages outside freqbuf).
+    #[inline]
+    pub fn bind_groups<P: BindTarget>(
+        &mut self,
+        manager: &mut impl BindSource,
+        pass: &mut P,
+        draw: &Draw,
+        groups: std::ops::Range<u32>,
+    ) -> Result<u32, Error> {
+        self.bind_counted(&mut manager.bind_context(), pass, draw, mask(groups))
+    }
+
+    /// One bind with the manager's state: groups built on a miss, and the
+    /// calls sent to `pass` added to its statistics, on error too.
+    #[inline]
+    fn bind_counted<P: BindTarget>(
+        &mut self,
+        cx: &mut BindContext<'_>,
+        pass: &mut P,
+        draw: &Draw,
+        mask: u32,
+    ) -> Result<u32, Error> {
+        let before = self.calls;
+        let result = self.bind_with(cx.inputs(), pass, draw, mask);
+        cx.sent(self.calls - before);
+        result
+    }
+
+    /// Builds every bind group `draws` need, for [`crate::Manager::prepare`]:
+    /// a scratch binder binds them into no pass, so nothing is counted.
+    /// Cost: one [`Binder::bind`] per draw, without a pass.
+    pub(crate) fn build_groups<'d>(
+        cx: &mut BindContext<'_>,
+        draws: impl IntoIterator<Item = &'d Draw>,
+    ) -> Result<(), Error> {
+        let mut scratch = Binder::new();
+        draws
+            .into_iter()
+            .try_for_each(|d| scratch.bind_with(cx.inputs(), &mut NoPass, d, ALL_GROUPS).map(drop))
     }
 
     /// Binds the groups in `mask` that `draw` needs. The hot path: no
     /// allocation, a few array lookups per group.
     #[inline]
-    pub(crate) fn bind_with<P: BindTarget>(
+    pub(super) fn bind_with<P: BindTarget>(
         &mut self,
         inputs: DrawInputs<'_>,
         pass: &mut P,
@@ -163,7 +237,7 @@ impl Binder {
     /// [`Binder::bind_with`] for a draw whose instances are already resolved
     /// to dense indices (or the `instance` markers), as a [`DrawList`] holds them.
     #[inline]
-    pub(crate) fn bind_resolved<P: BindTarget>(
+    pub(super) fn bind_resolved<P: BindTarget>(
         &mut self,
         inputs: DrawInputs<'_>,
         pass: &mut P,
@@ -181,9 +255,7 @@ impl Binder {
             layouts.check_ready(si, mask, slots)?;
         }
         let instance = |f: Frequency| match index[f.index()] {
-            NOT_GIVEN => {
-                Err(Error::MissingInstance { shader: registry[shader_id].name().to_owned(), frequency: f })
-            }
+            NOT_GIVEN => Err(missing_instance(registry, shader_id, f)),
             i => checked(i, f),
         };
         // The draw's instance index: its element in the shader's array slots.
@@ -203,7 +275,7 @@ impl Binder {
                 let slot = &slots[s.index()];
                 deps |= 1 << slot.frequency() as u8;
                 let i = instance(slot.frequency())?;
-                same_family(registry, shader_id, s, instances.family(slot.frequency(), i))?;
+                same_family(registry, shader_id, s, || instances.family(slot.frequency(), i))?;
                 // The GPU copy is laid out as of the last flush: its stride and capacity.
                 if i >= slot.gpu_capacity() {
                     return Err(Error::NotFlushed(slot.frequency()));
@@ -220,7 +292,7 @@ impl Binder {
             for &s in &v.arrays {
                 let slot = &slots[s.index()];
                 first = instance(slot.frequency())?;
-                same_family(registry, shader_id, s, instances.family(slot.frequency(), first))?;
+                same_family(registry, shader_id, s, || instances.family(slot.frequency(), first))?;
                 if first >= slot.gpu_capacity() {
                     return Err(Error::NotFlushed(slot.frequency()));
                 }
@@ -254,11 +326,8 @@ impl Binder {
                 continue;
             }
             pass.set_bind_group(group, &cached.group, &offsets);
-            *bound = Bound { serial: cached.serial, offsets };
+            *bound = BoundGroup { serial: cached.serial, offsets };
             self.calls += 1;
-            if let GroupAccess::Build { stats, .. } = &mut groups {
-                stats.set_bind_group_calls += 1;
-            }
         }
         Ok(first)
     }
@@ -268,17 +337,59 @@ impl Binder {
 /// slot `slot` is refused: its index there is another family's instance (a
 /// placeholder, or another material's values). An instance of no family may
 /// be drawn with any. Checked only where a group is resolved again.
+///
+/// The instance's family is looked up only for a per-family slot: for the
+/// shared ones (objects, views) that skips a read per draw from an array as
+/// long as the instances.
 #[inline]
-fn same_family(registry: &Registry, shader: ShaderId, slot: SlotId, own: Option<u32>) -> Result<(), Error> {
-    match (registry[slot].family_index(), own) {
-        (Some(fam), Some(own)) if fam != own => Err(Error::OtherFamily {
-            shader: registry[shader].name().to_owned(),
-            frequency: registry[slot].frequency(),
-            shader_family: registry.family_name(fam).to_owned(),
-            instance_family: registry.family_name(own).to_owned(),
-        }),
-        _ => Ok(()),
+fn same_family(
+    registry: &Registry,
+    shader: ShaderId,
+    slot: SlotId,
+    own: impl FnOnce() -> Option<u32>,
+) -> Result<(), Error> {
+    match registry[slot].family_index() {
+        Some(fam) => match own() {
+            Some(own) if own != fam => Err(other_family(registry, shader, slot, fam, own)),
+            _ => Ok(()),
+        },
+        None => Ok(()),
     }
+}
+
+/// The error for a draw whose instance is of another family; out of line,
+/// so that the checks around it stay small enough to inline.
+#[cold]
+#[inline(never)]
+fn other_family(registry: &Registry, shader: ShaderId, slot: SlotId, fam: u32, own: u32) -> Error {
+    Error::OtherFamily {
+        shader: registry[shader].name().to_owned(),
+        frequency: registry[slot].frequency(),
+        shader_family: registry.family_name(fam).to_owned(),
+        instance_family: registry.family_name(own).to_owned(),
+    }
+}
+
+/// The error for a draw without an instance of a frequency its shader reads.
+#[cold]
+#[inline(never)]
+fn missing_instance(registry: &Registry, shader: ShaderId, frequency: Frequency) -> Error {
+    Error::MissingInstance { shader: registry[shader].name().to_owned(), frequency }
+}
+
+/// A bind target that sets nothing: groups are built (and commands
+/// recorded) without a pass.
+pub(super) struct NoPass;
+
+impl BindTarget for NoPass {
+    #[inline]
+    fn set_bind_group(&mut self, _: u32, _: &wgpu::BindGroup, _: &[u32]) {}
+}
+
+/// The bit mask of the group indices in `groups`.
+#[inline]
+pub(super) fn mask(groups: std::ops::Range<u32>) -> u32 {
+    (groups.start..groups.end.min(MAX_GROUPS as u32)).fold(0u32, |m, g| m | 1 << g)
 }
 
 /// Slice equality without a call to `memcmp`, which costs more than the one to

@@ -10,8 +10,18 @@
 //! bind state, so a frame that changes nothing costs a call per run, not per
 //! draw. Where the device lacks `Features::INDIRECT_FIRST_INSTANCE` (or
 //! indirect execution), the same runs are drawn draw by draw.
+//!
+//! [`Binder::draw_indirect`] lives here with the run planning and the
+//! argument upload, so only this file touches an `IndirectDraws`' fields.
 
 use std::ops::Range;
+
+use crate::binding::Binder;
+use crate::binding::binder::ALL_GROUPS;
+use crate::binding::context::{BindContext, BindSource};
+use crate::binding::list::{DrawList, Recorded};
+use crate::error::Error;
+use crate::scope;
 
 /// One draw's geometry, as the application gives it: what
 /// `draw(first..first + count, ..)` or `draw_indexed(first..first + count,
@@ -43,35 +53,35 @@ impl DrawArgs {
 /// list, frame after frame: its argument buffer and run plan are kept.
 #[derive(Debug)]
 pub struct IndirectDraws {
-    pub(crate) indexed: bool,
-    pub(crate) args: Vec<DrawArgs>,
+    indexed: bool,
+    args: Vec<DrawArgs>,
     /// The argument words the GPU buffer holds (4 or 5 per draw).
-    pub(crate) words: Vec<u32>,
-    pub(crate) buffer: Option<wgpu::Buffer>,
+    words: Vec<u32>,
+    buffer: Option<wgpu::Buffer>,
     /// The device serial ([`crate::Manager::device_serial`]) `buffer` was made
     /// on: a buffer of a device the manager left is made again, never used.
-    pub(crate) device: u64,
+    device: u64,
     /// Whether a recorded indirect call reads `buffer` since it was last
     /// written: its encoder may be unsubmitted, and a `write_buffer` would
     /// land before it runs, so new arguments go to a new buffer.
-    pub(crate) in_use: bool,
+    in_use: bool,
     /// Runs of the current plan, in draw order.
-    pub(crate) runs: Vec<Run>,
+    runs: Vec<Run>,
     /// (list serial, recording generation, args version) the plan was made for.
-    pub(crate) planned: Option<(u64, u64, u64)>,
-    pub(crate) version: u64,
+    planned: Option<(u64, u64, u64)>,
+    version: u64,
     /// Whether the words changed since they were written, and where.
-    pub(crate) dirty: Option<Range<usize>>,
+    dirty: Option<Range<usize>>,
 }
 
 /// Draws `draws` of the list, drawn by one call after the bind commands
 /// `commands` of the recording; `batch_change`: the shader or batch differs
 /// from the run before, so the application sets its pipeline and buffers.
 #[derive(Clone, Debug)]
-pub(crate) struct Run {
-    pub(crate) draws: Range<u32>,
-    pub(crate) commands: Range<u32>,
-    pub(crate) batch_change: bool,
+struct Run {
+    draws: Range<u32>,
+    commands: Range<u32>,
+    batch_change: bool,
 }
 
 impl IndirectDraws {
@@ -140,12 +150,12 @@ impl IndirectDraws {
 
     /// Words per draw in the argument buffer.
     #[inline]
-    pub(crate) fn stride_words(&self) -> usize {
+    fn stride_words(&self) -> usize {
         if self.indexed { 5 } else { 4 }
     }
 
     /// Writes draw `i`'s arguments with its first instance, marking what changed.
-    pub(crate) fn put(&mut self, i: usize, first_instance: u32) {
+    fn put(&mut self, i: usize, first_instance: u32) {
         let a = self.args[i];
         let n = self.stride_words();
         let at = i * n;
@@ -160,5 +170,174 @@ impl IndirectDraws {
             let d = self.dirty.get_or_insert(at..at + n);
             *d = d.start.min(at)..d.end.max(at + n);
         }
+    }
+
+    /// Splits the list into runs and writes each draw's arguments, unless
+    /// the plan was made for this list, recording and geometry.
+    /// Cost: one pass over the draws when planning, else a comparison.
+    fn plan_runs(&mut self, list: &DrawList, recorded: &Recorded) {
+        let key = (list.serial(), recorded.generation, self.version);
+        if self.planned == Some(key) {
+            return;
+        }
+        let n = self.stride_words();
+        if self.words.len() != list.len() * n {
+            self.words = vec![0; list.len() * n];
+            self.dirty = Some(0..self.words.len());
+        }
+        self.runs.clear();
+        let shaders = list.draws();
+        for i in 0..list.len() {
+            let commands = recorded.commands(i);
+            self.put(i, recorded.draws[i].1);
+            let change =
+                i == 0 || shaders[i].0 != shaders[i - 1].0 || self.args[i].batch != self.args[i - 1].batch;
+            match self.runs.last_mut() {
+                Some(run) if !change && commands.is_empty() => run.draws.end += 1,
+                _ => self.runs.push(Run { draws: i as u32..i as u32 + 1, commands, batch_change: change }),
+            }
+        }
+        self.planned = Some(key);
+    }
+
+    /// Writes the changed arguments: the whole buffer when it is new or grew.
+    /// Cost: one `write_buffer` of the changed span, if any.
+    fn upload(&mut self, cx: &mut BindContext<'_>, queue: &wgpu::Queue) -> Result<(), Error> {
+        let bytes = (self.words.len() * 4) as u64;
+        if bytes == 0 {
+            return Ok(());
+        }
+        if self.device != cx.device_serial {
+            // Made on a device the manager left (recreate), or for another manager.
+            self.buffer = None;
+        }
+        // A buffer an unsubmitted encoder may read is not written: its writes
+        // would land before that encoder runs. New arguments go to a new one.
+        let stale = self.in_use && self.dirty.is_some();
+        if stale || self.buffer.as_ref().is_none_or(|b| b.size() < bytes) {
+            let limit = cx.caps.limits.max_buffer_size;
+            if bytes > limit {
+                return Err(Error::Indirect {
+                    what: format!("{bytes} bytes of arguments, over max_buffer_size ({limit} bytes)"),
+                });
+            }
+            let size = bytes.next_power_of_two().min(limit);
+            let device = cx.device;
+            let buffer = scope::scoped(
+                device,
+                || "indirect draw arguments".into(),
+                || {
+                    device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some("freqbuf indirect args"),
+                        size,
+                        usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST,
+                        mapped_at_creation: false,
+                    })
+                },
+            )?;
+            self.buffer = Some(buffer);
+            self.device = cx.device_serial;
+            self.in_use = false;
+            self.dirty = Some(0..self.words.len());
+        }
+        if let (Some(range), Some(buffer)) = (self.dirty.take(), &self.buffer) {
+            let data: &[u8] = bytemuck::cast_slice(&self.words[range.clone()]);
+            queue.write_buffer(buffer, (range.start * 4) as u64, data);
+            cx.stats.bytes_uploaded += data.len() as u64;
+            cx.stats.upload_calls += 1;
+        }
+        Ok(())
+    }
+
+    /// One run draw by draw, for devices without indirect first instances.
+    fn draw_each(&self, pass: &mut wgpu::RenderPass<'_>, run: &Run) {
+        let n = self.stride_words();
+        for i in run.draws.clone() {
+            let (a, first) = (self.args[i as usize], self.words[i as usize * n + n - 1]);
+            if self.indexed {
+                pass.draw_indexed(a.first..a.first + a.count, a.base_vertex, first..first + 1);
+            } else {
+                pass.draw(a.first..a.first + a.count, first..first + 1);
+            }
+        }
+    }
+}
+
+impl Binder {
+    /// Draws every draw of `list` with the geometry `draws` gives it: the
+    /// bind commands [`Binder::bind_list`] would set, and one
+    /// `multi_draw_indirect` (or `multi_draw_indexed_indirect`) call per run
+    /// of draws between them. A run also ends where the shader or the
+    /// geometry batch changes; there `set(pass, i)` is called with the run's
+    /// first draw, so that the application sets the pipeline and the vertex
+    /// and index buffers of draw `i`. Each draw's `first_instance` is its
+    /// element in the shader's array slots.
+    ///
+    /// Without `Features::INDIRECT_FIRST_INSTANCE` or
+    /// `DownlevelFlags::INDIRECT_EXECUTION` the same runs are drawn with one
+    /// `draw` per draw, which gives the same image.
+    ///
+    /// A stale list is [`Error::StaleList`], and geometry for another number
+    /// of draws [`Error::Indirect`], before anything is bound. Cost, while
+    /// the list, the manager's generation and the geometry hold: one
+    /// `set_bind_group` per recorded command and one call per run, no
+    /// per-draw work and no upload. Otherwise one pass over the draws to plan
+    /// the runs, and one `write_buffer` of the arguments that changed.
+    pub fn draw_indirect(
+        &mut self,
+        manager: &mut impl BindSource,
+        queue: &wgpu::Queue,
+        pass: &mut wgpu::RenderPass<'_>,
+        list: &mut DrawList,
+        draws: &mut IndirectDraws,
+        mut set: impl FnMut(&mut wgpu::RenderPass<'_>, usize),
+    ) -> Result<(), Error> {
+        let mut cx = manager.bind_context();
+        list.check(&cx)?;
+        if draws.args.len() != list.len() {
+            let what = format!("{} draws in the list, geometry for {}", list.len(), draws.args.len());
+            return Err(Error::Indirect { what });
+        }
+        list.record(&mut cx)?;
+        let recorded = list.recorded(cx.generation, ALL_GROUPS).expect("recorded above");
+        draws.plan_runs(list, recorded);
+        draws.upload(&mut cx, queue)?;
+        // What is bound afterwards is the recording's, which this binder does not hold.
+        self.reset();
+        let caps = cx.caps;
+        let indirect = caps.features.contains(wgpu::Features::INDIRECT_FIRST_INSTANCE)
+            && caps.downlevel.contains(wgpu::DownlevelFlags::INDIRECT_EXECUTION);
+        let buffer = draws.buffer.as_ref();
+        let n = draws.stride_words();
+        let (mut calls, mut draw_calls) = (0, 0);
+        for run in &draws.runs {
+            recorded.replay_commands(pass, run.commands.clone());
+            calls += run.commands.len() as u64;
+            if run.batch_change {
+                set(pass, run.draws.start as usize);
+            }
+            let count = run.draws.end - run.draws.start;
+            match (indirect, buffer) {
+                (true, Some(buffer)) => {
+                    let offset = (run.draws.start as usize * n * 4) as u64;
+                    if draws.indexed {
+                        pass.multi_draw_indexed_indirect(buffer, offset, count);
+                    } else {
+                        pass.multi_draw_indirect(buffer, offset, count);
+                    }
+                    draw_calls += 1;
+                }
+                _ => {
+                    draws.draw_each(pass, run);
+                    draw_calls += count as u64;
+                }
+            }
+        }
+        // The encoder now reads the buffer until it is submitted.
+        draws.in_use |= indirect && draws.buffer.is_some() && !draws.runs.is_empty();
+        cx.stats.draw_calls += draw_calls;
+        self.calls += calls;
+        cx.sent(calls);
+        Ok(())
     }
 }

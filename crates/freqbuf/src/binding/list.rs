@@ -12,15 +12,20 @@
 //! A list also keeps the bind commands its last encode made (bind group,
 //! dynamic offsets, first instance), and replays them while the manager's
 //! generation holds: bind groups and offsets change only when it moves.
+//! [`Binder::bind_list`] binds a list here; indirect runs replay the same
+//! recording (`indirect.rs`).
 
 use std::collections::HashMap;
 
 use smallvec::SmallVec;
 
-use crate::binding::{BindTarget, Draw};
+use crate::binding::binder::{ALL_GROUPS, NoPass, mask};
+use crate::binding::context::{BindContext, BindSource};
+use crate::binding::{BindTarget, Binder, Draw};
 use crate::error::Error;
 use crate::id::ShaderId;
 use crate::instance::{InstanceTable, NOT_GIVEN, checked};
+use crate::limits::MAX_GROUPS;
 use crate::plan::Frequency;
 
 /// Draws with their instances resolved to slot indices, made by
@@ -86,20 +91,20 @@ impl Recorded {
 
 /// A bind target that forwards to `pass` and records what it is given.
 #[derive(Debug)]
-pub(crate) struct Recorder<'a, P> {
-    pub(crate) pass: &'a mut P,
-    pub(crate) recorded: Recorded,
+struct Recorder<'a, P> {
+    pass: &'a mut P,
+    recorded: Recorded,
     index: HashMap<wgpu::BindGroup, u32>,
 }
 
 impl<'a, P: BindTarget> Recorder<'a, P> {
-    pub(crate) fn new(pass: &'a mut P, generation: u64, mask: u32) -> Self {
+    fn new(pass: &'a mut P, generation: u64, mask: u32) -> Self {
         Self { pass, recorded: Recorded { generation, mask, ..Default::default() }, index: HashMap::new() }
     }
 
     /// Ends the current draw's commands.
     #[inline]
-    pub(crate) fn end_draw(&mut self, first: u32) {
+    fn end_draw(&mut self, first: u32) {
         let end = self.recorded.cmds.len() as u32;
         self.recorded.draws.push((end, first));
     }
@@ -146,10 +151,11 @@ impl DrawList {
         Ok(Self { tag, frees: instances.frees(), serial, draws, recorded: None })
     }
 
-    /// Whether the list still holds for a manager with this tag and instance table.
+    /// [`Error::StaleList`] unless the list was made by the lending manager
+    /// since its last free. Cost: two comparisons.
     #[inline]
-    pub(crate) fn check(&self, tag: u32, instances: &InstanceTable) -> Result<(), Error> {
-        match self.tag == tag && self.frees == instances.frees() {
+    pub(crate) fn check(&self, cx: &BindContext<'_>) -> Result<(), Error> {
+        match self.tag == cx.registry.tag() && self.frees == cx.instances.frees() {
             true => Ok(()),
             false => Err(Error::StaleList),
         }
@@ -161,9 +167,22 @@ impl DrawList {
         self.recorded.as_ref().filter(|r| r.generation == generation && r.mask == mask)
     }
 
-    /// Keeps the bind commands of an encode that bound every draw.
-    pub(crate) fn keep(&mut self, recorded: Recorded) {
-        self.recorded = Some(recorded);
+    /// Records the bind commands of every draw for all groups, from nothing
+    /// bound and into no pass (building groups on a miss), unless the list
+    /// holds a recording at the context's generation. A scratch binder binds,
+    /// so nothing sent is counted. Cost: [`Binder::bind`] per draw without
+    /// the handle lookups, or a comparison when recorded.
+    pub(crate) fn record(&mut self, cx: &mut BindContext<'_>) -> Result<(), Error> {
+        if self.recorded(cx.generation, ALL_GROUPS).is_none() {
+            let (mut scratch, mut none) = (Binder::new(), NoPass);
+            let mut recorder = Recorder::new(&mut none, cx.generation, ALL_GROUPS);
+            for &(shader, index) in &self.draws {
+                let first = scratch.bind_resolved(cx.inputs(), &mut recorder, shader, index, ALL_GROUPS)?;
+                recorder.end_draw(first);
+            }
+            self.recorded = Some(recorder.recorded);
+        }
+        Ok(())
     }
 
     /// The resolved draws, in order.
@@ -188,5 +207,72 @@ impl DrawList {
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.draws.is_empty()
+    }
+}
+
+impl Binder {
+    /// Binds every draw of `list` in order, calling `draw(pass, i, first)`
+    /// after binding draw `i` so that the application sets its pipeline and
+    /// vertex buffers and draws with instances `first..first + 1`. Bind groups
+    /// are built as [`Binder::bind`] builds them; a stale list is
+    /// [`Error::StaleList`] before anything is bound. The binder starts from
+    /// nothing bound, and the list keeps the bind commands it made: while
+    /// [`crate::Manager::generation`] holds, the next call replays them.
+    ///
+    /// Cost: [`Binder::bind`] without the handle lookups, and one check per
+    /// list; a replay, one `set_bind_group` per recorded command and no lookups.
+    pub fn bind_list<P: BindTarget>(
+        &mut self,
+        manager: &mut impl BindSource,
+        pass: &mut P,
+        list: &mut DrawList,
+        draw: impl FnMut(&mut P, usize, u32),
+    ) -> Result<(), Error> {
+        self.bind_list_groups(manager, pass, list, 0..MAX_GROUPS as u32, draw)
+    }
+
+    /// Like [`Binder::bind_list`], but only for the group indices in `groups`
+    /// (as [`Binder::bind_groups`]).
+    pub fn bind_list_groups<P: BindTarget>(
+        &mut self,
+        manager: &mut impl BindSource,
+        pass: &mut P,
+        list: &mut DrawList,
+        groups: std::ops::Range<u32>,
+        mut draw: impl FnMut(&mut P, usize, u32),
+    ) -> Result<(), Error> {
+        let mut cx = manager.bind_context();
+        list.check(&cx)?;
+        let mask = mask(groups);
+        // A replay leaves the recording's last state bound, which this
+        // binder does not hold; a new recording starts from nothing bound.
+        self.reset();
+        if let Some(recorded) = list.recorded(cx.generation, mask) {
+            for i in 0..recorded.draws.len() {
+                let first = recorded.replay(pass, i);
+                draw(pass, i, first);
+            }
+            self.calls += recorded.calls();
+            cx.sent(recorded.calls());
+            return Ok(());
+        }
+        let before = self.calls;
+        let mut recorder = Recorder::new(pass, cx.generation, mask);
+        let mut result = Ok(());
+        for (i, &(shader, index)) in list.draws.iter().enumerate() {
+            match self.bind_resolved(cx.inputs(), &mut recorder, shader, index, mask) {
+                Ok(first) => {
+                    recorder.end_draw(first);
+                    draw(recorder.pass, i, first);
+                }
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        // Counted on error too: those calls reached the pass.
+        cx.sent(self.calls - before);
+        result.map(|()| list.recorded = Some(recorder.recorded))
     }
 }

@@ -1,10 +1,14 @@
 //! Binding: bind group layouts generated from reflection ([`layouts`]), the
 //! bind group cache with placeholders and instance resources ([`groups`]),
-//! the frozen per-frame [`state`] binders read, the draw [`binder`], and draw
-//! lists resolved once ([`list`]), and lists issued as indirect runs ([`indirect`]). It reads slots, instances and the registry
-//! and calls nothing above it.
+//! the frozen per-frame [`state`] binders read, the draw [`binder`], draw
+//! lists resolved once and their bind ([`list`]), and lists issued as
+//! indirect runs with their argument upload ([`indirect`]). Every `Binder`
+//! method is defined here; those that build groups borrow the manager's
+//! state through one [`context`] it lends. It reads slots, instances and the
+//! registry and calls nothing above it.
 
 mod binder;
+mod context;
 mod draw;
 mod groups;
 mod indirect;
@@ -14,12 +18,10 @@ mod placeholders;
 mod state;
 
 pub use binder::{BindTarget, Binder};
+pub use context::{BindContext, BindSource};
 pub use draw::Draw;
 pub(crate) use groups::{BindGroups, describe};
-pub(crate) use indirect::Run;
 pub use indirect::{DrawArgs, IndirectDraws};
 pub(crate) use layouts::{Layouts, ShaderBinding};
 pub use list::DrawList;
-pub(crate) use list::{Recorded, Recorder};
 pub use state::BindState;
-pub(crate) use state::{DrawInputs, GroupAccess};

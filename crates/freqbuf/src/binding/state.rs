@@ -39,20 +39,20 @@ impl BindState<'_> {
 /// Bind groups for one bind: built on a miss (exclusive access to the
 /// manager), or only read from a frozen state.
 #[derive(Debug)]
-pub(crate) enum GroupAccess<'a> {
+pub(super) enum GroupAccess<'a> {
     Build { device: &'a wgpu::Device, groups: &'a mut BindGroups, stats: &'a mut Stats },
     Shared(&'a BindGroups),
 }
 
 /// Everything one bind reads: the frame's state, and how it gets bind groups.
 #[derive(Debug)]
-pub(crate) struct DrawInputs<'a> {
-    pub(crate) registry: &'a Registry,
-    pub(crate) layouts: &'a Layouts,
-    pub(crate) slots: &'a [Slot],
-    pub(crate) instances: &'a InstanceTable,
-    pub(crate) groups: GroupAccess<'a>,
-    pub(crate) generation: u64,
+pub(super) struct DrawInputs<'a> {
+    pub(super) registry: &'a Registry,
+    pub(super) layouts: &'a Layouts,
+    pub(super) slots: &'a [Slot],
+    pub(super) instances: &'a InstanceTable,
+    pub(super) groups: GroupAccess<'a>,
+    pub(super) generation: u64,
 }
 
 impl<'a> From<BindState<'a>> for DrawInputs<'a> {

@@ -5,7 +5,7 @@
 //! the [`Binder`](crate::Binder) binds what each draw needs.
 
 use crate::array::Addressing;
-use crate::binding::{BindGroups, DrawInputs, GroupAccess, Layouts};
+use crate::binding::{BindGroups, Layouts};
 use crate::error::{Error, ParamError};
 use crate::id::SlotId;
 use crate::instance::InstanceTable;
@@ -19,7 +19,6 @@ use crate::upload::{FlushStrategy, Sink, Uploader};
 
 mod batch;
 mod bind;
-mod indirect;
 mod instances;
 mod shaders;
 
@@ -332,24 +331,6 @@ impl Manager {
                     self.slots.push(slot);
                 }
             }
-        }
-    }
-
-    /// The parts a draw reads, for the binder; bind groups are built on a miss.
-    #[inline]
-    fn draw_inputs(&mut self) -> DrawInputs<'_> {
-        let generation = self.generation();
-        DrawInputs {
-            registry: &self.registry,
-            layouts: &self.layouts,
-            slots: &self.slots,
-            instances: &self.instances,
-            groups: GroupAccess::Build {
-                device: &self.device,
-                groups: &mut self.groups,
-                stats: &mut self.stats.shared,
-            },
-            generation,
         }
     }
 }
