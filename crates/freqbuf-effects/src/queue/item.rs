@@ -64,7 +64,7 @@ pub struct QueueItem {
     pub depth: f32,
 }
 
-/// What [`RenderQueue::encode`] draws through: the layers, the targets the
+/// What [`RenderQueue::encode`](super::RenderQueue::encode) draws through: the layers, the targets the
 /// pipelines are built for, the pass and its binder.
 #[derive(Debug)]
 pub struct QueueContext<'a, 'p> {
