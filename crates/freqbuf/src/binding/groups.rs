@@ -121,8 +121,10 @@ impl BindGroups {
             let set = |el| owned.and_then(|r| r.get(point, el));
             // Where permutations declare other types here, the instance's
             // resource may fit another pipeline than this one: say so, typed.
-            let shared = registry.bindings().find(|b| b.resource.binding == point);
-            if let Some(shared) = shared.filter(|b| !b.alternates.is_empty()) {
+            // (Per-family bindings share the point: look for the one with alternates.)
+            let shared =
+                registry.bindings().find(|b| b.resource.binding == point && !b.alternates.is_empty());
+            if let Some(shared) = shared {
                 for el in 0..count {
                     let Some(bound) = set(el) else { continue };
                     self.probe(device, ty, bound).map_err(|message| {
