@@ -21,41 +21,41 @@ pub(crate) fn compatible_sets(shader: &ShaderReflection) -> Vec<Vec<String>> {
     sets.into_iter().map(|s| s.into_iter().map(name).collect()).collect()
 }
 
-fn conflicting_pairs(shader: &ShaderReflection) -> Vec<(usize, usize)> {
+/// Every (resource, resource, its entry point, the other's entry point)
+/// where two entry points use different resources at one point.
+fn conflicts(shader: &ShaderReflection) -> Vec<(&Resource, &Resource, usize, usize)> {
     let used = shader.used_resources().collect::<Vec<_>>();
-    let mut pairs = Vec::new();
-    for (k, a) in used.iter().enumerate() {
-        for b in used[k + 1..].iter().take_while(|b| b.binding == a.binding) {
+    let mut out = Vec::new();
+    for (k, &a) in used.iter().enumerate() {
+        for &b in used[k + 1..].iter().take_while(|b| b.binding == a.binding) {
             for &x in &a.users {
-                pairs.extend(b.users.iter().filter(|&&y| y != x).map(|&y| (x.min(y), x.max(y))));
+                out.extend(b.users.iter().filter(|&&y| y != x).map(|&y| (a, b, x, y)));
             }
         }
     }
-    pairs
+    out
+}
+
+fn conflicting_pairs(shader: &ShaderReflection) -> Vec<(usize, usize)> {
+    conflicts(shader).into_iter().map(|(_, _, x, y)| (x.min(y), x.max(y))).collect()
 }
 
 /// One line per pair of entry points that cannot share a pipeline, naming
 /// the binding point and what each uses there; empty when all can.
 pub(crate) fn entry_point_conflicts(shader: &ShaderReflection) -> Vec<String> {
-    let used = shader.used_resources().collect::<Vec<_>>();
     let entry = |i: usize| shader.entry_points()[i].name.as_str();
     let what = |r: &Resource| format!("`{}` ({})", r.name, r.kind.as_str());
-    let mut lines = Vec::new();
-    for (k, a) in used.iter().enumerate() {
-        for b in used[k + 1..].iter().take_while(|b| b.binding == a.binding) {
-            for &x in &a.users {
-                for &y in b.users.iter().filter(|&&y| y != x) {
-                    lines.push(format!(
-                        "entry points `{}` and `{}` cannot share a pipeline: {} is {} in one and {} in the other",
-                        entry(x),
-                        entry(y),
-                        a.binding,
-                        what(a),
-                        what(b)
-                    ));
-                }
-            }
-        }
-    }
-    lines
+    conflicts(shader)
+        .into_iter()
+        .map(|(a, b, x, y)| {
+            format!(
+                "entry points `{}` and `{}` cannot share a pipeline: {} is {} in one and {} in the other",
+                entry(x),
+                entry(y),
+                a.binding,
+                what(a),
+                what(b)
+            )
+        })
+        .collect()
 }
