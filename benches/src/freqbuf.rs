@@ -177,9 +177,7 @@ impl Freqbuf {
         }
         let mut worlds = self.m.batch(self.p.world).expect("a mat4 member");
         let list = self.object_list.as_ref().expect("a scene with object data");
-        for &(o, ref w) in &changes.objects {
-            worlds.set_in(list, o, w).expect("a live object");
-        }
+        worlds.set_all_in(list, changes.objects.iter().map(|(o, w)| (*o, w))).expect("live objects");
     }
 
     /// Binds the groups in `groups` of every draw from the draw list (made

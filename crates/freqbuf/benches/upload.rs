@@ -10,8 +10,11 @@
 //! - `batch`: one `Manager::batch(world)`, then `set(id, m)` per object;
 //! - `listed`: the same batch writing by position in an `InstanceList`
 //!   made once (`set_in`, no handle lookup);
+//! - `all`: the same batch and list, every moved object in one
+//!   `set_all_in` call (each write held back while its bytes are fetched);
 //! - `row`: one `Manager::batch_struct` of the whole `Object`, then
-//!   `set(id, row)` per object.
+//!   `set(id, row)` per object;
+//! - `rows`: the same, in one `set_all` call.
 //!
 //! The `flush` group times the flush that follows (`flush_into` an encoder
 //! that is then submitted, plus the wait for the GPU), so the GPU-side
@@ -53,7 +56,9 @@ enum Path {
     Member,
     Batch,
     Listed,
+    All,
     Row,
+    Rows,
 }
 
 impl Setup {
@@ -93,12 +98,22 @@ impl Setup {
                     worlds.set_in(&self.list, k, &m).expect("live");
                 }
             }
+            Path::All => {
+                let mut worlds = self.manager.batch(self.world).expect("mat4");
+                let items = (0..OBJECTS).step_by(step).take(moved).map(|k| (k, &m));
+                worlds.set_all_in(&self.list, items).expect("live");
+            }
             Path::Row => {
                 let row = Object { world: m, tint: [1.0; 4] };
                 let mut rows = self.manager.batch_struct(self.row).expect("typed");
                 for &o in ids {
                     rows.set(o, &row).expect("live");
                 }
+            }
+            Path::Rows => {
+                let row = Object { world: m, tint: [1.0; 4] };
+                let mut rows = self.manager.batch_struct(self.row).expect("typed");
+                rows.set_all(ids.map(|&o| (o, &row))).expect("live");
             }
         }
     }
@@ -123,7 +138,7 @@ fn bench(c: &mut Criterion) {
     for &pct in &shares {
         let moved = OBJECTS * pct / 100;
         g.throughput(Throughput::Elements(moved as u64));
-        for path in [Path::Member, Path::Batch, Path::Listed, Path::Row] {
+        for path in [Path::Member, Path::Batch, Path::Listed, Path::All, Path::Row, Path::Rows] {
             g.bench_with_input(BenchmarkId::new(format!("{path:?}").to_lowercase(), pct), &moved, |b, &n| {
                 b.iter_custom(|iters| {
                     let mut total = Duration::ZERO;

@@ -5,7 +5,10 @@
 //! world matrices of the objects that moved): the slot, the member, the
 //! value type, the bounds and the family rule are checked once, when the
 //! batch is made, and each write then costs a handle lookup, a compare and
-//! copy of the value's bytes and a dirty bit. Use
+//! copy of the value's bytes and a dirty bit. `set_all` and `set_all_in`
+//! take a whole frame's writes in one call and hold each back a few items
+//! while its shadow bytes are fetched ([`crate::write_behind`]): the fastest
+//! path where the written instances are scattered over a large slot. Use
 //! [`InstanceMut`](crate::InstanceMut) for a few values on one instance, or
 //! for several members of it. Both write the same shadow and are flushed
 //! alike; a failed write changes nothing.
@@ -20,6 +23,7 @@ use crate::registry::Registry;
 use crate::setters::{check_family, check_param, check_type, param_error};
 use crate::slot::Slot;
 use crate::typed::{ShaderStruct, StructParam};
+use crate::write_behind::{Apply, WriteBehind};
 
 /// What a batch borrows from its manager: the slot it writes and the
 /// instance table its handles resolve in.
@@ -31,19 +35,47 @@ struct Target<'a> {
     param: Param,
     /// The slot's family, for a slot that has one per family.
     family: Option<u32>,
+    /// `set_all`'s queue of checked writes, empty between calls.
+    pending: WriteBehind,
 }
 
 impl<'a> Target<'a> {
-    /// Checks everything about `param` that does not depend on the instance.
+    /// Checks everything about `param` that does not depend on the instance;
+    /// a write is `width` bytes at `offset` of an instance, landed by `apply`.
     fn new(
         registry: &'a Registry,
         slots: &'a mut [Slot],
         instances: &'a InstanceTable,
         param: Param,
+        (width, offset, apply): (usize, u32, Apply),
     ) -> Result<Self, Error> {
         check_param(registry, slots, param.frequency, param)?;
         let family = registry[param.slot].family_index();
-        Ok(Self { registry, slot: &mut slots[param.slot.index()], instances, param, family })
+        let slot = &mut slots[param.slot.index()];
+        Ok(Self { registry, slot, instances, param, family, pending: WriteBehind::new(width, offset, apply) })
+    }
+
+    /// Writes each item whose instance `index` resolves, through the queue;
+    /// stops at the first that does not, with the items before it written.
+    #[inline]
+    fn write_all<K, V>(
+        &mut self,
+        items: impl IntoIterator<Item = (K, V)>,
+        index: impl Fn(&Self, K) -> Result<u32, Error>,
+        fill: impl Fn(V, &mut [u8]),
+    ) -> Result<(), Error> {
+        let mut result = Ok(());
+        for (key, value) in items {
+            match index(self, key) {
+                Ok(i) => self.pending.push(self.slot, i, |bytes| fill(value, bytes)),
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        self.pending.drain(self.slot);
+        result
     }
 
     /// The dense index of `id`, once it is live, of the param's frequency and
@@ -111,7 +143,12 @@ impl<'a, T: Uniform> Batch<'a, T> {
             return Err(param_error(registry, param, ParamErrorKind::NeedsIndex { member: String::new() }));
         }
         check_type::<T>(registry, param)?;
-        Ok(Self { target: Target::new(registry, slots, instances, param)?, _value: PhantomData })
+        let width = std::mem::size_of::<T::Gpu>();
+        let apply: Apply = |slot, index, offset, bytes| {
+            slot.write(index, offset, bytes);
+        };
+        let target = Target::new(registry, slots, instances, param, (width, param.offset, apply))?;
+        Ok(Self { target, _value: PhantomData })
     }
 
     /// Sets the member on instance `id`. Writing the value it already holds
@@ -138,6 +175,38 @@ impl<'a, T: Uniform> Batch<'a, T> {
         Ok(())
     }
 
+    /// Sets the member on every `(instance, value)` of `items`, as a loop of
+    /// [`Batch::set`] would, but faster where the instances are scattered
+    /// over a large slot: each write is held back a few items while its
+    /// bytes are fetched. Stops at the first item that fails, with the items
+    /// before it written and that item's error returned.
+    ///
+    /// Cost: per item, a handle lookup, a compare and copy of the value's
+    /// bytes, and a dirty bit, with the cache misses of many items overlapped.
+    pub fn set_all<'v, I: Into<InstanceId>>(
+        &mut self,
+        items: impl IntoIterator<Item = (I, &'v T)>,
+    ) -> Result<(), Error>
+    where
+        T: 'v,
+    {
+        let fill = |value: &T, bytes: &mut [u8]| bytes.copy_from_slice(bytemuck::bytes_of(&value.to_gpu()));
+        self.target.write_all(items, |t, id: I| t.index(id.into()), fill)
+    }
+
+    /// [`Batch::set_all`] by position in `list`, with no handle lookup.
+    pub fn set_all_in<'v>(
+        &mut self,
+        list: &InstanceList,
+        items: impl IntoIterator<Item = (usize, &'v T)>,
+    ) -> Result<(), Error>
+    where
+        T: 'v,
+    {
+        let fill = |value: &T, bytes: &mut [u8]| bytes.copy_from_slice(bytemuck::bytes_of(&value.to_gpu()));
+        self.target.write_all(items, |t, position| t.listed(list, position), fill)
+    }
+
     #[inline]
     fn write(&mut self, index: u32, value: &T) {
         let gpu = value.to_gpu();
@@ -162,8 +231,10 @@ impl<'a, T: ShaderStruct> StructBatch<'a, T> {
         instances: &'a InstanceTable,
         param: StructParam<T>,
     ) -> Result<Self, Error> {
-        let target = Target::new(registry, slots, instances, param.block)?;
-        let bytes = vec![0; param.block.elem_size as usize];
+        let width = param.block.elem_size as usize;
+        let apply: Apply = |slot, index, _, bytes| slot.write_members::<T>(index, bytes);
+        let target = Target::new(registry, slots, instances, param.block, (width, 0, apply))?;
+        let bytes = vec![0; width];
         Ok(Self { target, bytes, _struct: PhantomData })
     }
 
@@ -185,6 +256,29 @@ impl<'a, T: ShaderStruct> StructBatch<'a, T> {
         let index = self.target.listed(list, position)?;
         self.write(index, value);
         Ok(())
+    }
+
+    /// Writes every `(instance, value)` of `items` as [`Batch::set_all`] does.
+    pub fn set_all<'v, I: Into<InstanceId>>(
+        &mut self,
+        items: impl IntoIterator<Item = (I, &'v T)>,
+    ) -> Result<(), Error>
+    where
+        T: 'v,
+    {
+        self.target.write_all(items, |t, id: I| t.index(id.into()), |value: &T, bytes| value.write_gpu(bytes))
+    }
+
+    /// [`StructBatch::set_all`] by position in `list`, with no handle lookup.
+    pub fn set_all_in<'v>(
+        &mut self,
+        list: &InstanceList,
+        items: impl IntoIterator<Item = (usize, &'v T)>,
+    ) -> Result<(), Error>
+    where
+        T: 'v,
+    {
+        self.target.write_all(items, |t, position| t.listed(list, position), |value: &T, bytes| value.write_gpu(bytes))
     }
 
     #[inline]

@@ -90,6 +90,7 @@ mod stack;
 mod stats;
 mod typed;
 mod upload;
+mod write_behind;
 
 pub use array::Addressing;
 pub use batch::{Batch, StructBatch};

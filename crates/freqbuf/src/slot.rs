@@ -235,14 +235,30 @@ impl Slot {
         true
     }
 
+    /// Starts fetching the shadow bytes `offset..offset + len` of instance
+    /// `index` into the CPU's caches, ahead of a write ([`crate::write_behind`]).
+    #[inline]
+    pub(crate) fn prefetch(&self, index: u32, offset: u32, len: usize) {
+        let start = index as usize * self.stride as usize + offset as usize;
+        if let Some(bytes) = self.shadow.get(start..start + len) {
+            crate::write_behind::prefetch(bytes);
+        }
+    }
+
     /// Writes every field of a typed block at its offset in instance `index`,
     /// each compared on its own (fields the struct lacks keep their bytes).
     /// `scratch` holds the struct's buffer form: at least `T::SIZE` bytes.
     pub(crate) fn write_struct<T: crate::ShaderStruct>(&mut self, index: u32, value: &T, scratch: &mut [u8]) {
         value.write_gpu(scratch);
+        self.write_members::<T>(index, scratch);
+    }
+
+    /// Writes the fields of a typed block from its buffer form `bytes`, each
+    /// compared on its own.
+    pub(crate) fn write_members<T: crate::ShaderStruct>(&mut self, index: u32, bytes: &[u8]) {
         for m in T::MEMBERS {
             let at = m.offset as usize;
-            self.write(index, m.offset, &scratch[at..at + m.size as usize]);
+            self.write(index, m.offset, &bytes[at..at + m.size as usize]);
         }
     }
 

@@ -300,3 +300,59 @@ fn batches_write_by_position_through_an_instance_list_until_a_free() {
     model[8].as_mut().unwrap().world = world(70);
     assert_eq!(rig.read(h, ids[0]), expected(&model));
 }
+
+#[test]
+fn set_all_writes_a_frame_in_one_call_in_order_and_stops_at_the_first_refused_item() {
+    let Some(h) = gpu::device() else { return };
+    let mut rig = Rig::new(h);
+    let world_p = rig.fb.param("world").unwrap();
+    let row = rig.fb.param_struct::<Object>("objects").unwrap();
+    let ids: Vec<ObjectId> = (0..N).map(|_| rig.fb.create_object()).collect();
+    let list = rig.fb.instance_list(ids.iter().copied()).unwrap();
+    let mut model: Vec<Option<Object>> = vec![Some(Object::default()); N];
+
+    // Scattered positions, one written three times within the write-behind
+    // window and once far later: the last value wins, as in a loop of `set`.
+    let mut items: Vec<(usize, [[f32; 4]; 4])> = (0..N).step_by(13).map(|k| (k, world(k))).collect();
+    items.extend([(26, world(1)), (26, world(2)), (5, world(3))]);
+    items.extend((0..N).step_by(29).map(|k| (k, world(k + 500))));
+    items.push((26, world(4)));
+    for &(k, w) in &items {
+        model[k].as_mut().unwrap().world = w;
+    }
+    rig.fb.batch(world_p).unwrap().set_all_in(&list, items.iter().map(|(k, w)| (*k, w))).unwrap();
+    assert_eq!(rig.read(h, ids[0]), expected(&model));
+
+    // By handle, typed rows; an unchanged row makes nothing dirty.
+    rig.fb.take_stats();
+    let rows: Vec<(ObjectId, Object)> =
+        (0..N).step_by(7).map(|k| (ids[k], Object { world: world(k + 900), tint: [k as f32; 4] })).collect();
+    for (k, (_, o)) in (0..N).step_by(7).zip(&rows) {
+        model[k] = Some(*o);
+    }
+    let same = model[3].unwrap();
+    let mut batch = rig.fb.batch_struct(row).unwrap();
+    batch.set_all(rows.iter().map(|(id, o)| (*id, o)).chain([(ids[3], &same)])).unwrap();
+    assert_eq!(rig.read(h, ids[0]), expected(&model));
+    assert_eq!(rig.fb.take_stats().total().dirty_instances, rows.len() as u64);
+
+    // A freed handle in the middle: the items before it land, it and the
+    // ones after do not, and the error names it.
+    rig.fb.free_object(ids[40]).unwrap();
+    model[40] = None;
+    let before: Vec<(ObjectId, [[f32; 4]; 4])> = (0..20).map(|k| (ids[k], world(k + 2000))).collect();
+    for (k, _) in before.iter().enumerate() {
+        model[k].as_mut().unwrap().world = world(k + 2000);
+    }
+    let after = [(ids[41], world(1)), (ids[42], world(2))];
+    let mut worlds = rig.fb.batch(world_p).unwrap();
+    let freed = [(ids[40], world(0))];
+    let all = before.iter().chain(&freed).chain(&after);
+    let e = worlds.set_all(all.map(|(id, w)| (*id, w))).unwrap_err();
+    assert!(matches!(e, Error::StaleHandle(freqbuf::Frequency::Object)), "{e:?}");
+    // A stale list refuses its first item and writes nothing.
+    let w = world(7);
+    let e = worlds.set_all_in(&list, [(0usize, &w)]).unwrap_err();
+    assert!(matches!(e, Error::StaleList), "{e:?}");
+    assert_eq!(rig.read(h, ids[0]), expected(&model));
+}

@@ -8,6 +8,9 @@ use crate::scope;
 use crate::slot::Slot;
 use crate::stats::FrameStats;
 
+/// Pieces ahead of the one copied whose shadow bytes are fetched.
+const PREFETCH_AHEAD: usize = 8;
+
 impl Uploader {
     /// Lays out the chunk (data, then one table per scatter job, then the
     /// table window), grows the staging buffer if needed, and writes it.
@@ -68,7 +71,13 @@ impl Uploader {
             let shadow = slots[job.slot].shadow();
             let mut at = job.src;
             let mut row = job.table + ROW;
-            for &(lo, hi) in &self.pieces[job.ranges.clone()] {
+            let pieces = &self.pieces[job.ranges.clone()];
+            for (p, &(lo, hi)) in pieces.iter().enumerate() {
+                // The pieces lie far apart in a shadow larger than the caches:
+                // fetch a later one's bytes while this one is copied.
+                if let Some(&(lo, hi)) = pieces.get(p + PREFETCH_AHEAD) {
+                    crate::write_behind::prefetch(&shadow[lo as usize..hi as usize]);
+                }
                 let len = hi - lo;
                 view.slice(at as usize..(at + len) as usize)
                     .copy_from_slice(&shadow[lo as usize..hi as usize]);
