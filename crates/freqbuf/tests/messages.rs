@@ -200,8 +200,8 @@ fn registry_messages() {
         &mut s,
         "kind mismatch",
         plan(),
-        &[file("frame.wgsl"), file("bad/conflict_kind.wgsl")],
-        "@group(0) @binding(0): `frame` in frame.wgsl is uniform block, but `frame` in bad/conflict_kind.wgsl is texture_2d<f32>",
+        &[file("frame_storage.wgsl"), file("bad/conflict_kind.wgsl")],
+        "@group(0) @binding(0): `frame` in frame_storage.wgsl is var<storage, read_write>, but `frame` in bad/conflict_kind.wgsl is texture_2d<f32>",
     );
     both(
         &mut s,
@@ -261,8 +261,8 @@ fn registry_messages() {
         &mut s,
         "link: a part's kind against a registered shader",
         plan(),
-        &[file("frame.wgsl"), link(vs.replace("@group(0)", "@group(3)").as_str(), texture)],
-        "@group(0) @binding(0): `frame` in frame.wgsl is uniform block, but `frame` in link/fs.wgsl is texture_2d<f32>",
+        &[file("frame_storage.wgsl"), link(vs.replace("@group(0)", "@group(3)").as_str(), texture)],
+        "@group(0) @binding(0): `frame` in frame_storage.wgsl is var<storage, read_write>, but `frame` in link/fs.wgsl is texture_2d<f32>",
     );
     let frame_only = SlotPlan::empty().with_group(0, Frequency::Frame);
     let unplanned = "@group(1) @binding(0) var<uniform> x: vec4<f32>;\n@fragment fn fs() -> @location(0) vec4<f32> { return x; }";

@@ -65,15 +65,19 @@ impl Registry {
                     return Err(fail(point, LayoutErrorKind::MixedGroup { group, first, second: frequency }));
                 }
             }
-            let other =
-                self.bindings.get(&key).map(|b| (&self.shaders[b.shader.index()], &b.resource)).or_else(
-                    || {
-                        let slot = &self.slots[self.slot_by_point.get(&key)?.index()];
-                        let user = &self.shaders[slot.users().first()?.index()];
-                        // What it uses there: an unused global may share the point.
-                        Some((user, user.used_resources().find(|r| r.binding == point)?))
-                    },
-                );
+            // A block meets the slot at its point, any other resource the
+            // binding there: a slot and a binding may share a point, since a
+            // pipeline uses one of them (each shader's layout declares its
+            // own, as wgpu's shadow example's two light arrays need).
+            let other = if res.is_slot() {
+                self.slot_by_point.get(&key).and_then(|s| {
+                    let user = &self.shaders[self.slots[s.index()].users().first()?.index()];
+                    // What it uses there: an unused global may share the point.
+                    Some((user, user.used_resources().find(|r| r.binding == point && r.is_slot())?))
+                })
+            } else {
+                self.bindings.get(&key).map(|b| (&self.shaders[b.shader.index()], &b.resource))
+            };
             if let Some((other_shader, other_res)) = other {
                 let alternate = alternate_type(other_res, res);
                 if let Some(ty) = alternate {
