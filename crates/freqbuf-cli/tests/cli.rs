@@ -295,6 +295,17 @@ fn pipelines_register_a_module_per_entry_point_set_and_json_lists_each_ones_bind
         shaders[1]["resources"].as_array().unwrap().iter().find(|r| r["name"] == "s_lights").unwrap();
     assert_eq!((lights["kind"].as_str(), lights["array"].as_bool()), (Some("storage"), Some(true)));
     assert!(!v["slots"].as_array().unwrap().iter().any(|s| s["group"] == 0 && s["binding"] == 1));
+    // The example's three pipelines in one registry, as one renderer holds
+    // them: the uniform light array is a slot at (0, 1), beside the storage one.
+    let pipelines = ["--pipeline", "vs_bake", "--pipeline", "vs_main,fs_main"];
+    let without = ["--pipeline", "vs_main,fs_main_without_storage"];
+    let (code, stdout, stderr) = run(&[&["reflect", "--json"][..], &pipelines, &without, &[SHADOW]].concat());
+    assert_eq!(code, 0, "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["shaders"].as_array().unwrap().len(), 3);
+    let at = |s: &Value| (s["group"].as_u64(), s["binding"].as_u64());
+    let slots = v["slots"].as_array().unwrap().iter().map(at).collect::<Vec<_>>();
+    assert_eq!(slots, [(Some(0), Some(0)), (Some(0), Some(1)), (Some(1), Some(0))]);
     let (code, _, stderr) = run(&["reflect", "--pipeline", "vs_main,fs_lit", SHADOW]);
     assert_eq!(code, 1);
     assert!(stderr.contains("no entry point `fs_lit`"), "{stderr}");

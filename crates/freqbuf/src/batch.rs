@@ -278,7 +278,11 @@ impl<'a, T: ShaderStruct> StructBatch<'a, T> {
     where
         T: 'v,
     {
-        self.target.write_all(items, |t, position| t.listed(list, position), |value: &T, bytes| value.write_gpu(bytes))
+        self.target.write_all(
+            items,
+            |t, position| t.listed(list, position),
+            |value: &T, bytes| value.write_gpu(bytes),
+        )
     }
 
     #[inline]

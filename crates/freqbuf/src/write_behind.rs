@@ -59,7 +59,12 @@ impl WriteBehind {
     #[inline]
     fn land_oldest(&mut self, slot: &mut Slot) {
         let at = self.head;
-        (self.apply)(slot, self.indices[at], self.offset, &self.bytes[at * self.width..(at + 1) * self.width]);
+        (self.apply)(
+            slot,
+            self.indices[at],
+            self.offset,
+            &self.bytes[at * self.width..(at + 1) * self.width],
+        );
         self.head = (at + 1) % DEPTH;
         self.len -= 1;
     }
