@@ -10,6 +10,7 @@ use slotmap::{DefaultKey, Key, KeyData, SlotMap};
 
 use crate::error::Error;
 use crate::plan::{BindingPoint, Frequency};
+use crate::reflect::ResourceClass;
 
 /// An instance handle without its type: the manager's tag (so that a handle
 /// of another manager is caught) and a generational key (so that a freed one is).
@@ -407,6 +408,16 @@ pub(crate) enum Bound {
     Buffer(wgpu::Buffer),
 }
 
+impl Bound {
+    pub(crate) const fn class(&self) -> ResourceClass {
+        match self {
+            Bound::Texture(_) => ResourceClass::Texture,
+            Bound::Sampler(_) => ResourceClass::Sampler,
+            Bound::Buffer(_) => ResourceClass::Buffer,
+        }
+    }
+}
+
 /// The resources one instance owns.
 #[derive(Debug, Default)]
 pub(crate) struct InstanceResources {
@@ -416,12 +427,16 @@ pub(crate) struct InstanceResources {
 }
 
 impl InstanceResources {
-    pub(crate) fn get(&self, point: BindingPoint, element: u32) -> Option<&Bound> {
-        self.items.iter().find(|(p, e, _)| *p == point && *e == element).map(|(_, _, b)| b)
+    /// The resource of `class` at `point` (element `element`): one of each
+    /// class may share a point, for pipelines that declare different ones there.
+    pub(crate) fn get(&self, point: BindingPoint, element: u32, class: ResourceClass) -> Option<&Bound> {
+        let at = |(p, e, b): &&(BindingPoint, u32, Bound)| *p == point && *e == element && b.class() == class;
+        self.items.iter().find(at).map(|(_, _, b)| b)
     }
 
     fn set(&mut self, point: BindingPoint, element: u32, bound: Bound, epoch: u64) {
-        match self.items.iter_mut().find(|(p, e, _)| *p == point && *e == element) {
+        let class = bound.class();
+        match self.items.iter_mut().find(|(p, e, b)| *p == point && *e == element && b.class() == class) {
             Some(item) => item.2 = bound,
             None => self.items.push((point, element, bound)),
         }

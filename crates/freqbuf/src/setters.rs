@@ -123,17 +123,17 @@ impl InstanceMut<'_> {
 
     /// Sets a texture by name (`albedo_tex`, or `GMRTs[2]` for an element of a binding array).
     pub fn set_texture(&mut self, name: &str, view: &wgpu::TextureView) -> Result<(), Error> {
-        self.set_resource(name, "texture", Bound::Texture(view.clone()))
+        self.set_resource(name, Bound::Texture(view.clone()))
     }
 
     /// Sets a sampler by name.
     pub fn set_sampler(&mut self, name: &str, sampler: &wgpu::Sampler) -> Result<(), Error> {
-        self.set_resource(name, "sampler", Bound::Sampler(sampler.clone()))
+        self.set_resource(name, Bound::Sampler(sampler.clone()))
     }
 
     /// Sets a storage buffer by name.
     pub fn set_buffer(&mut self, name: &str, buffer: &wgpu::Buffer) -> Result<(), Error> {
-        self.set_resource(name, "storage", Bound::Buffer(buffer.clone()))
+        self.set_resource(name, Bound::Buffer(buffer.clone()))
     }
 
     fn resolve(&self, name: &str) -> Result<Param, Error> {
@@ -180,11 +180,11 @@ impl InstanceMut<'_> {
         Ok(())
     }
 
-    fn set_resource(&mut self, name: &str, want: &'static str, bound: Bound) -> Result<(), Error> {
+    fn set_resource(&mut self, name: &str, bound: Bound) -> Result<(), Error> {
         let f = self.id.frequency();
         let index = self.instances.index(self.id)?;
         let family = self.instances.family(f, index);
-        let (shared, element) = self.registry.resolve_binding(name, f, family, want)?;
+        let (shared, element) = self.registry.resolve_binding(name, f, family, bound.class())?;
         let resource = &shared.resource;
         let ty = match resource.binding_type().expect("registered bindings have a type") {
             wgpu::BindingType::Buffer { ty, has_dynamic_offset, .. } => wgpu::BindingType::Buffer {

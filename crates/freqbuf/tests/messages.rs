@@ -200,8 +200,8 @@ fn registry_messages() {
         &mut s,
         "kind mismatch",
         plan(),
-        &[file("frame_storage.wgsl"), file("bad/conflict_kind.wgsl")],
-        "@group(0) @binding(0): `frame` in frame_storage.wgsl is var<storage, read_write>, but `frame` in bad/conflict_kind.wgsl is texture_2d<f32>",
+        &[file("frame_storage.wgsl"), file("bad/conflict_access.wgsl")],
+        "@group(0) @binding(0): `frame` in frame_storage.wgsl is var<storage, read_write>, but `frame` in bad/conflict_access.wgsl is var<storage, read>",
     );
     both(
         &mut s,
@@ -256,13 +256,13 @@ fn registry_messages() {
         &[link(vs.replace("@group(0)", "@group(3)").as_str(), time), file("frame.wgsl")],
         "@group(0) @binding(0): member `time` differs: `time` in link/fs.wgsl:2:23 is vec2<f32> at offset 0 (size 8); but `time` in frame.wgsl:7:23 is f32 at offset 0 (size 4)",
     );
-    let texture = "@group(0) @binding(0) var frame: texture_2d<f32>;\n@fragment fn fs() -> @location(0) vec4<f32> { return textureLoad(frame, vec2<i32>(0), 0); }";
+    let texture = "@group(0) @binding(0) var<storage, read> frame: array<vec4<f32>>;\n@fragment fn fs() -> @location(0) vec4<f32> { return frame[0]; }";
     both(
         &mut s,
         "link: a part's kind against a registered shader",
         plan(),
         &[file("frame_storage.wgsl"), link(vs.replace("@group(0)", "@group(3)").as_str(), texture)],
-        "@group(0) @binding(0): `frame` in frame_storage.wgsl is var<storage, read_write>, but `frame` in link/fs.wgsl is texture_2d<f32>",
+        "@group(0) @binding(0): `frame` in frame_storage.wgsl is var<storage, read_write>, but `frame` in link/fs.wgsl is var<storage, read>",
     );
     let frame_only = SlotPlan::empty().with_group(0, Frequency::Frame);
     let unplanned = "@group(1) @binding(0) var<uniform> x: vec4<f32>;\n@fragment fn fs() -> @location(0) vec4<f32> { return x; }";

@@ -10,7 +10,8 @@ use crate::binding::placeholders::Placeholders;
 use crate::error::{Error, ParamError, ParamErrorKind};
 use crate::instance::{Bound, InstanceResources};
 use crate::plan::BindingPoint;
-use crate::registry::Registry;
+use crate::reflect::ResourceClass;
+use crate::registry::{Registry, SharedBinding};
 use crate::scope;
 use crate::slot::Slot;
 
@@ -118,12 +119,13 @@ impl BindGroups {
                 continue;
             };
             let point = BindingPoint::new(v.group, binding);
-            let set = |el| owned.and_then(|r| r.get(point, el));
+            let class = ResourceClass::of_type(&ty);
+            let set = |el| owned.and_then(|r| r.get(point, el, class));
+            // The binding of this class here (per-family ones share the point).
+            let at = |b: &&SharedBinding| b.resource.binding == point && b.resource.kind.class() == class;
             // Where permutations declare other types here, the instance's
             // resource may fit another pipeline than this one: say so, typed.
-            // (Per-family bindings share the point: look for the one with alternates.)
-            let shared =
-                registry.bindings().find(|b| b.resource.binding == point && !b.alternates.is_empty());
+            let shared = registry.bindings().filter(at).find(|b| !b.alternates.is_empty());
             if let Some(shared) = shared {
                 for el in 0..count {
                     let Some(bound) = set(el) else { continue };
@@ -158,7 +160,7 @@ impl BindGroups {
                     _ => {
                         let name = registry
                             .bindings()
-                            .find(|b| b.resource.binding == point)
+                            .find(at)
                             .map_or_else(String::new, |b| b.resource.name.clone());
                         return Err(Error::Unset { name, binding: point });
                     }

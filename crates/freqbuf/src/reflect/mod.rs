@@ -27,6 +27,7 @@ mod types;
 
 pub use crate::stack::on_deep_stack;
 use block::{BlockFault, array_slot_element, block_layout, duplicate_name, resource_kind};
+pub(crate) use types::ResourceClass;
 pub(crate) use types::wgsl_name;
 pub use types::{BlockLayout, EntryPoint, Member, MemberType, Resource, ResourceKind, ValueType};
 

@@ -188,6 +188,50 @@ impl ResourceKind {
             ResourceKind::AccelerationStructure => "acceleration_structure",
         }
     }
+
+    /// What an instance holds for it at its binding point.
+    pub(crate) const fn class(&self) -> ResourceClass {
+        match self {
+            ResourceKind::Texture { .. } | ResourceKind::StorageTexture { .. } => ResourceClass::Texture,
+            ResourceKind::Sampler { .. } => ResourceClass::Sampler,
+            ResourceKind::Uniform | ResourceKind::Storage { .. } | ResourceKind::AccelerationStructure => {
+                ResourceClass::Buffer
+            }
+        }
+    }
+}
+
+/// What an instance holds at a binding point: a texture (sampled, depth or
+/// storage), a sampler or a buffer. Pipelines that declare different
+/// classes at one point each read their own, so an instance keeps one of
+/// each class there (Bevy's SMAA passes put a texture and a sampler at one
+/// point); within a class, permutations may change the type
+/// (`SharedBinding::alternates`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum ResourceClass {
+    Texture,
+    Sampler,
+    Buffer,
+}
+
+impl ResourceClass {
+    /// The class of resource a binding of type `ty` takes.
+    pub(crate) const fn of_type(ty: &wgpu::BindingType) -> Self {
+        match ty {
+            wgpu::BindingType::Texture { .. } | wgpu::BindingType::StorageTexture { .. } => Self::Texture,
+            wgpu::BindingType::Sampler(_) => Self::Sampler,
+            _ => Self::Buffer,
+        }
+    }
+
+    /// `texture`, `sampler` or `storage`: what the setter of the class is called for.
+    pub(crate) const fn as_str(self) -> &'static str {
+        match self {
+            Self::Texture => "texture",
+            Self::Sampler => "sampler",
+            Self::Buffer => "storage",
+        }
+    }
 }
 
 /// The layout of one uniform block, as one shader declares it.

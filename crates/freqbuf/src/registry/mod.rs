@@ -12,7 +12,7 @@ use crate::id::{NEXT_TAG, ShaderId, SlotId};
 use crate::layout::SlotLayout;
 use crate::limits::{self, DeviceCaps};
 use crate::plan::{BindingPoint, Frequency, Sharing, SlotPlan};
-use crate::reflect::{Resource, ShaderReflection};
+use crate::reflect::{Resource, ResourceClass, ShaderReflection};
 
 mod resolve;
 mod stage;
@@ -43,8 +43,8 @@ pub(crate) struct Staged {
     family: (u32, Option<String>),
     slots: BTreeMap<BindingPoint, SlotLayout>,
     new_bindings: Vec<SharedBinding>,
-    now_sampled: Vec<Key>,
-    new_alternates: Vec<(Key, wgpu::BindingType)>,
+    now_sampled: Vec<BindingKey>,
+    new_alternates: Vec<(BindingKey, wgpu::BindingType)>,
 }
 
 /// All registered shaders and the merged layouts of their slots.
@@ -57,7 +57,7 @@ pub struct Registry {
     slots: Vec<SlotLayout>,
     /// Slots by binding point and family (`None` at a shared frequency).
     slot_by_point: BTreeMap<Key, SlotId>,
-    bindings: BTreeMap<Key, SharedBinding>,
+    bindings: BTreeMap<BindingKey, SharedBinding>,
     /// Family names, by index; and each shader's family, by shader index.
     families: Vec<String>,
     shader_family: Vec<u32>,
@@ -65,6 +65,11 @@ pub struct Registry {
 
 /// Where a slot or binding lives: its point, and its family at a per-family frequency.
 type Key = (BindingPoint, Option<u32>);
+
+/// Where a binding lives: a slot's key and the class of resource (a
+/// texture, a sampler and a buffer may share a point, each for the
+/// pipelines that declare it).
+type BindingKey = (BindingPoint, Option<u32>, ResourceClass);
 
 impl Registry {
     /// WebGPU's default `max_uniform_buffer_binding_size`, used when there is no device.
@@ -201,7 +206,7 @@ impl Registry {
             }
         }
         for b in new_bindings {
-            self.bindings.insert((b.resource.binding, b.family), b);
+            self.bindings.insert((b.resource.binding, b.family, b.resource.kind.class()), b);
         }
         for key in now_sampled {
             if let Some(b) = self.bindings.get_mut(&key) {

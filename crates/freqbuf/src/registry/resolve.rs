@@ -10,7 +10,7 @@ use crate::layout::SlotLayout;
 use crate::name::{closest, parse_path};
 use crate::param::Param;
 use crate::plan::Frequency;
-use crate::reflect::ResourceKind;
+use crate::reflect::{ResourceClass, ResourceKind};
 
 impl Registry {
     /// Resolves a name or path (`view_proj`, `lights[3].color`, `GMRTs[2]`) among the
@@ -142,7 +142,7 @@ impl Registry {
         path: &str,
         frequency: Frequency,
         family: Option<u32>,
-        want: &'static str,
+        want: ResourceClass,
     ) -> Result<(&SharedBinding, u32), ParamError> {
         let err = |kind| ParamError { name: path.to_owned(), kind };
         let parsed = parse_path(path).map_err(err)?;
@@ -151,22 +151,26 @@ impl Registry {
         };
         // An instance of a family sees the shared bindings and its family's.
         let in_scope = |b: &&SharedBinding| family.is_none_or(|fi| b.family.is_none_or(|bf| bf == fi));
-        let Some(shared) = self.bindings().filter(in_scope).find(|b| b.resource.name == seg.name) else {
+        let named = |b: &&SharedBinding| in_scope(b) && b.resource.name == seg.name;
+        // One name may be a texture in one pipeline and a sampler in another.
+        let shared = self.bindings().filter(named).find(|b| b.resource.kind.class() == want);
+        let Some(shared) = shared.or_else(|| self.bindings().find(named)) else {
             if self.resolve_scoped(seg.name, None, family).is_ok() {
-                let found = want.into();
+                let found = want.as_str().into();
                 return Err(err(ParamErrorKind::TypeMismatch { expected: "a uniform value".into(), found }));
             }
             let names = self.bindings().map(|b| b.resource.name.as_str());
             return Err(err(ParamErrorKind::Unknown { suggestions: closest(seg.name, names) }));
         };
         let kind = match shared.resource.kind {
-            ResourceKind::Texture { .. } | ResourceKind::StorageTexture { .. } => "texture",
-            ResourceKind::Sampler { .. } => "sampler",
-            ResourceKind::Storage { .. } => "storage",
-            ref k => k.as_str(),
+            ResourceKind::Uniform | ResourceKind::AccelerationStructure => shared.resource.kind.as_str(),
+            ref k => k.class().as_str(),
         };
-        if kind != want {
-            return Err(err(ParamErrorKind::TypeMismatch { expected: kind.into(), found: want.into() }));
+        if kind != want.as_str() {
+            return Err(err(ParamErrorKind::TypeMismatch {
+                expected: kind.into(),
+                found: want.as_str().into(),
+            }));
         }
         if shared.frequency != frequency {
             return Err(err(ParamErrorKind::WrongFrequency { wanted: frequency, actual: shared.frequency }));

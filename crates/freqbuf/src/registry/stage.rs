@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Key, Registry, SharedBinding, Staged};
+use super::{BindingKey, Key, Registry, SharedBinding, Staged};
 use crate::error::{Error, LayoutErrorKind, ResourceSite};
 use crate::id::ShaderId;
 use crate::layout::SlotLayout;
@@ -20,8 +20,8 @@ impl Registry {
         // Merge into copies first so that a conflict leaves the registry as it was.
         let mut staged: BTreeMap<BindingPoint, SlotLayout> = BTreeMap::new();
         let mut new_bindings: Vec<SharedBinding> = Vec::new();
-        let mut now_sampled: Vec<Key> = Vec::new();
-        let mut new_alternates: Vec<(Key, wgpu::BindingType)> = Vec::new();
+        let mut now_sampled: Vec<BindingKey> = Vec::new();
+        let mut new_alternates: Vec<(BindingKey, wgpu::BindingType)> = Vec::new();
         let mut array_frequency: Option<(Frequency, String)> = None;
         let family = match self.family_index(shader.family()) {
             Some(i) => (i, None),
@@ -50,7 +50,8 @@ impl Registry {
             let frequency = self.plan.frequency(point).ok_or_else(|| {
                 fail(point, LayoutErrorKind::Unplanned { shader: name.to_owned(), name: res.name.clone() })
             })?;
-            let key = key_of(point, frequency);
+            let key: Key = key_of(point, frequency);
+            let bkey: BindingKey = (point, key.1, res.kind.class());
             // The instance of one frequency owns a group's textures, samplers and buffers.
             if !res.is_slot() {
                 let group = point.group;
@@ -66,9 +67,10 @@ impl Registry {
                 }
             }
             // A block meets the slot at its point, any other resource the
-            // binding there: a slot and a binding may share a point, since a
-            // pipeline uses one of them (each shader's layout declares its
-            // own, as wgpu's shadow example's two light arrays need).
+            // binding of its class there: a slot, a texture, a sampler and a
+            // buffer may share a point, since a pipeline uses one of them
+            // (each shader's layout declares its own, as wgpu's shadow
+            // example's two light arrays and Bevy's SMAA passes need).
             let other = if res.is_slot() {
                 self.slot_by_point.get(&key).and_then(|s| {
                     let user = &self.shaders[self.slots[s.index()].users().first()?.index()];
@@ -76,15 +78,15 @@ impl Registry {
                     Some((user, user.used_resources().find(|r| r.binding == point && r.is_slot())?))
                 })
             } else {
-                self.bindings.get(&key).map(|b| (&self.shaders[b.shader.index()], &b.resource))
+                self.bindings.get(&bkey).map(|b| (&self.shaders[b.shader.index()], &b.resource))
             };
             if let Some((other_shader, other_res)) = other {
                 let alternate = alternate_type(other_res, res);
                 if let Some(ty) = alternate {
-                    let known = self.bindings.get(&key).is_some_and(|b| b.alternates.contains(&ty))
-                        || new_alternates.contains(&(key, ty));
+                    let known = self.bindings.get(&bkey).is_some_and(|b| b.alternates.contains(&ty))
+                        || new_alternates.contains(&(bkey, ty));
                     if !known {
-                        new_alternates.push((key, ty));
+                        new_alternates.push((bkey, ty));
                     }
                 } else if other_res.kind != res.kind
                     || other_res.count != res.count
@@ -150,8 +152,8 @@ impl Registry {
                     alternates: Vec::new(),
                 }),
                 None => {
-                    if res.sampled && self.bindings.get(&key).is_some_and(|b| !b.resource.sampled) {
-                        now_sampled.push(key);
+                    if res.sampled && self.bindings.get(&bkey).is_some_and(|b| !b.resource.sampled) {
+                        now_sampled.push(bkey);
                     }
                 }
             }
@@ -165,8 +167,8 @@ impl Registry {
 /// pyramid's first mip as an r32uint storage texture) or two samplers of one
 /// count, whose types each pipeline layout declares for itself. Uniform and
 /// storage blocks share bytes, so they keep one type; a texture in one
-/// permutation and a sampler in another are two resources an instance
-/// cannot hold at one point. `None` when the types are equal.
+/// permutation and a sampler in another are two bindings of their own
+/// (`ResourceClass`), never alternates. `None` when the types are equal.
 fn alternate_type(first: &Resource, res: &Resource) -> Option<wgpu::BindingType> {
     use ResourceKind as K;
     let texture = |k: &ResourceKind| matches!(k, K::Texture { .. } | K::StorageTexture { .. });
