@@ -18,9 +18,10 @@ pub struct StorageInstancing {
     objects: wgpu::Buffer,
     group: wgpu::BindGroup,
     scatter: Scatter,
-    /// Changed elements, packed, and their indices (the scatter's input).
-    packed: Vec<u8>,
-    indices: Vec<u32>,
+    /// Mapped staging memory, kept and reused: the upload packs straight
+    /// into it, and its copies go into the frame's encoder (no fresh
+    /// allocation, and no page faults, per frame).
+    belt: wgpu::util::StagingBelt,
     count: usize,
 }
 
@@ -42,9 +43,21 @@ const WORDS: u32 = 20u;
     dst[idx[e] * WORDS + g.x % WORDS] = src[g.x];
 }";
 
-/// At most this many coalesced runs are written one `write_buffer` each
-/// (about 3 µs per call); more go through the scatter pass.
+/// At most this many coalesced runs are copied one by one; more go through
+/// the scatter pass.
 const RUNS_WRITTEN: usize = 32;
+
+/// Bytes of one object element.
+const STRIDE: usize = OBJECT_STRIDE as usize;
+
+/// One object's element, packed on the stack for a write into mapped memory
+/// (which wgpu lets one write, never read).
+#[inline]
+fn packed(o: &crate::scene::ObjectDef) -> [u8; STRIDE] {
+    let mut out = [0; STRIDE];
+    pack_object(o, &mut out);
+    out
+}
 
 impl StorageInstancing {
     pub fn new(gpu: &Headless, shared: &Shared, scene: &Scene) -> Self {
@@ -94,8 +107,7 @@ impl StorageInstancing {
             objects,
             group,
             scatter,
-            packed: Vec::new(),
-            indices: Vec::new(),
+            belt: wgpu::util::StagingBelt::new(gpu.device.clone(), 1 << 20),
             count: n as usize,
         }
     }
@@ -132,9 +144,10 @@ impl StorageInstancing {
         self
     }
 
-    /// Uploads the changed objects (sorted, distinct): one write when most
-    /// changed, one write per run when runs are few, else a packed upload and
-    /// the scatter pass. Returns (bytes, write calls).
+    /// Uploads the changed objects (sorted, distinct), packed straight into
+    /// the staging belt: one copy of everything when most changed, one copy
+    /// per run when runs are few, else the packed elements and their indices
+    /// for the scatter pass. Returns (bytes, copies).
     fn upload(
         &mut self,
         gpu: &Headless,
@@ -146,33 +159,44 @@ impl StorageInstancing {
         if changed.is_empty() {
             return (0, 0);
         }
-        let stride = OBJECT_STRIDE as usize;
+        let stride = STRIDE;
+        let size = |n: usize| wgpu::BufferSize::new(n as u64).expect("objects changed");
         if changed.len() * 2 >= self.count {
-            pack_objects(scene, &mut self.packed);
-            gpu.queue.write_buffer(&self.objects, 0, &self.packed);
-            return (self.packed.len() as u64, 1);
+            let len = self.count * stride;
+            let mut view = self.belt.write_buffer(enc, &self.objects, 0, size(len));
+            view.slice(..).into_chunks::<STRIDE>().0.write_iter(scene.objects.iter().map(packed));
+            return (len as u64, 1);
         }
         let runs = 1 + changed.windows(2).filter(|w| w[1].0 != w[0].0 + 1).count();
-        self.packed.clear();
-        self.packed.resize(changed.len() * stride, 0);
-        for (&(o, _), chunk) in changed.iter().zip(self.packed.chunks_exact_mut(stride)) {
-            pack_object(&scene.objects[o], chunk);
-        }
         if runs <= RUNS_WRITTEN {
-            let (mut at, mut calls) = (0, 0);
+            let mut calls = 0;
             for run in changed.chunk_by(|a, b| b.0 == a.0 + 1) {
-                let len = run.len() * stride;
-                gpu.queue.write_buffer(&self.objects, (run[0].0 * stride) as u64, &self.packed[at..at + len]);
-                at += len;
+                let at = (run[0].0 * stride) as u64;
+                let mut view = self.belt.write_buffer(enc, &self.objects, at, size(run.len() * stride));
+                view.slice(..)
+                    .into_chunks::<STRIDE>()
+                    .0
+                    .write_iter(run.iter().map(|&(o, _)| packed(&scene.objects[o])));
                 calls += 1;
             }
-            return (self.packed.len() as u64, calls);
+            return ((changed.len() * stride) as u64, calls);
         }
-        self.indices.clear();
-        self.indices.extend(changed.iter().map(|&(o, _)| o as u32));
+        let (data, index_bytes) = (changed.len() * stride, changed.len() * 4);
+        {
+            let mut view = self.belt.write_buffer(enc, &self.scatter.src, 0, size(data));
+            view.slice(..)
+                .into_chunks::<STRIDE>()
+                .0
+                .write_iter(changed.iter().map(|&(o, _)| packed(&scene.objects[o])));
+        }
+        {
+            let mut view = self.belt.write_buffer(enc, &self.scatter.idx, 0, size(index_bytes));
+            view.slice(..)
+                .into_chunks::<4>()
+                .0
+                .write_iter(changed.iter().map(|&(o, _)| (o as u32).to_le_bytes()));
+        }
         let s = &self.scatter;
-        gpu.queue.write_buffer(&s.src, 0, &self.packed);
-        gpu.queue.write_buffer(&s.idx, 0, bytemuck::cast_slice(&self.indices));
         fn bytes(b: &wgpu::Buffer, n: usize) -> wgpu::BufferBinding<'_> {
             wgpu::BufferBinding { buffer: b, offset: 0, size: wgpu::BufferSize::new(n as u64) }
         }
@@ -182,11 +206,11 @@ impl StorageInstancing {
             entries: &[
                 wgpu::BindGroupEntry {
                     binding: 0,
-                    resource: wgpu::BindingResource::Buffer(bytes(&s.src, self.packed.len())),
+                    resource: wgpu::BindingResource::Buffer(bytes(&s.src, data)),
                 },
                 wgpu::BindGroupEntry {
                     binding: 1,
-                    resource: wgpu::BindingResource::Buffer(bytes(&s.idx, self.indices.len() * 4)),
+                    resource: wgpu::BindingResource::Buffer(bytes(&s.idx, index_bytes)),
                 },
                 wgpu::BindGroupEntry { binding: 2, resource: self.objects.as_entire_binding() },
             ],
@@ -194,8 +218,8 @@ impl StorageInstancing {
         let mut pass = enc.begin_compute_pass(&Default::default());
         pass.set_pipeline(&s.pipeline);
         pass.set_bind_group(0, &group, &[]);
-        pass.dispatch_workgroups((self.packed.len() as u32 / 4).div_ceil(64), 1, 1);
-        ((self.packed.len() + self.indices.len() * 4) as u64, 2)
+        pass.dispatch_workgroups((data as u32 / 4).div_ceil(64), 1, 1);
+        ((data + index_bytes) as u64, 2)
     }
 }
 
@@ -248,7 +272,9 @@ impl Method for StorageInstancing {
                 1
             }
         };
+        self.belt.finish();
         gpu.queue.submit([enc.finish()]);
+        self.belt.recall();
         let s = self.inner.m.take_stats().total();
         Cost {
             bytes: s.bytes_uploaded + bytes,
