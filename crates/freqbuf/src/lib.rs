@@ -128,3 +128,8 @@ pub use upload::FlushStrategy;
 
 /// naga, whose types appear in reflection (`naga::ShaderStage`, `naga::ImageClass`, ...).
 pub use naga;
+
+/// The crate's README (what the registry shows), compiled as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct CrateReadme;
