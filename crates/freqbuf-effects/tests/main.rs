@@ -15,5 +15,6 @@ mod queue;
 mod queue_devices;
 mod stages;
 mod store_writes;
+mod warm;
 #[cfg(feature = "wesl")]
 mod wesl;

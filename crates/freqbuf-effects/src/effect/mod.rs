@@ -21,6 +21,7 @@ mod passes;
 mod pipeline;
 mod types;
 mod variant;
+mod warm;
 mod wesl;
 
 pub use constraints::FlagRules;
@@ -28,3 +29,4 @@ pub use file::{Blend, Compare, Cull, DepthState};
 pub use library::{EXHAUSTIVE_FLAGS, Effects};
 pub use types::{CheckReport, Effect, EffectId, EffectStats, FlagSet, Pass, PassId, Passes, Targets};
 pub use variant::DefValue;
+pub use warm::WarmReport;

@@ -1,0 +1,65 @@
+//! `Effects::warm`: every pipeline an effect can need, built before the
+//! first frame instead of on the draw that first needs it (the stall
+//! renderers see when a new material appears).
+
+use super::library::{EXHAUSTIVE_FLAGS, Effects};
+use super::types::{EffectId, FlagSet, PassId, Targets};
+use crate::error::EffectError;
+use freqbuf::Manager;
+
+/// What [`Effects::warm`] built.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WarmReport {
+    /// Flag combinations warmed: every one the constraints allow, or the
+    /// whole-effect check's sample of them (`exhaustive` false).
+    pub permutations: usize,
+    /// Whether those are every allowed combination.
+    pub exhaustive: bool,
+    /// Pipelines in the cache for them afterwards (one per pass that exists
+    /// under a combination), built now or earlier.
+    pub pipelines: usize,
+}
+
+impl Effects {
+    /// Builds the pipeline of every pass of effect `id` under every flag
+    /// combination its constraints allow (the combinations the whole-effect
+    /// check composes; above 2^[`EXHAUSTIVE_FLAGS`] of them, its sample),
+    /// render passes for `targets` and compute passes as they are. A later
+    /// [`Effects::render_pipeline`] or [`Effects::compute_pipeline`] with
+    /// those flags is then a cache hit; a pass that needs flags a
+    /// combination lacks (`requires`) is skipped there.
+    ///
+    /// Cost: per combination not warmed yet, a composition, a registration
+    /// and a pipeline per pass; nothing for what is cached. Stops at the
+    /// first error, with what was built before it kept.
+    pub fn warm(
+        &mut self,
+        manager: &mut Manager,
+        id: EffectId,
+        targets: &Targets,
+    ) -> Result<WarmReport, EffectError> {
+        let effect = self.checked(id, "effect id")?;
+        // The flags the source tests, and those that decide which passes exist.
+        let deciding = effect.passes.iter().fold(effect.tested, |bits, p| bits | p.deciding());
+        let (combos, exhaustive) = effect.rules.combinations(deciding, 1 << EXHAUSTIVE_FLAGS);
+        let passes = effect.passes.len() as u32;
+        let mut report = WarmReport { permutations: combos.len(), exhaustive, pipelines: 0 };
+        for bits in combos {
+            let flags = FlagSet { effect: id, bits };
+            for index in 0..passes {
+                let pass = PassId { effect: id, index };
+                let p = self.pass(pass);
+                if !p.exists_under(bits) {
+                    continue;
+                }
+                if p.vertex.is_some() {
+                    self.render_pipeline(manager, pass, flags, targets)?;
+                } else {
+                    self.compute_pipeline(manager, pass, flags)?;
+                }
+                report.pipelines += 1;
+            }
+        }
+        Ok(report)
+    }
+}

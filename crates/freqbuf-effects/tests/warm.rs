@@ -1,0 +1,75 @@
+//! `Effects::warm`: every pipeline an effect can need, built before the
+//! first frame, so that no draw builds one.
+
+use crate::common;
+
+use common::gpu;
+use freqbuf::{Manager, SlotPlan};
+use freqbuf_effects::{Effects, Targets, WarmReport};
+
+const SOURCE: &str = "
+struct M { color: vec4<f32> }
+@group(2) @binding(0) var<uniform> m: M;
+#ifdef WARM
+const K: f32 = 2.0;
+#endif
+#ifdef COOL
+const K: f32 = 0.5;
+#endif
+@vertex fn vs() -> @builtin(position) vec4<f32> { return m.color * K; }
+@fragment fn fs() -> @location(0) vec4<f32> {
+#ifdef EDGE
+    return m.color;
+#else
+    return m.color * K;
+#endif
+}
+@fragment fn outline() -> @location(0) vec4<f32> { return vec4<f32>(K); }
+";
+
+/// WARM or COOL (exactly one), EDGE free; the outline pass exists with EDGE only.
+const TOML: &str = "flags = [\"WARM\", \"COOL\", \"EDGE\"]\nsource = \"w.wgsl\"\none_of = [[\"WARM\", \"COOL\"]]
+[[technique]]\nname = \"t\"
+  [[technique.pass]]\n  name = \"depth\"\n  vertex = \"vs\"
+  [[technique.pass]]\n  name = \"color\"\n  vertex = \"vs\"\n  fragment = \"fs\"
+  [[technique.pass]]\n  name = \"outline\"\n  vertex = \"vs\"\n  fragment = \"outline\"\n  requires = [\"EDGE\"]
+";
+
+#[test]
+fn warming_builds_every_allowed_pipeline_and_no_draw_builds_another() {
+    let Some(h) = gpu::device() else { return };
+    let mut fx = Effects::new();
+    let id = fx.add("w.effect.toml", TOML, SOURCE).unwrap_or_else(|e| panic!("{}", common::chain(&e)));
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let targets =
+        Targets::color(wgpu::TextureFormat::Rgba8Unorm).with_depth(wgpu::TextureFormat::Depth32Float);
+    let report = fx.warm(&mut fb, id, &targets).unwrap_or_else(|e| panic!("{}", common::chain(&e)));
+    // {WARM, COOL} × {EDGE, no EDGE}: two passes each, and the outline under EDGE.
+    assert_eq!(report, WarmReport { permutations: 4, exhaustive: true, pipelines: 10 });
+    let built = fx.stats().pipelines;
+    assert_eq!(built, 10);
+    for on in [&["WARM"][..], &["COOL"], &["WARM", "EDGE"], &["COOL", "EDGE"]] {
+        let flags = fx.flags(id, on).unwrap();
+        for pass in fx.technique(id, "t").unwrap() {
+            let name = fx.pass(pass).name.clone();
+            let built = fx.render_pipeline(&mut fb, pass, flags, &targets).map(drop);
+            let e = built.as_ref().err().map(|e| common::chain(e));
+            assert_eq!(built.is_ok(), name != "t.outline" || on.contains(&"EDGE"), "{on:?} {name}: {e:?}");
+        }
+    }
+    assert_eq!(fx.stats().pipelines, built, "every draw's pipeline was warm");
+    // Warming again builds nothing; other targets are other pipelines.
+    assert_eq!(fx.warm(&mut fb, id, &targets).unwrap().pipelines, 10);
+    assert_eq!(fx.stats().pipelines, built);
+    let other = Targets::color(wgpu::TextureFormat::Bgra8Unorm).with_depth(wgpu::TextureFormat::Depth24Plus);
+    fx.warm(&mut fb, id, &other).unwrap();
+    assert_eq!(fx.stats().pipelines, built + 10);
+    // Targets a pass cannot be built for (a depth-only pass without a depth
+    // attachment) stop the warm with wgpu's typed refusal, not a panic.
+    let e = fx.warm(&mut fb, id, &Targets::color(wgpu::TextureFormat::Bgra8Unorm)).unwrap_err();
+    assert!(
+        common::chain(&e).contains("t.depth: render pipeline: wgpu rejected it"),
+        "{}",
+        common::chain(&e)
+    );
+}
