@@ -73,3 +73,58 @@ fn warming_builds_every_allowed_pipeline_and_no_draw_builds_another() {
         common::chain(&e)
     );
 }
+
+/// A `wgpu::PipelineCache` given to the library goes into every pipeline it
+/// builds, and a manager moved to another device drops it (it belongs to the
+/// old one). lavapipe keeps no pipelines in its cache, so what shows the
+/// cache is used is wgpu refusing it where it does not belong.
+#[test]
+fn every_pipeline_is_built_with_the_applications_pipeline_cache() {
+    let Some(h) = gpu::device() else { return };
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+        backends: wgpu::Backends::VULKAN | wgpu::Backends::GL,
+        ..wgpu::InstanceDescriptor::new_without_display_handle()
+    });
+    let adapter = pollster::block_on(instance.request_adapter(&Default::default())).expect("an adapter");
+    if !adapter.features().contains(wgpu::Features::PIPELINE_CACHE) {
+        eprintln!("SKIPPED: {} has no PIPELINE_CACHE", h.info.name);
+        return;
+    }
+    // Two devices of one adapter (of one Instance, so that wgpu can tell a
+    // cache of the other device, where ids of two Instances would collide).
+    let device = || {
+        let desc = wgpu::DeviceDescriptor {
+            required_features: wgpu::Features::PIPELINE_CACHE,
+            ..Default::default()
+        };
+        pollster::block_on(adapter.request_device(&desc)).expect("checked above").0
+    };
+    let (first, second) = (device(), device());
+    let mut fx = Effects::new();
+    let id = fx.add("w.effect.toml", TOML, SOURCE).unwrap();
+    let mut fb = Manager::new(&first, SlotPlan::default());
+    // SAFETY: no data: wgpu starts an empty cache.
+    let cache = unsafe {
+        first.create_pipeline_cache(&wgpu::PipelineCacheDescriptor {
+            label: None,
+            data: None,
+            fallback: true,
+        })
+    };
+    fx.set_pipeline_cache(&fb, Some(cache.clone()));
+    let targets =
+        Targets::color(wgpu::TextureFormat::Rgba8Unorm).with_depth(wgpu::TextureFormat::Depth32Float);
+    fx.warm(&mut fb, id, &targets).unwrap_or_else(|e| panic!("{}", common::chain(&e)));
+    assert!(cache.get_data().is_some(), "a Vulkan cache has data to save");
+    // Moved to another device: the old cache is dropped with the pipelines.
+    fb.recreate(&second).unwrap();
+    let before = fx.stats().pipelines;
+    fx.warm(&mut fb, id, &targets).unwrap_or_else(|e| panic!("{}", common::chain(&e)));
+    assert_eq!(fx.stats().pipelines, before + 10, "rebuilt on the new device, without the old cache");
+    // Given the old device's cache anyway, the next pipeline is refused, typed.
+    fx.set_pipeline_cache(&fb, Some(cache));
+    let other_targets =
+        Targets::color(wgpu::TextureFormat::Bgra8Unorm).with_depth(wgpu::TextureFormat::Depth32Float);
+    let e = fx.warm(&mut fb, id, &other_targets).unwrap_err();
+    assert!(common::chain(&e).contains("wgpu rejected it"), "{}", common::chain(&e));
+}

@@ -48,6 +48,9 @@ pub struct Effects {
     /// The manager's device serial the modules and pipelines were made for;
     /// a manager moved to another device (`Manager::recreate`) drops them all.
     pub(super) device: u64,
+    /// The application's `wgpu::PipelineCache`, of the device `device` names,
+    /// given to every pipeline built ([`Effects::set_pipeline_cache`]).
+    pub(super) pipeline_cache: Option<wgpu::PipelineCache>,
     pub(super) stats: EffectStats,
     /// Module files added, and those [`Effects::add_module_dir`] found.
     pub(super) module_files: super::modules::ModuleFiles,
@@ -90,6 +93,7 @@ impl Effects {
             render: HashMap::new(),
             compute: HashMap::new(),
             device: 0,
+            pipeline_cache: None,
             stats: EffectStats::default(),
             module_files: Default::default(),
             code_defs: Vec::new(),

@@ -49,13 +49,20 @@ impl Effects {
                 }),
             });
         }
+        self.follow_device(manager);
+        Ok(())
+    }
+
+    /// Drops the modules, pipelines and pipeline cache of a device `manager`
+    /// left (`Manager::recreate`).
+    pub(super) fn follow_device(&mut self, manager: &Manager) {
         if self.device != manager.device_serial() {
             self.modules.clear();
             self.render.clear();
             self.compute.clear();
+            self.pipeline_cache = None;
             self.device = manager.device_serial();
         }
-        Ok(())
     }
 
     fn module(&mut self, manager: &Manager, shader: ShaderId) -> Result<&wgpu::ShaderModule, Error> {
@@ -118,6 +125,7 @@ impl Effects {
                 });
                 let buffers = targets.vertex_buffers.iter().cloned().map(Some).collect::<Vec<_>>();
                 let what = || format!("{}: render pipeline", p.name);
+                let pipeline_cache = self.pipeline_cache.as_ref();
                 let pipeline = manager
                     .scoped(what, |device| {
                         device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
@@ -145,7 +153,7 @@ impl Effects {
                                 ..Default::default()
                             },
                             multiview_mask: None,
-                            cache: None,
+                            cache: pipeline_cache,
                         })
                     })
                     .map_err(|e| fail(self, e))?;
@@ -180,6 +188,7 @@ impl Effects {
             };
             let layout = manager.pipeline_layout(shader).map_err(|e| fail(self, e))?;
             let what = || format!("{}: compute pipeline", p.name);
+            let pipeline_cache = self.pipeline_cache.as_ref();
             let pipeline = manager
                 .scoped(what, |device| {
                     device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
@@ -188,7 +197,7 @@ impl Effects {
                         module: &module,
                         entry_point: Some(&entry),
                         compilation_options: Default::default(),
-                        cache: None,
+                        cache: pipeline_cache,
                     })
                 })
                 .map_err(|e| fail(self, e))?;

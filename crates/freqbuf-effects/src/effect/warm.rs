@@ -1,6 +1,7 @@
 //! `Effects::warm`: every pipeline an effect can need, built before the
 //! first frame instead of on the draw that first needs it (the stall
-//! renderers see when a new material appears).
+//! renderers see when a new material appears); and the `wgpu::PipelineCache`
+//! every pipeline is built with, so that the next start builds them faster.
 
 use super::library::{EXHAUSTIVE_FLAGS, Effects};
 use super::types::{EffectId, FlagSet, PassId, Targets};
@@ -21,6 +22,18 @@ pub struct WarmReport {
 }
 
 impl Effects {
+    /// Builds every pipeline from now on with `cache` (`None`: without one),
+    /// a `wgpu::PipelineCache` of `manager`'s device: made by the
+    /// application on a device with `wgpu::Features::PIPELINE_CACHE` from
+    /// the data a previous run saved (`PipelineCache::get_data`), so that
+    /// [`Effects::warm`] at start-up compiles little. A manager moved to
+    /// another device (`Manager::recreate`) drops the cache with the
+    /// pipelines; give the new device's cache again. Cost: none per draw.
+    pub fn set_pipeline_cache(&mut self, manager: &Manager, cache: Option<wgpu::PipelineCache>) {
+        self.follow_device(manager);
+        self.pipeline_cache = cache;
+    }
+
     /// Builds the pipeline of every pass of effect `id` under every flag
     /// combination its constraints allow (the combinations the whole-effect
     /// check composes; above 2^[`EXHAUSTIVE_FLAGS`] of them, its sample),
