@@ -128,3 +128,45 @@ fn every_pipeline_is_built_with_the_applications_pipeline_cache() {
     let e = fx.warm(&mut fb, id, &other_targets).unwrap_err();
     assert!(common::chain(&e).contains("wgpu rejected it"), "{}", common::chain(&e));
 }
+
+/// The pipeline log: what one run built, saved as TOML and replayed by the
+/// next, which then builds nothing at its draws; entries a library no
+/// longer has are skipped, and malformed text is an error.
+#[test]
+fn a_saved_pipeline_log_replays_what_the_last_run_drew() {
+    let Some(h) = gpu::device() else { return };
+    let targets =
+        Targets::color(wgpu::TextureFormat::Rgba8Unorm).with_depth(wgpu::TextureFormat::Depth32Float);
+    let used: [(&[&str], &str); 3] =
+        [(&["WARM"], "t.color"), (&["COOL", "EDGE"], "t.outline"), (&["WARM"], "t.color")];
+    let draw = |fx: &mut Effects, fb: &mut Manager, id| {
+        for (on, name) in used {
+            let flags = fx.flags(id, on).unwrap();
+            let pass = fx.technique(id, "t").unwrap().find(|&p| fx.pass(p).name == name).unwrap();
+            fx.render_pipeline(fb, pass, flags, &targets).unwrap();
+        }
+    };
+    let mut fx = Effects::new();
+    let id = fx.add("w.effect.toml", TOML, SOURCE).unwrap();
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    draw(&mut fx, &mut fb, id);
+    let log = fx.pipeline_log();
+    let names = log.iter().map(|l| (l.pass.as_str(), l.flags.join("+"))).collect::<Vec<_>>();
+    assert_eq!(names, [("t.color", "WARM".to_owned()), ("t.outline", "COOL+EDGE".to_owned())]);
+    let saved = fx.pipeline_log_toml();
+
+    // The next start: replay first, then the same draws build nothing.
+    let mut next = Effects::new();
+    let id = next.add("w.effect.toml", TOML, SOURCE).unwrap();
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let stale = "\n[[pipeline]]\neffect = \"gone\"\npass = \"t.color\"\nflags = []\n\
+                 [[pipeline]]\neffect = \"w\"\npass = \"t.removed\"\nflags = []\n";
+    let built = next.replay_pipeline_log(&mut fb, "pipelines.toml", &(saved + stale), |_| targets.clone());
+    assert_eq!(built.unwrap_or_else(|e| panic!("{}", common::chain(&e))), 2);
+    assert_eq!(next.stats().pipelines, 2);
+    draw(&mut next, &mut fb, id);
+    assert_eq!(next.stats().pipelines, 2, "every draw's pipeline was replayed");
+    let e =
+        next.replay_pipeline_log(&mut fb, "pipelines.toml", "[[pipeline]]\neffect = 3", |_| targets.clone());
+    assert!(common::chain(&e.unwrap_err()).starts_with("pipelines.toml"));
+}

@@ -51,6 +51,8 @@ pub struct Effects {
     /// The application's `wgpu::PipelineCache`, of the device `device` names,
     /// given to every pipeline built ([`Effects::set_pipeline_cache`]).
     pub(super) pipeline_cache: Option<wgpu::PipelineCache>,
+    /// (effect, pass, flags) of every pipeline built, for [`Effects::pipeline_log`].
+    pub(super) used: std::collections::BTreeSet<(u32, u32, super::types::Bits)>,
     pub(super) stats: EffectStats,
     /// Module files added, and those [`Effects::add_module_dir`] found.
     pub(super) module_files: super::modules::ModuleFiles,
@@ -94,6 +96,7 @@ impl Effects {
             compute: HashMap::new(),
             device: 0,
             pipeline_cache: None,
+            used: Default::default(),
             stats: EffectStats::default(),
             module_files: Default::default(),
             code_defs: Vec::new(),

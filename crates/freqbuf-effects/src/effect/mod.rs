@@ -14,6 +14,7 @@ mod defs;
 mod file;
 mod library;
 mod load;
+mod log;
 mod modules;
 #[cfg(not(target_arch = "wasm32"))]
 mod parallel;
@@ -27,6 +28,7 @@ mod wesl;
 pub use constraints::FlagRules;
 pub use file::{Blend, Compare, Cull, DepthState};
 pub use library::{EXHAUSTIVE_FLAGS, Effects};
+pub use log::LoggedPipeline;
 pub use types::{CheckReport, Effect, EffectId, EffectStats, FlagSet, Pass, PassId, Passes, Targets};
 pub use variant::DefValue;
 pub use warm::WarmReport;

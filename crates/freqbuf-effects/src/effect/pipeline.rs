@@ -158,6 +158,7 @@ impl Effects {
                     })
                     .map_err(|e| fail(self, e))?;
                 self.stats.pipelines += 1;
+                self.used.insert((pass.effect.index, pass.index, flags.bits));
                 let list = self.render.entry(key).or_default();
                 list.push((targets.clone(), pipeline));
                 list.len() - 1
@@ -202,6 +203,7 @@ impl Effects {
                 })
                 .map_err(|e| fail(self, e))?;
             self.stats.pipelines += 1;
+            self.used.insert((pass.effect.index, pass.index, flags.bits));
             self.compute.insert(key, pipeline);
         }
         Ok((shader, &self.compute[&key]))

@@ -61,16 +61,10 @@ impl Effects {
             let flags = FlagSet { effect: id, bits };
             for index in 0..passes {
                 let pass = PassId { effect: id, index };
-                let p = self.pass(pass);
-                if !p.exists_under(bits) {
-                    continue;
+                if self.pass(pass).exists_under(bits) {
+                    self.build(manager, pass, flags, targets)?;
+                    report.pipelines += 1;
                 }
-                if p.vertex.is_some() {
-                    self.render_pipeline(manager, pass, flags, targets)?;
-                } else {
-                    self.compute_pipeline(manager, pass, flags)?;
-                }
-                report.pipelines += 1;
             }
         }
         Ok(report)
