@@ -19,7 +19,7 @@ mod queue;
 
 pub use effect::{
     Blend, CheckReport, Compare, Cull, DefValue, DepthState, EXHAUSTIVE_FLAGS, Effect, EffectId, EffectStats,
-    Effects, FlagRules, FlagSet, LoggedPipeline, Pass, PassId, Passes, Targets, WarmReport,
+    Effects, FlagRules, FlagSet, LoggedPipeline, Pass, PassId, Passes, ReplayReport, Targets, WarmReport,
 };
 pub use error::{EffectError, EffectErrorKind, MaterialError, MaterialErrorKind};
 pub use material::{AutoConstants, Camera, IntoColumns, IntoVec2, Materials, Semantic, validate_tables};

@@ -161,8 +161,11 @@ fn a_saved_pipeline_log_replays_what_the_last_run_drew() {
     let mut fb = Manager::new(&h.device, SlotPlan::default());
     let stale = "\n[[pipeline]]\neffect = \"gone\"\npass = \"t.color\"\nflags = []\n\
                  [[pipeline]]\neffect = \"w\"\npass = \"t.removed\"\nflags = []\n";
-    let built = next.replay_pipeline_log(&mut fb, "pipelines.toml", &(saved + stale), |_| targets.clone());
-    assert_eq!(built.unwrap_or_else(|e| panic!("{}", common::chain(&e))), 2);
+    let report = next.replay_pipeline_log(&mut fb, "pipelines.toml", &(saved + stale), |_| targets.clone());
+    let report = report.unwrap_or_else(|e| panic!("{}", common::chain(&e)));
+    assert_eq!(report.built, 2);
+    let why = report.skipped.iter().map(|(_, why)| why.as_str()).collect::<Vec<_>>();
+    assert_eq!(why, ["no effect `gone` is loaded", "effect `w` has no pass `t.removed`"]);
     assert_eq!(next.stats().pipelines, 2);
     draw(&mut next, &mut fb, id);
     assert_eq!(next.stats().pipelines, 2, "every draw's pipeline was replayed");

@@ -23,6 +23,17 @@ pub struct LoggedPipeline {
     pub flags: Vec<String>,
 }
 
+/// What [`Effects::replay_pipeline_log`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReplayReport {
+    /// Pipelines the log named and the library built (or had built).
+    pub built: usize,
+    /// Entries the library no longer has, each with why: the warnings to
+    /// show (an effect renamed, a pass or flag gone, a pass that no longer
+    /// exists under its flags).
+    pub skipped: Vec<(LoggedPipeline, String)>,
+}
+
 /// The log as a file holds it (`[[pipeline]]` tables).
 #[derive(Serialize, Deserialize)]
 struct LogFile {
@@ -55,41 +66,53 @@ impl Effects {
     /// Builds the pipelines a saved log names (the TOML of
     /// [`Effects::pipeline_log_toml`]), each for the targets `targets` gives
     /// its entry (the application knows its passes' attachments), and
-    /// returns how many. Entries of effects not loaded, or of passes and
-    /// flags they no longer have, are skipped: a log outlives edits.
-    /// Malformed text is an error naming `file`. Cost: what building each
-    /// pipeline costs; nothing for those already built.
+    /// returns what it built and what it skipped. Entries of effects not
+    /// loaded, or of passes and flags they no longer have, are skipped with
+    /// the reason (a log outlives edits), never an error; malformed text is
+    /// an error naming `file`, and so is a pipeline wgpu refuses. Cost: what
+    /// building each pipeline costs; nothing for those already built.
     pub fn replay_pipeline_log(
         &mut self,
         manager: &mut Manager,
         file: &str,
         text: &str,
         targets: impl Fn(&LoggedPipeline) -> Targets,
-    ) -> Result<usize, EffectError> {
+    ) -> Result<ReplayReport, EffectError> {
         let log: LogFile = toml::from_str(text).map_err(|e| EffectError {
             file: file.to_owned(),
             location: None,
             kind: Box::new(EffectErrorKind::Toml(e.to_string())),
         })?;
-        let mut built = 0;
-        for entry in &log.pipeline {
-            let Some((effect, e)) =
-                self.effects.iter().enumerate().rev().find(|(_, e)| e.name == entry.effect)
-            else {
-                continue;
-            };
-            let Some(index) = e.passes.iter().position(|p| p.name == entry.pass) else { continue };
-            let id = super::types::EffectId { library: self.tag, index: effect as u32 };
-            let names = entry.flags.iter().map(String::as_str).collect::<Vec<_>>();
-            let Ok(flags) = self.flags(id, &names) else { continue };
-            let pass = PassId { effect: id, index: index as u32 };
-            if !self.pass(pass).exists_under(flags.bits) {
-                continue;
+        let mut report = ReplayReport::default();
+        for entry in log.pipeline {
+            match self.logged(&entry) {
+                Ok((pass, flags)) => {
+                    self.build(manager, pass, flags, &targets(&entry))?;
+                    report.built += 1;
+                }
+                Err(why) => report.skipped.push((entry, why)),
             }
-            self.build(manager, pass, flags, &targets(entry))?;
-            built += 1;
         }
-        Ok(built)
+        Ok(report)
+    }
+
+    /// The pass and flags a log entry names, or why the library has none.
+    fn logged(&self, entry: &LoggedPipeline) -> Result<(PassId, FlagSet), String> {
+        let Some((effect, e)) = self.effects.iter().enumerate().rev().find(|(_, e)| e.name == entry.effect)
+        else {
+            return Err(format!("no effect `{}` is loaded", entry.effect));
+        };
+        let Some(index) = e.passes.iter().position(|p| p.name == entry.pass) else {
+            return Err(format!("effect `{}` has no pass `{}`", entry.effect, entry.pass));
+        };
+        let id = super::types::EffectId { library: self.tag, index: effect as u32 };
+        let names = entry.flags.iter().map(String::as_str).collect::<Vec<_>>();
+        let flags = self.flags(id, &names).map_err(|e| crate::error::chain(&e))?;
+        let pass = PassId { effect: id, index: index as u32 };
+        if !self.pass(pass).exists_under(flags.bits) {
+            return Err(format!("pass `{}` does not exist with {}", entry.pass, e.describe(flags.bits)));
+        }
+        Ok((pass, flags))
     }
 
     /// A pass's pipeline under `flags`: render passes for `targets`,

@@ -28,7 +28,7 @@ mod wesl;
 pub use constraints::FlagRules;
 pub use file::{Blend, Compare, Cull, DepthState};
 pub use library::{EXHAUSTIVE_FLAGS, Effects};
-pub use log::LoggedPipeline;
+pub use log::{LoggedPipeline, ReplayReport};
 pub use types::{CheckReport, Effect, EffectId, EffectStats, FlagSet, Pass, PassId, Passes, Targets};
 pub use variant::DefValue;
 pub use warm::WarmReport;
