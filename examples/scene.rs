@@ -6,7 +6,11 @@
 //! frames) and with the same items in submission order, prints the bind
 //! calls of both, and exits non-zero if the images differ.
 //!
-//! `cargo run --release --features effects --example scene [-- --frames N --png FILE --json]`
+//! With `--warm`, every pipeline the effects allow is built before the first
+//! frame (`Effects::warm`); either way it prints the first frame's CPU time
+//! and the pipelines built during it.
+//!
+//! `cargo run --release --features effects --example scene [-- --frames N --png FILE --json --warm]`
 
 #[path = "support/gpu.rs"]
 mod gpu;
@@ -28,6 +32,15 @@ struct Args {
     frames: u32,
     png: Option<String>,
     json: bool,
+    warm: bool,
+}
+
+/// The first frame of a run: its CPU time (up to the submit), the pipelines
+/// built during it, and what warming built before it.
+struct FirstFrame {
+    ms: f64,
+    pipelines: u64,
+    warmed: Option<(usize, f64)>,
 }
 
 /// A deterministic generator, so both runs see the same scene.
@@ -49,27 +62,30 @@ struct Counts {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut argv = std::env::args().skip(1);
-    let mut args = Args { frames: 8, png: None, json: false };
+    let mut args = Args { frames: 8, png: None, json: false, warm: false };
     while let Some(a) = argv.next() {
         match a.as_str() {
             "--frames" => args.frames = argv.next().ok_or("--frames N")?.parse()?,
             "--png" => args.png = Some(argv.next().ok_or("--png FILE")?),
             "--json" => args.json = true,
+            "--warm" => args.warm = true,
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
     let (device, queue, _) = gpu::device()?;
-    let (sorted, image) = run(&device, &queue, &args, true)?;
-    let (unsorted, image_unsorted) = run(&device, &queue, &args, false)?;
+    let (sorted, image, first) = run(&device, &queue, &args, true)?;
+    let (unsorted, image_unsorted, _) = run(&device, &queue, &args, false)?;
     let hash = fnv1a(&image);
     let per_frame = |c: &[Counts], f: fn(&Counts) -> u64| c.iter().map(f).sum::<u64>() / c.len() as u64;
     if args.json {
         println!(
-            "{{\"frames\":{},\"draws_per_frame\":{},\"binds_per_frame_queue\":{},\"binds_per_frame_unsorted\":{},\"image_hash\":\"{hash:016x}\"}}",
+            "{{\"frames\":{},\"draws_per_frame\":{},\"binds_per_frame_queue\":{},\"binds_per_frame_unsorted\":{},\"first_frame_ms\":{:.2},\"first_frame_pipelines\":{},\"image_hash\":\"{hash:016x}\"}}",
             args.frames,
             per_frame(&sorted, |c| c.draws),
             per_frame(&sorted, |c| c.binds),
             per_frame(&unsorted, |c| c.binds),
+            first.ms,
+            first.pipelines,
         );
     } else {
         println!("frame  draws  binds (queue)  binds (submission order)");
@@ -79,6 +95,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!(
             "image: {hash:016x} both ways: {}",
             if image == image_unsorted { "identical" } else { "DIFFERENT" }
+        );
+        let warmed = match first.warmed {
+            Some((n, ms)) => format!("warmed before it: {n} pipelines in {ms:.1} ms"),
+            None => "not warmed (--warm builds them first)".into(),
+        };
+        println!(
+            "first frame: {:.1} ms on the CPU, {} pipelines built in it; {warmed}",
+            first.ms, first.pipelines
         );
     }
     if let Some(path) = &args.png {
@@ -96,7 +120,7 @@ fn run(
     queue: &wgpu::Queue,
     args: &Args,
     use_queue: bool,
-) -> Result<(Vec<Counts>, Vec<u8>), Box<dyn std::error::Error>> {
+) -> Result<(Vec<Counts>, Vec<u8>, FirstFrame), Box<dyn std::error::Error>> {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/scene");
     let mut fb = Manager::new(device, SlotPlan::default());
     let mut fx = Effects::new();
@@ -133,6 +157,17 @@ fn run(
     }
     let view = fb.create_view();
     let targets = Targets::color(COLOR).with_depth(DEPTH);
+    let warmed = if args.warm {
+        let start = std::time::Instant::now();
+        let mut built = 0;
+        for e in [solid, stripes, glass] {
+            built += fx.warm(&mut fb, e, &targets)?.pipelines;
+        }
+        Some((built, start.elapsed().as_secs_f64() * 1e3))
+    } else {
+        None
+    };
+    let mut first = FirstFrame { ms: 0.0, pipelines: 0, warmed };
 
     // Objects: opaque ones everywhere, glass panes in front.
     let mut rq = RenderQueue::new();
@@ -170,6 +205,7 @@ fn run(
     let mut counts = Vec::new();
     let mut image = Vec::new();
     for frame in 0..args.frames {
+        let (start, built) = (std::time::Instant::now(), fx.stats().pipelines);
         let t = frame as f32 * 0.1;
         let eye = Vec3::new(60.0 * t.cos(), 15.0, 60.0 * t.sin());
         let view_m = look_at(eye, Vec3::ZERO, Vec3::Y);
@@ -236,9 +272,13 @@ fn run(
         }
         c.binds = fb.stats().shared.set_bind_group_calls;
         counts.push(c);
+        if frame == 0 {
+            first.ms = start.elapsed().as_secs_f64() * 1e3;
+            first.pipelines = fx.stats().pipelines - built;
+        }
         image = gpu::read_back(device, queue, encoder, &texture).expect("read back");
     }
-    Ok((counts, image))
+    Ok((counts, image, first))
 }
 
 /// A right-handed view matrix looking from `eye` at `at`.
