@@ -14,7 +14,7 @@ use std::fmt::Write;
 
 use crate::error::Error;
 use crate::layout::SlotLayout;
-use crate::layout::is_padding;
+use crate::name::is_padding;
 use crate::reflect::{Member, MemberType};
 use crate::registry::Registry;
 

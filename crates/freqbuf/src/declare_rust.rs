@@ -14,7 +14,8 @@
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-use crate::layout::{SlotLayout, is_padding};
+use crate::layout::SlotLayout;
+use crate::name::is_padding;
 use crate::reflect::{MemberType, ValueType};
 use crate::registry::Registry;
 

@@ -8,6 +8,7 @@
 use crate::error::{LayoutErrorKind, Location, MemberSite, ParamErrorKind};
 use crate::id::ShaderId;
 use crate::name::Segment;
+use crate::name::is_padding;
 use crate::plan::{BindingPoint, Frequency};
 use crate::reflect::{BlockLayout, Member, MemberType};
 
@@ -214,15 +215,6 @@ impl SlotLayout {
     pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
         self.members.iter().map(|m| m.member.name.as_str())
     }
-}
-
-/// Whether a member only pads the block so that a shader can declare a subset.
-///
-/// Names starting with `_pad` (`_pad0`, `_padding`) are padding: they create no
-/// member and overlap nothing.
-#[inline]
-pub(crate) fn is_padding(name: &str) -> bool {
-    name.starts_with("_pad")
 }
 
 /// Resolves `seg` (and `rest`) in a value named `name` of element type `ty`,

@@ -143,3 +143,12 @@ mod tests {
         assert!(parse_path("[1]").is_err());
     }
 }
+
+/// Whether a member only pads the block so that a shader can declare a subset.
+///
+/// Names starting with `_pad` (`_pad0`, `_padding`) are padding: they create no
+/// member and overlap nothing.
+#[inline]
+pub(crate) fn is_padding(name: &str) -> bool {
+    name.starts_with("_pad")
+}

@@ -235,14 +235,11 @@ impl Slot {
         true
     }
 
-    /// Starts fetching the shadow bytes `offset..offset + len` of instance
-    /// `index` into the CPU's caches, ahead of a write ([`crate::write_behind`]).
+    /// The shadow bytes `offset..offset + len` of instance `index`, if it holds them.
     #[inline]
-    pub(crate) fn prefetch(&self, index: u32, offset: u32, len: usize) {
+    pub(crate) fn shadow_span(&self, index: u32, offset: u32, len: usize) -> Option<&[u8]> {
         let start = index as usize * self.stride as usize + offset as usize;
-        if let Some(bytes) = self.shadow.get(start..start + len) {
-            crate::write_behind::prefetch(bytes);
-        }
+        self.shadow.get(start..start + len)
     }
 
     /// Writes every field of a typed block at its offset in instance `index`,

@@ -39,7 +39,9 @@ impl WriteBehind {
     /// lands the oldest queued write when the queue is full.
     #[inline]
     pub(crate) fn push(&mut self, slot: &mut Slot, index: u32, fill: impl FnOnce(&mut [u8])) {
-        slot.prefetch(index, self.offset, self.width);
+        if let Some(bytes) = slot.shadow_span(index, self.offset, self.width) {
+            prefetch(bytes);
+        }
         if self.len == DEPTH {
             self.land_oldest(slot);
         }

@@ -64,3 +64,14 @@ fn a_name_in_two_blocks_is_an_error_and_both_qualified_spellings_resolve() {
     let floats = rec[1..].iter().map(|&w| f32::from_bits(w)).collect::<Vec<_>>();
     assert_eq!(floats, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 0.25]);
 }
+
+/// No module of either library names one that names it back: data flows one
+/// way (design.md). A cycle is printed as the modules on it.
+#[test]
+fn no_module_imports_one_that_imports_it_back() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    for krate in ["freqbuf", "freqbuf-effects"] {
+        let cycles = crate::common::modules::cycles(&std::path::Path::new(root).join(krate).join("src"));
+        assert!(cycles.is_empty(), "{krate}: {cycles:?}");
+    }
+}

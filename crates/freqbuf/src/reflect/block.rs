@@ -154,7 +154,7 @@ fn member_type(
             // Padding members (`_pad…`) are room, not fields: as in a slot's members.
             fields: struct_members(module, layouter, source, ty, members, depth)?
                 .into_iter()
-                .filter(|m| !crate::layout::is_padding(&m.name))
+                .filter(|m| !crate::name::is_padding(&m.name))
                 .collect(),
         },
         TypeInner::Array { base, size: ArraySize::Constant(n), stride } => {

@@ -3,6 +3,7 @@
 #![allow(unreachable_pub, reason = "helpers are `pub` for the binaries that include them, not an API")]
 
 pub mod gpu;
+pub mod modules;
 pub mod rules;
 pub mod scene;
 
