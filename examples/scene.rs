@@ -35,6 +35,9 @@ struct Args {
     warm: bool,
 }
 
+/// A run's per-frame counts, its last image and its first frame.
+type Run = (Vec<Counts>, Vec<u8>, FirstFrame);
+
 /// The first frame of a run: its CPU time (up to the submit), the pipelines
 /// built during it, and what warming built before it.
 struct FirstFrame {
@@ -120,7 +123,7 @@ fn run(
     queue: &wgpu::Queue,
     args: &Args,
     use_queue: bool,
-) -> Result<(Vec<Counts>, Vec<u8>, FirstFrame), Box<dyn std::error::Error>> {
+) -> Result<Run, Box<dyn std::error::Error>> {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/scene");
     let mut fb = Manager::new(device, SlotPlan::default());
     let mut fx = Effects::new();
