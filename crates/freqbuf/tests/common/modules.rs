@@ -49,7 +49,7 @@ pub fn cycles(src: &Path) -> BTreeSet<Vec<String>> {
                     let least = path.iter().enumerate().min_by_key(|(_, m)| *m).unwrap().0;
                     found.insert([&path[least..], &path[..least]].concat());
                 } else if !path.contains(next) && next > start {
-                    stack.push((next.clone(), [&path[..], &[next.clone()]].concat()));
+                    stack.push((next.clone(), [&path[..], std::slice::from_ref(next)].concat()));
                 }
             }
         }
