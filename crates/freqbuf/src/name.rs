@@ -102,6 +102,15 @@ pub(crate) fn closest<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) 
     scored.into_iter().take(3).map(|(_, k)| k.to_owned()).collect()
 }
 
+/// Whether a member only pads the block so that a shader can declare a subset.
+///
+/// Names starting with `_pad` (`_pad0`, `_padding`) are padding: they create no
+/// member and overlap nothing.
+#[inline]
+pub(crate) fn is_padding(name: &str) -> bool {
+    name.starts_with("_pad")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,13 +151,4 @@ mod tests {
         assert!(parse_path("a[1]]").is_err());
         assert!(parse_path("[1]").is_err());
     }
-}
-
-/// Whether a member only pads the block so that a shader can declare a subset.
-///
-/// Names starting with `_pad` (`_pad0`, `_padding`) are padding: they create no
-/// member and overlap nothing.
-#[inline]
-pub(crate) fn is_padding(name: &str) -> bool {
-    name.starts_with("_pad")
 }
