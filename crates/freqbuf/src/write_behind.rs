@@ -1,18 +1,18 @@
-//! `WriteBehind`: a batch's writes, held back a few calls so that each
-//! instance's shadow bytes are fetched from memory while the calls before it
-//! run.
+//! `WriteBehind`: the writes of one `set_all` call, each held back a few
+//! items so that its instance's shadow bytes are fetched from memory while
+//! the items before it land.
 //!
 //! A frame's moved objects are scattered over a shadow far larger than the
 //! CPU's caches, so a write that compares and copies its bytes at once waits
-//! for a cache miss on every call (about 100 ns at 100,000 objects, against
+//! for a cache miss on every item (about 100 ns at 100,000 objects, against
 //! 20–40 ns when the shadow is warm). Queuing the write, prefetching its
-//! bytes and doing it `DEPTH` calls later overlaps those misses. The queue is
-//! drained when the batch is dropped, before the manager can be used again,
-//! so nothing can see a write that has not landed.
+//! bytes and landing it `DEPTH` items later overlaps those misses. The queue
+//! is drained before `set_all` returns, so nothing can see a write that has
+//! not landed.
 
 use crate::slot::Slot;
 
-/// Writes in flight: enough calls to cover a miss, few enough to stay in L1.
+/// Writes in flight: enough items to cover a miss, few enough to stay in L1.
 const DEPTH: usize = 8;
 
 /// How a queued write lands: `(slot, instance index, offset, bytes)`.
