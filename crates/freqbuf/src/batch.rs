@@ -64,16 +64,12 @@ impl<'a> Target<'a> {
         index: impl Fn(&Self, K) -> Result<u32, Error>,
         fill: impl Fn(V, &mut [u8]),
     ) -> Result<(), Error> {
-        let mut result = Ok(());
-        for (key, value) in items {
-            match index(self, key) {
-                Ok(i) => self.pending.push(self.slot, i, |bytes| fill(value, bytes)),
-                Err(e) => {
-                    result = Err(e);
-                    break;
-                }
-            }
-        }
+        self.pending.ready();
+        let result = items.into_iter().try_for_each(|(key, value)| {
+            let i = index(self, key)?;
+            self.pending.push(self.slot, i, |bytes| fill(value, bytes));
+            Ok(())
+        });
         self.pending.drain(self.slot);
         result
     }
@@ -190,8 +186,7 @@ impl<'a, T: Uniform> Batch<'a, T> {
     where
         T: 'v,
     {
-        let fill = |value: &T, bytes: &mut [u8]| bytes.copy_from_slice(bytemuck::bytes_of(&value.to_gpu()));
-        self.target.write_all(items, |t, id: I| t.index(id.into()), fill)
+        self.target.write_all(items, |t, id: I| t.index(id.into()), Self::fill)
     }
 
     /// [`Batch::set_all`] by position in `list`, with no handle lookup.
@@ -203,14 +198,19 @@ impl<'a, T: Uniform> Batch<'a, T> {
     where
         T: 'v,
     {
-        let fill = |value: &T, bytes: &mut [u8]| bytes.copy_from_slice(bytemuck::bytes_of(&value.to_gpu()));
-        self.target.write_all(items, |t, position| t.listed(list, position), fill)
+        self.target.write_all(items, |t, position| t.listed(list, position), Self::fill)
     }
 
     #[inline]
     fn write(&mut self, index: u32, value: &T) {
         let gpu = value.to_gpu();
         self.target.slot.write(index, self.target.param.offset, bytemuck::bytes_of(&gpu));
+    }
+
+    /// A queued write's bytes: the value's buffer form.
+    #[inline]
+    fn fill(value: &T, bytes: &mut [u8]) {
+        bytes.copy_from_slice(bytemuck::bytes_of(&value.to_gpu()));
     }
 }
 
@@ -266,7 +266,7 @@ impl<'a, T: ShaderStruct> StructBatch<'a, T> {
     where
         T: 'v,
     {
-        self.target.write_all(items, |t, id: I| t.index(id.into()), |value: &T, bytes| value.write_gpu(bytes))
+        self.target.write_all(items, |t, id: I| t.index(id.into()), T::write_gpu)
     }
 
     /// [`StructBatch::set_all`] by position in `list`, with no handle lookup.
@@ -278,11 +278,7 @@ impl<'a, T: ShaderStruct> StructBatch<'a, T> {
     where
         T: 'v,
     {
-        self.target.write_all(
-            items,
-            |t, position| t.listed(list, position),
-            |value: &T, bytes| value.write_gpu(bytes),
-        )
+        self.target.write_all(items, |t, position| t.listed(list, position), T::write_gpu)
     }
 
     #[inline]

@@ -31,8 +31,17 @@ pub(crate) struct WriteBehind {
 }
 
 impl WriteBehind {
+    /// An empty queue; its buffer is made by the first [`WriteBehind::ready`],
+    /// so a batch that only writes one call at a time allocates nothing.
     pub(crate) fn new(width: usize, offset: u32, apply: Apply) -> Self {
-        Self { indices: [0; DEPTH], bytes: vec![0; width * DEPTH], width, offset, head: 0, len: 0, apply }
+        Self { indices: [0; DEPTH], bytes: Vec::new(), width, offset, head: 0, len: 0, apply }
+    }
+
+    /// Makes the queue's buffer, once, before the first [`WriteBehind::push`].
+    pub(crate) fn ready(&mut self) {
+        if self.bytes.is_empty() {
+            self.bytes = vec![0; self.width * DEPTH];
+        }
     }
 
     /// Queues a write to instance `index` whose bytes `fill` writes, and
