@@ -50,6 +50,21 @@ const RUNS_WRITTEN: usize = 32;
 /// Bytes of one object element.
 const STRIDE: usize = OBJECT_STRIDE as usize;
 
+/// Writes `items` (elements of `N` bytes) at `offset` of `target` through
+/// the belt, copied in `enc`; returns the bytes.
+fn put<const N: usize>(
+    belt: &mut wgpu::util::StagingBelt,
+    enc: &mut wgpu::CommandEncoder,
+    target: &wgpu::Buffer,
+    offset: u64,
+    items: impl ExactSizeIterator<Item = [u8; N]>,
+) -> usize {
+    let len = items.len() * N;
+    let size = wgpu::BufferSize::new(len as u64).expect("objects changed");
+    belt.write_buffer(enc, target, offset, size).slice(..).into_chunks::<N>().0.write_iter(items);
+    len
+}
+
 /// One object's element, packed on the stack for a write into mapped memory
 /// (which wgpu lets one write, never read).
 #[inline]
@@ -159,43 +174,24 @@ impl StorageInstancing {
         if changed.is_empty() {
             return (0, 0);
         }
-        let stride = STRIDE;
-        let size = |n: usize| wgpu::BufferSize::new(n as u64).expect("objects changed");
+        let (belt, objects) = (&mut self.belt, &self.objects);
+        let packed_at = |&(o, _): &(usize, _)| packed(&scene.objects[o]);
         if changed.len() * 2 >= self.count {
-            let len = self.count * stride;
-            let mut view = self.belt.write_buffer(enc, &self.objects, 0, size(len));
-            view.slice(..).into_chunks::<STRIDE>().0.write_iter(scene.objects.iter().map(packed));
+            let len = put(belt, enc, objects, 0, scene.objects.iter().map(packed));
             return (len as u64, 1);
         }
         let runs = 1 + changed.windows(2).filter(|w| w[1].0 != w[0].0 + 1).count();
         if runs <= RUNS_WRITTEN {
             let mut calls = 0;
             for run in changed.chunk_by(|a, b| b.0 == a.0 + 1) {
-                let at = (run[0].0 * stride) as u64;
-                let mut view = self.belt.write_buffer(enc, &self.objects, at, size(run.len() * stride));
-                view.slice(..)
-                    .into_chunks::<STRIDE>()
-                    .0
-                    .write_iter(run.iter().map(|&(o, _)| packed(&scene.objects[o])));
+                put(belt, enc, objects, (run[0].0 * STRIDE) as u64, run.iter().map(packed_at));
                 calls += 1;
             }
-            return ((changed.len() * stride) as u64, calls);
+            return ((changed.len() * STRIDE) as u64, calls);
         }
-        let (data, index_bytes) = (changed.len() * stride, changed.len() * 4);
-        {
-            let mut view = self.belt.write_buffer(enc, &self.scatter.src, 0, size(data));
-            view.slice(..)
-                .into_chunks::<STRIDE>()
-                .0
-                .write_iter(changed.iter().map(|&(o, _)| packed(&scene.objects[o])));
-        }
-        {
-            let mut view = self.belt.write_buffer(enc, &self.scatter.idx, 0, size(index_bytes));
-            view.slice(..)
-                .into_chunks::<4>()
-                .0
-                .write_iter(changed.iter().map(|&(o, _)| (o as u32).to_le_bytes()));
-        }
+        let data = put(belt, enc, &self.scatter.src, 0, changed.iter().map(packed_at));
+        let index_bytes =
+            put(belt, enc, &self.scatter.idx, 0, changed.iter().map(|&(o, _)| (o as u32).to_le_bytes()));
         let s = &self.scatter;
         fn bytes(b: &wgpu::Buffer, n: usize) -> wgpu::BufferBinding<'_> {
             wgpu::BufferBinding { buffer: b, offset: 0, size: wgpu::BufferSize::new(n as u64) }
