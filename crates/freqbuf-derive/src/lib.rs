@@ -18,11 +18,37 @@
 //! ```
 //!
 //! Fields are any `freqbuf::Uniform` type (scalars, vectors and matrices as
-//! arrays, glam's and mint's); named fields only, no generics. A field may
-//! say `#[shader(offset = N)]` (its offset, where members the struct leaves
-//! out come before it; checked against its alignment at compile time) and
-//! `#[shader(name = "crate")]` (the member it writes, where the field
-//! cannot be named so).
+//! arrays, glam's and mint's), another `ShaderStruct` (a nested struct), or
+//! a fixed array of either; named fields only, no generics.
+//!
+//! ```
+//! use freqbuf::ShaderStruct;
+//!
+//! #[derive(ShaderStruct)]
+//! struct Light {
+//!     position: [f32; 3], // vec3<f32> at 0
+//!     range: f32,         // f32 at 12
+//! }
+//!
+//! #[derive(ShaderStruct)]
+//! struct View {
+//!     lights: [Light; 4],              // array<Light, 4> at 0, stride 16
+//!     #[shader(array)]
+//!     weights: [[f32; 4]; 2],          // array<vec4<f32>, 2> at 64, not a mat2x4
+//! }
+//! assert_eq!(View::SIZE, 96);
+//! ```
+//!
+//! A field may say:
+//! - `#[shader(offset = N)]`: its offset, where members the struct leaves
+//!   out come before it (checked against its alignment at compile time);
+//! - `#[shader(name = "crate")]`: the member it writes, where the field
+//!   cannot be named so;
+//! - `#[shader(array)]`: a `[T; N]` of scalars or vectors that is a WGSL
+//!   array, since Rust's `[f32; 4]` is also a `vec4<f32>` and
+//!   `[[f32; 4]; 2]` a `mat2x4<f32>` (any other `[T; N]` is an array);
+//! - `#[shader(stride = N)]`: an array's stride, where it is not WGSL's
+//!   (GLSL's std140 rounds `float[4]` to 16 bytes).
 
 use proc_macro::TokenStream;
 use quote::quote;
@@ -54,47 +80,116 @@ fn expand(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
         ));
     };
     let idents = fields.named.iter().filter_map(|f| f.ident.as_ref()).collect::<Vec<_>>();
-    let types = fields.named.iter().map(|f| &f.ty).collect::<Vec<_>>();
-    let mut names = Vec::new();
-    let mut offsets = Vec::new();
-    for (f, ident) in fields.named.iter().zip(&idents) {
-        let (name, offset) = attributes(f)?;
-        names.push(name.unwrap_or_else(|| ident.to_string().trim_start_matches("r#").to_owned()));
-        // `u32::MAX`: the next offset WGSL's alignment allows.
-        offsets.push(offset.unwrap_or(u32::MAX));
+    let mut shapes = Vec::new();
+    let mut puts = Vec::new();
+    for (i, (f, ident)) in fields.named.iter().zip(&idents).enumerate() {
+        let attrs = attributes(f)?;
+        let member = attrs.name.unwrap_or_else(|| ident.to_string().trim_start_matches("r#").to_owned());
+        // `u32::MAX`: the next offset (or stride) WGSL's alignment allows.
+        let offset = attrs.offset.unwrap_or(u32::MAX);
+        let at = quote! { <Self as ::freqbuf::ShaderStruct>::MEMBERS[#i] };
+        match array_of(&f.ty, attrs.array) {
+            Some((elem, len)) => {
+                let stride = attrs.stride.unwrap_or(u32::MAX);
+                shapes.push(quote! {
+                    (#member, ::freqbuf::FieldType::array(
+                        &<#elem as ::freqbuf::ShaderField>::FIELD, (#len) as u32, #stride), #offset)
+                });
+                puts.push(quote! {
+                    if let ::freqbuf::FieldType::Array { stride, .. } = #at.ty {
+                        ::freqbuf::__derive::put_array(out, #at.offset, stride, &self.#ident);
+                    }
+                });
+            }
+            None if attrs.stride.is_some() || attrs.array => {
+                return Err(syn::Error::new_spanned(
+                    &f.ty,
+                    "ShaderStruct: `array` and `stride` are for `[T; N]` fields",
+                ));
+            }
+            None => {
+                let ty = &f.ty;
+                shapes.push(quote! { (#member, <#ty as ::freqbuf::ShaderField>::FIELD, #offset) });
+                puts.push(quote! { ::freqbuf::ShaderField::put(&self.#ident, out, #at.offset); });
+            }
+        }
     }
-    let indices = (0..idents.len()).collect::<Vec<_>>();
+    let rust_name = name.to_string();
     Ok(quote! {
         impl ::freqbuf::ShaderStruct for #name {
-            const MEMBERS: &'static [::freqbuf::StructMember] = &::freqbuf::__derive::struct_members_at([
-                #( (#names, <#types as ::freqbuf::Uniform>::TYPE, #offsets) ),*
-            ]);
+            const MEMBERS: &'static [::freqbuf::StructMember] =
+                &::freqbuf::__derive::struct_members_at([ #( #shapes ),* ]);
 
             fn write_gpu(&self, out: &mut [u8]) {
-                let members = <Self as ::freqbuf::ShaderStruct>::MEMBERS;
-                #( ::freqbuf::__derive::put_member(out, members[#indices].offset, &self.#idents); )*
+                #( #puts )*
+            }
+        }
+
+        impl ::freqbuf::ShaderField for #name {
+            const FIELD: ::freqbuf::FieldType = ::freqbuf::FieldType::Struct {
+                name: #rust_name,
+                members: <Self as ::freqbuf::ShaderStruct>::MEMBERS,
+                size: <Self as ::freqbuf::ShaderStruct>::SIZE,
+            };
+
+            fn put(&self, out: &mut [u8], offset: u32) {
+                ::freqbuf::__derive::put_struct(out, offset, self);
             }
         }
     })
 }
 
-/// A field's `#[shader(name = "..", offset = N)]`: the member it writes
-/// (where the field cannot be named so, as `crate`), and its byte offset
-/// (where members the struct leaves out come before it).
-fn attributes(field: &syn::Field) -> syn::Result<(Option<String>, Option<u32>)> {
-    let (mut name, mut offset) = (None, None);
+/// A field's `#[shader(..)]`.
+#[derive(Default)]
+struct Attributes {
+    /// `name = ".."`: the member it writes, where the field cannot be named so (`crate`).
+    name: Option<String>,
+    /// `offset = N`: its byte offset, where members the struct leaves out come before it.
+    offset: Option<u32>,
+    /// `array`: a `[T; N]` that is an array, not a vector or matrix.
+    array: bool,
+    /// `stride = N`: an array's stride, where it is not WGSL's (GLSL's std140).
+    stride: Option<u32>,
+}
+
+fn attributes(field: &syn::Field) -> syn::Result<Attributes> {
+    let mut out = Attributes::default();
     for attr in field.attrs.iter().filter(|a| a.path().is_ident("shader")) {
         attr.parse_nested_meta(|meta| {
+            let int = |meta: &syn::meta::ParseNestedMeta| -> syn::Result<u32> {
+                meta.value()?.parse::<syn::LitInt>()?.base10_parse::<u32>()
+            };
             if meta.path.is_ident("name") {
-                name = Some(meta.value()?.parse::<syn::LitStr>()?.value());
-                Ok(())
+                out.name = Some(meta.value()?.parse::<syn::LitStr>()?.value());
             } else if meta.path.is_ident("offset") {
-                offset = Some(meta.value()?.parse::<syn::LitInt>()?.base10_parse::<u32>()?);
-                Ok(())
+                out.offset = Some(int(&meta)?);
+            } else if meta.path.is_ident("stride") {
+                out.stride = Some(int(&meta)?);
+            } else if meta.path.is_ident("array") {
+                out.array = true;
             } else {
-                Err(meta.error("ShaderStruct: expected `name = \"..\"` or `offset = N`"))
+                return Err(meta
+                    .error("ShaderStruct: expected `name = \"..\"`, `offset = N`, `array` or `stride = N`"));
             }
+            Ok(())
         })?;
     }
-    Ok((name, offset))
+    Ok(out)
+}
+
+/// The element type and length of a field that is an array: a `[T; N]`
+/// marked `array`, or any `[T; N]` whose `T` is not a scalar or a scalar
+/// array (`[f32; 4]` is a `vec4`, `[[f32; 4]; 4]` a `mat4x4`, but
+/// `[Light; 4]` and `[Vec4; 8]` are arrays).
+fn array_of(ty: &syn::Type, marked: bool) -> Option<(&syn::Type, &syn::Expr)> {
+    let syn::Type::Array(array) = ty else { return None };
+    (marked || !is_scalar_or_vector(&array.elem)).then_some((&*array.elem, &array.len))
+}
+
+fn is_scalar_or_vector(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Path(p) => ["f32", "i32", "u32"].iter().any(|s| p.path.is_ident(s)),
+        syn::Type::Array(a) => is_scalar_or_vector(&a.elem),
+        _ => false,
+    }
 }

@@ -9,11 +9,11 @@ use common::gpu;
 use freqbuf::{Binder, Draw, Manager, MaterialId, SlotPlan};
 use freqbuf_effects::{Effects, Materials};
 
-const WGSL: &str = "struct M { color: vec4<f32>, shininess: f32 }
+const WGSL: &str = "struct M { color: vec4<f32>, shininess: f32, tints: array<vec4<f32>, 2> }
 @group(2) @binding(0) var<uniform> m: M;
-@group(2) @binding(1) var<storage, read_write> seen: array<f32, 5>;
+@group(2) @binding(1) var<storage, read_write> seen: array<f32, 6>;
 @compute @workgroup_size(1) fn main() {
-    seen[0] = m.color.x; seen[1] = m.color.y; seen[2] = m.color.z; seen[3] = m.color.w;
+    seen[0] = m.color.x; seen[1] = m.color.y; seen[2] = m.color.z; seen[3] = m.color.w; seen[5] = m.tints[1].y;
 #ifdef SHINY
     seen[4] = m.shininess * 2.0;
 #else
@@ -42,7 +42,7 @@ fn seen(
     let pipeline = pipeline.clone();
     let out = h.device.create_buffer(&wgpu::BufferDescriptor {
         label: None,
-        size: 20,
+        size: 24,
         usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     });
@@ -74,26 +74,41 @@ fn writes_past_the_store_survive_flag_changes_and_derived_materials() {
     let color = fb.param_in(&family, "color").unwrap();
     fb.material(a).set_struct(typed, &Block { color: [0.1, 0.2, 0.3, 1.0], shininess: 8.0 }).unwrap();
     mats.set_flags(&mut fx, &mut fb, a, &["SHINY"]).unwrap();
-    assert_eq!(seen(h, (&mut fx, e), &mut fb, &mats, a), [0.1, 0.2, 0.3, 1.0, 16.0]);
+    assert_eq!(seen(h, (&mut fx, e), &mut fb, &mats, a), [0.1, 0.2, 0.3, 1.0, 16.0, 0.0]);
     mats.set_flags(&mut fx, &mut fb, a, &[]).unwrap();
-    assert_eq!(seen(h, (&mut fx, e), &mut fb, &mats, a), [0.1, 0.2, 0.3, 1.0, 8.0]);
+    assert_eq!(seen(h, (&mut fx, e), &mut fb, &mats, a), [0.1, 0.2, 0.3, 1.0, 8.0, 0.0]);
 
     // The core's set of one member; a derived material takes it from its parent.
     fb.material(a).set(color, &[0.5f32, 0.5, 0.5, 1.0]).unwrap();
     let child = mats.derive(&mut fb, a).unwrap();
-    assert_eq!(seen(h, (&mut fx, e), &mut fb, &mats, child), [0.5, 0.5, 0.5, 1.0, 8.0]);
+    assert_eq!(seen(h, (&mut fx, e), &mut fb, &mats, child), [0.5, 0.5, 0.5, 1.0, 8.0, 0.0]);
     // A core write on the child is its own: a value set on the parent does not replace it.
     fb.material(child).set(color, &[0.0f32, 1.0, 0.0, 1.0]).unwrap();
     mats.set(&mut fb, a, "color", &[0.25f32, 0.25, 0.25, 1.0]).unwrap();
     mats.set_flags(&mut fx, &mut fb, child, &["SHINY"]).unwrap();
-    assert_eq!(seen(h, (&mut fx, e), &mut fb, &mats, child), [0.0, 1.0, 0.0, 1.0, 16.0]);
-    assert_eq!(seen(h, (&mut fx, e), &mut fb, &mats, a), [0.25, 0.25, 0.25, 1.0, 8.0]);
+    assert_eq!(seen(h, (&mut fx, e), &mut fb, &mats, child), [0.0, 1.0, 0.0, 1.0, 16.0, 0.0]);
+    assert_eq!(seen(h, (&mut fx, e), &mut fb, &mats, a), [0.25, 0.25, 0.25, 1.0, 8.0, 0.0]);
 
     // The store's set_struct: kept across flags, passed on to derived materials.
     let b = mats.create(&mut fx, &mut fb, e, &[]).unwrap();
     mats.set_struct(&mut fb, b, &Block { color: [0.75, 0.5, 0.25, 1.0], shininess: 4.0 }).unwrap();
     mats.set_flags(&mut fx, &mut fb, b, &["SHINY"]).unwrap();
-    assert_eq!(seen(h, (&mut fx, e), &mut fb, &mats, b), [0.75, 0.5, 0.25, 1.0, 8.0]);
+    assert_eq!(seen(h, (&mut fx, e), &mut fb, &mats, b), [0.75, 0.5, 0.25, 1.0, 8.0, 0.0]);
     let d = mats.derive(&mut fb, b).unwrap();
-    assert_eq!(seen(h, (&mut fx, e), &mut fb, &mats, d), [0.75, 0.5, 0.25, 1.0, 8.0]);
+    assert_eq!(seen(h, (&mut fx, e), &mut fb, &mats, d), [0.75, 0.5, 0.25, 1.0, 8.0, 0.0]);
+
+    // An array field through the store: kept across flags and passed on.
+    #[derive(freqbuf::ShaderStruct)]
+    struct Tinted {
+        color: [f32; 4],
+        shininess: f32,
+        #[shader(array)]
+        tints: [[f32; 4]; 2],
+    }
+    let value = Tinted { color: [0.5; 4], shininess: 2.0, tints: [[0.0; 4], [0.0, 7.0, 0.0, 0.0]] };
+    mats.set_struct(&mut fb, b, &value).unwrap();
+    mats.set_flags(&mut fx, &mut fb, b, &[]).unwrap();
+    assert_eq!(seen(h, (&mut fx, e), &mut fb, &mats, b), [0.5, 0.5, 0.5, 0.5, 2.0, 7.0]);
+    // `d` keeps the SHINY it was derived with.
+    assert_eq!(seen(h, (&mut fx, e), &mut fb, &mats, d), [0.5, 0.5, 0.5, 0.5, 4.0, 7.0], "derived");
 }

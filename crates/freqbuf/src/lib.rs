@@ -117,12 +117,12 @@ pub use plan::{BindingPoint, Frequency, Sharing, SlotPlan};
 pub use registry::Registry;
 pub use setters::InstanceMut;
 pub use stats::{FrameStats, Stats};
-pub use typed::{ShaderStruct, StructMember, StructParam};
+pub use typed::{FieldType, ShaderField, ShaderStruct, StructMember, StructParam};
 
 /// What `#[derive(ShaderStruct)]` expands to calls; not an API.
 #[doc(hidden)]
 pub mod __derive {
-    pub use crate::typed::{put_member, struct_members, struct_members_at};
+    pub use crate::typed::{put_array, put_member, put_struct, struct_members_at};
 }
 pub use upload::FlushStrategy;
 

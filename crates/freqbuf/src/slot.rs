@@ -253,10 +253,9 @@ impl Slot {
     /// Writes the fields of a typed block from its buffer form `bytes`, each
     /// compared on its own.
     pub(crate) fn write_members<T: crate::ShaderStruct>(&mut self, index: u32, bytes: &[u8]) {
-        for m in T::MEMBERS {
-            let at = m.offset as usize;
-            self.write(index, m.offset, &bytes[at..at + m.size as usize]);
-        }
+        crate::typed::for_each_span(T::MEMBERS, 0, &mut |at, len| {
+            self.write(index, at, &bytes[at as usize..(at + len) as usize]);
+        });
     }
 
     /// Zeroes instance `index` (a reused index must not show its old values).

@@ -47,8 +47,11 @@ fn every_generated_field_is_at_its_reflected_offset() {
         }
         T::MEMBERS.iter().map(|m| (m.name, m.offset)).collect()
     }
-    assert_eq!(check::<ArrMid>(&r, "arr_mid", WGSL), [("before", 0), ("after", 48), ("tail", 56)]);
-    assert_eq!(check::<NestMid>(&r, "nest_mid", WGSL), [("before", 0), ("after", 32)]);
+    assert_eq!(
+        check::<ArrMid>(&r, "arr_mid", WGSL),
+        [("before", 0), ("arr", 16), ("after", 48), ("tail", 56)]
+    );
+    assert_eq!(check::<NestMid>(&r, "nest_mid", WGSL), [("before", 0), ("inner", 16), ("after", 32)]);
     assert_eq!(check::<SizeAttr>(&r, "size_attr", WGSL), [("a", 0), ("b", 16), ("c", 32), ("d", 40)]);
     let mats = check::<Mats>(&r, "mats", WGSL);
     let want =
@@ -58,4 +61,70 @@ fn every_generated_field_is_at_its_reflected_offset() {
     assert_eq!(check::<Keywords>(&r, "keywords", WGSL), [("box", 0), ("gen", 4), ("dyn", 8), ("in", 12)]);
     let names = check::<RustKeywords>(&r, "rust_keywords", GLSL).into_iter().map(|m| m.0).collect::<Vec<_>>();
     assert_eq!(names, ["self", "crate", "Self", "super", "yield", "macro", "async", "type"]);
+    // `grid`, an array of arrays, has no field; what follows keeps its offset.
+    let arrays =
+        [("lights", 0), ("weights", 96), ("many", 128), ("frames", 832), ("deep", 960), ("end", 1056)];
+    assert_eq!(check::<Arrays>(&r, "arrays", WGSL), arrays);
+    assert_eq!(
+        check::<Std140>(&r, "std140_", GLSL),
+        [("weights", 0), ("offsets", 64), ("taps", 112), ("last", 144)]
+    );
+}
+
+/// Nested structs and arrays are checked inside, not only where they start:
+/// a stride or an inner field that differs is named by its path.
+#[test]
+fn a_nested_field_or_stride_that_differs_is_named_by_its_path() {
+    #[derive(freqbuf::ShaderStruct)]
+    #[allow(dead_code)]
+    struct Light {
+        position: [f32; 3],
+        color: [f32; 4], // at 16 in Rust, where WGSL has `range` at 12 and `color` at 16: matches
+        #[shader(offset = 32)]
+        range: f32, // at 32, where WGSL has it at 12
+    }
+    #[derive(freqbuf::ShaderStruct)]
+    #[allow(dead_code)]
+    struct Arrays {
+        lights: [Light; 2], // 2 of stride 48 in Rust, 3 of 32 in the block
+        #[shader(offset = 96, array, stride = 16)]
+        weights: [[f32; 4]; 2], // matches
+        #[shader(offset = 128, array)]
+        many: [[u32; 4]; 4], // 4 where the block has 40
+    }
+    let e = registry().struct_param_in::<Arrays>(WGSL, "arrays").unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "parameter `arrays`: the struct `Arrays` does not match the block: \
+         `lights` is array<Light, 2> (stride 48) at offset 0 in the struct, \
+         array<Light, 3> (stride 32) at offset 0 in the block; \
+         `many` is array<vec4<u32>, 4> (stride 16) at offset 128 in the struct, \
+         array<vec4<u32>, 40> (stride 16) at offset 128 in the block"
+    );
+    #[derive(freqbuf::ShaderStruct)]
+    #[allow(dead_code)]
+    struct Flat {
+        position: [f32; 2], // vec2 where the block has vec3
+        range: f32,
+        color: [f32; 4],
+    }
+    #[derive(freqbuf::ShaderStruct)]
+    #[allow(dead_code)]
+    struct Deep {
+        #[shader(offset = 16)]
+        lights: [Flat; 2],
+    }
+    #[derive(freqbuf::ShaderStruct)]
+    #[allow(dead_code)]
+    struct Outer {
+        #[shader(offset = 960)]
+        deep: Deep,
+    }
+    let e = registry().struct_param_in::<Outer>(WGSL, "arrays").unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "parameter `arrays`: the struct `Outer` does not match the block: \
+         `deep.lights[].position` is vec2<f32> at offset 0 in the struct, vec3<f32> at offset 0 in the block; \
+         `deep.lights[].range` is f32 at offset 8 in the struct, f32 at offset 12 in the block"
+    );
 }

@@ -46,9 +46,10 @@ fn a_typed_block_is_checked_once_and_read_back_field_by_field() {
         ("basis", 48),
         ("uv_scale", 96),
         ("bias", 104),
+        ("weights", 112),
     ];
     assert_eq!(offsets, want);
-    assert_eq!(generated::Material::SIZE, 112);
+    assert_eq!(generated::Material::SIZE, 144);
     let typed = fb.param_struct::<generated::Material>("material").unwrap();
     assert!(fb.param_struct_in::<generated::Material>(&family, "Material").is_ok(), "by its struct name too");
     let value = generated::Material {
@@ -59,10 +60,9 @@ fn a_typed_block_is_checked_once_and_read_back_field_by_field() {
         basis: [[10.0, 11.0, 12.0], [13.0, 14.0, 15.0], [16.0, 17.0, 18.0]],
         uv_scale: [19.0, 20.0],
         bias: -3,
+        weights: [[0.0; 4], [22.0, 23.0, 24.0, 25.0]],
     };
     let m = fb.create_material_in(&family);
-    let weights = fb.param_in(&family, "weights[1]").unwrap();
-    fb.material(m).set(weights, &[0.0f32, 0.0, 0.0, 21.0]).unwrap();
     fb.material(m).set_struct(typed, &value).unwrap();
     let out = h.device.create_buffer(&wgpu::BufferDescriptor {
         label: None,
@@ -83,7 +83,7 @@ fn a_typed_block_is_checked_once_and_read_back_field_by_field() {
     assert_eq!((9..18).map(f).collect::<Vec<_>>(), value.basis.concat());
     assert_eq!([f(18), f(19)], value.uv_scale);
     assert_eq!(words[20] as i32, value.bias);
-    assert_eq!(f(21), 21.0, "a member the struct lacks keeps its value");
+    assert_eq!(f(21), 25.0, "the array field `weights[1].w`");
     // The same value again makes nothing dirty.
     fb.material(m).set_struct(typed, &value).unwrap();
     fb.flush(&h.queue).unwrap();
@@ -113,4 +113,95 @@ fn a_struct_that_does_not_match_lists_every_mismatch() {
         common::chain(&e),
         "parameter `materials`: unknown name; did you mean `material`, `Material`?"
     );
+}
+
+mod nested {
+    use super::*;
+
+    #[derive(Clone, Copy, freqbuf::ShaderStruct)]
+    struct Light {
+        position: [f32; 3],
+        range: f32,
+        color: [f32; 4],
+    }
+
+    /// Part of WGSL's `Fog`: its `color` is left out, and keeps its value.
+    #[derive(freqbuf::ShaderStruct)]
+    struct Fog {
+        #[shader(offset = 12)]
+        density: f32,
+    }
+
+    #[derive(freqbuf::ShaderStruct)]
+    struct View {
+        lights: [Light; 4],
+        fog: Fog,
+        #[shader(array)]
+        cascades: [[f32; 4]; 3],
+        #[shader(array)]
+        shadows: [[[f32; 3]; 4]; 2],
+        count: u32,
+    }
+
+    /// The words the shader copies out, from the value set and the fog's
+    /// color set by name.
+    fn model(v: &View, fog_color: [f32; 3]) -> Vec<u32> {
+        let mut words = Vec::new();
+        for l in &v.lights {
+            words.extend(l.position.iter().chain([&l.range]).chain(&l.color).map(|x| x.to_bits()));
+        }
+        words.extend(fog_color.iter().chain([&v.fog.density]).map(|x| x.to_bits()));
+        words.extend(v.cascades.iter().flatten().map(|x| x.to_bits()));
+        words.extend(v.shadows.iter().flatten().flatten().map(|x| x.to_bits()));
+        words.push(v.count);
+        words
+    }
+
+    #[test]
+    fn arrays_of_structs_nested_structs_and_arrays_of_matrices_are_one_typed_write() {
+        let Some(h) = gpu::device() else { return };
+        let mut fb = Manager::new(&h.device, SlotPlan::default());
+        let source = include_str!("shaders/typed_nested.wgsl");
+        let name = "crates/freqbuf/tests/shaders/typed_nested.wgsl";
+        let id = fb.register(ShaderReflection::new(name, ShaderSource::Wgsl(source)).unwrap()).unwrap();
+        let typed = fb.param_struct::<View>("view").unwrap();
+        let m = fb.create_material_in(name);
+        let fog_color = [0.25, 0.5, 0.75];
+        let by_name = fb.param_in(name, "fog.color").unwrap();
+        fb.material(m).set(by_name, &fog_color).unwrap();
+        let n = |i: usize| i as f32;
+        let mut value = View {
+            lights: std::array::from_fn(|l| Light {
+                position: [n(l * 8), n(l * 8 + 1), n(l * 8 + 2)],
+                range: n(l * 8 + 3),
+                color: [n(l * 8 + 4), n(l * 8 + 5), n(l * 8 + 6), n(l * 8 + 7)],
+            }),
+            fog: Fog { density: 35.0 },
+            cascades: std::array::from_fn(|c| std::array::from_fn(|i| n(36 + c * 4 + i))),
+            shadows: std::array::from_fn(|s| {
+                std::array::from_fn(|c| std::array::from_fn(|r| n(48 + s * 12 + c * 3 + r)))
+            }),
+            count: 4,
+        };
+        let out = h.device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: 73 * 4,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        fb.material(m).set_buffer("out", &out).unwrap();
+        for round in 0..2 {
+            fb.material(m).set_struct(typed, &value).unwrap();
+            fb.flush(&h.queue).unwrap();
+            gpu::dispatch(h, &mut fb, &[(Draw::new(id).material(m), "main")]);
+            assert_eq!(gpu::read_words(h, &out), model(&value, fog_color), "round {round}");
+            // Change one light's range and one shadow matrix's element.
+            value.lights[2].range = -1.0;
+            value.shadows[1][3][2] = -2.0;
+        }
+        fb.take_stats();
+        fb.material(m).set_struct(typed, &value).unwrap();
+        fb.flush(&h.queue).unwrap();
+        assert_eq!(fb.take_stats().total().bytes_uploaded, 0, "the same value again uploads nothing");
+    }
 }

@@ -7,11 +7,22 @@
 pub struct ArrMid {
     #[shader(offset = 0)]
     pub before: f32,
-    // `arr` (array<vec3<f32>, 2>): no Rust field type; set it by name
+    #[shader(offset = 16, array, stride = 16)]
+    pub arr: [[f32; 3]; 2],
     #[shader(offset = 48)]
     pub after: f32,
     #[shader(offset = 56)]
     pub tail: [f32; 2],
+}
+
+/// The WGSL struct `Inner`, as the blocks below hold it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, freqbuf::ShaderStruct)]
+#[allow(non_snake_case)]
+pub struct Inner {
+    #[shader(offset = 0)]
+    pub a: [f32; 3],
+    #[shader(offset = 12)]
+    pub b: f32,
 }
 
 /// The material block `nest_mid` at `@group(2) @binding(1)`, family `crates/freqbuf/tests/rust_corpus/blocks.wgsl`.
@@ -20,7 +31,8 @@ pub struct ArrMid {
 pub struct NestMid {
     #[shader(offset = 0)]
     pub before: f32,
-    // `inner` (Inner): no Rust field type; set it by name
+    #[shader(offset = 16)]
+    pub inner: Inner,
     #[shader(offset = 32)]
     pub after: f32,
 }
@@ -105,4 +117,71 @@ pub struct RustKeywords {
     pub r#async: f32,
     #[shader(offset = 28)]
     pub r#type: f32,
+}
+
+/// The WGSL struct `Light`, as the blocks below hold it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, freqbuf::ShaderStruct)]
+#[allow(non_snake_case)]
+pub struct Light {
+    #[shader(offset = 0)]
+    pub position: [f32; 3],
+    #[shader(offset = 12)]
+    pub range: f32,
+    #[shader(offset = 16)]
+    pub color: [f32; 4],
+}
+
+/// The WGSL struct `Deep`, as the blocks below hold it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, freqbuf::ShaderStruct)]
+#[allow(non_snake_case)]
+pub struct Deep {
+    #[shader(offset = 0)]
+    pub inner: Inner,
+    #[shader(offset = 16, array, stride = 32)]
+    pub lights: [Light; 2],
+    #[shader(offset = 80)]
+    pub scale: f32,
+}
+
+/// The material block `arrays` at `@group(2) @binding(8)`, family `crates/freqbuf/tests/rust_corpus/blocks.wgsl`.
+#[derive(Clone, Copy, Debug, PartialEq, freqbuf::ShaderStruct)]
+#[allow(non_snake_case)]
+pub struct Arrays {
+    #[shader(offset = 0, array, stride = 32)]
+    pub lights: [Light; 3],
+    #[shader(offset = 96, array, stride = 16)]
+    pub weights: [[f32; 4]; 2],
+    #[shader(offset = 128, array, stride = 16)]
+    pub many: [[u32; 4]; 40],
+    // `grid` (array<array<vec4<f32>, 2>, 2>): no Rust field type; set it by name
+    #[shader(offset = 832, array, stride = 64)]
+    pub frames: [[[f32; 3]; 4]; 2],
+    #[shader(offset = 960)]
+    pub deep: Deep,
+    #[shader(offset = 1056)]
+    pub end: f32,
+}
+
+/// The WGSL struct `Tap`, as the blocks below hold it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, freqbuf::ShaderStruct)]
+#[allow(non_snake_case)]
+pub struct Tap {
+    #[shader(offset = 0)]
+    pub uv: [f32; 2],
+    #[shader(offset = 8)]
+    pub weight: f32,
+}
+
+/// The material block `std140_` at `@group(2) @binding(9)`, family `crates/freqbuf/tests/rust_corpus/keywords.comp`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, freqbuf::ShaderStruct)]
+#[allow(non_snake_case)]
+pub struct Std140 {
+    #[shader(offset = 0, array, stride = 16)]
+    pub weights: [f32; 4],
+    #[shader(offset = 64, array, stride = 16)]
+    pub offsets: [[f32; 2]; 3],
+    #[shader(offset = 112, array, stride = 16)]
+    pub taps: [Tap; 2],
+    #[shader(offset = 144)]
+    pub last: f32,
 }

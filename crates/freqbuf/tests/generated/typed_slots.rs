@@ -19,5 +19,6 @@ pub struct Material {
     pub uv_scale: [f32; 2],
     #[shader(offset = 104)]
     pub bias: i32,
-    // `weights` (array<vec4<f32>, 2>): no Rust field type; set it by name
+    #[shader(offset = 112, array, stride = 16)]
+    pub weights: [[f32; 4]; 2],
 }

@@ -7,7 +7,7 @@
 //! own: no write is lost behind its back. And `Materials::set_struct`
 //! writes a typed block through the store.
 
-use freqbuf::{Frequency, Manager, MaterialId, ShaderStruct};
+use freqbuf::{FieldType, Frequency, Manager, MaterialId, ShaderStruct};
 
 use super::{Materials, Stored, check_type};
 use crate::error::MaterialError;
@@ -31,7 +31,12 @@ impl Materials {
         for f in T::MEMBERS {
             self.check_name(m, f.name)?;
             let at = f.offset as usize;
-            let stored = Stored { ty: Some(f.ty), bytes: bytes[at..at + f.size as usize].to_vec() };
+            // Arrays and nested structs are kept as their bytes, whole.
+            let ty = match f.ty {
+                FieldType::Value(v) => Some(v),
+                _ => None,
+            };
+            let stored = Stored { ty, bytes: bytes[at..at + f.size as usize].to_vec() };
             let info = &self.effects[&self.materials[&m].effect];
             if let Ok(param) = info.merged.resolve_in(&info.family, f.name, Some(Frequency::Material)) {
                 check_type(f.name, param.value_type(), &stored)?;
