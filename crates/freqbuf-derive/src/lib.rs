@@ -193,3 +193,8 @@ fn is_scalar_or_vector(ty: &syn::Type) -> bool {
         _ => false,
     }
 }
+
+/// The crate's README (what the registry shows), compiled as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+mod readme {}

@@ -30,3 +30,8 @@ pub use queue::{Geometry, ItemId, Order, QueueContext, QueueItem, QueueStats, Re
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
 struct ReadmeDoctests;
+
+/// This crate's README (what the registry shows), compiled as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct CrateReadmeDoctests;
