@@ -16,6 +16,7 @@
 use std::marker::PhantomData;
 
 use crate::error::{Error, ParamErrorKind};
+use crate::family::FamilyId;
 use crate::instance::{InstanceId, InstanceTable};
 use crate::instance_list::InstanceList;
 use crate::param::{Param, Uniform};
@@ -34,7 +35,7 @@ struct Target<'a> {
     instances: &'a InstanceTable,
     param: Param,
     /// The slot's family, for a slot that has one per family.
-    family: Option<u32>,
+    family: Option<FamilyId>,
     /// `set_all`'s queue of checked writes, empty between calls.
     pending: WriteBehind,
 }
@@ -50,7 +51,7 @@ impl<'a> Target<'a> {
         (width, offset, apply): (usize, u32, Apply),
     ) -> Result<Self, Error> {
         check_param(registry, slots, param.frequency, param)?;
-        let family = registry[param.slot].family_index();
+        let family = registry[param.slot].family_id();
         let slot = &mut slots[param.slot.index()];
         Ok(Self { registry, slot, instances, param, family, pending: WriteBehind::new(width, offset, apply) })
     }

@@ -9,6 +9,7 @@ use std::collections::BTreeSet;
 use slotmap::{DefaultKey, Key, KeyData, SlotMap};
 
 use crate::error::Error;
+use crate::family::FamilyId;
 use crate::plan::{BindingPoint, Frequency};
 use crate::reflect::ResourceClass;
 
@@ -203,9 +204,6 @@ impl<K: Key> Instances<K> {
     }
 }
 
-/// Marks an instance made in no family: it holds values in every family's slots.
-const NO_FAMILY: u32 = u32::MAX;
-
 /// Marks a frequency the draw gives no instance of.
 pub(crate) const NOT_GIVEN: u32 = u32::MAX;
 /// Marks an instance handle that was freed.
@@ -237,8 +235,9 @@ pub(crate) struct InstanceTable {
     /// The instance a draw that names none of a frequency gets: the frame's.
     implied: [Option<RawKey>; Frequency::COUNT],
     resources: [Vec<InstanceResources>; Frequency::COUNT],
-    /// The family of each instance made in one ([`NO_FAMILY`] otherwise), by dense index.
-    families: [Vec<u32>; Frequency::COUNT],
+    /// The family of each instance made in one, by dense index (`None`: it
+    /// holds values in every family's slots).
+    families: [Vec<Option<FamilyId>>; Frequency::COUNT],
     /// Resource change counter: each change takes the next value.
     epoch: u64,
     /// Instances freed so far: a draw list's dense indices hold while it does.
@@ -259,22 +258,22 @@ impl InstanceTable {
     }
 
     /// A new instance of `K`'s frequency and its dense index, pending until
-    /// the next flush; in family `family` (an index of the registry's) if given.
-    pub(crate) fn insert<K: FromRaw>(&mut self, family: Option<u32>) -> (K, u32) {
+    /// the next flush; in `family` if given.
+    pub(crate) fn insert<K: FromRaw>(&mut self, family: Option<FamilyId>) -> (K, u32) {
         let f = K::FREQUENCY.index();
         let (key, index) = self.sets[f].insert();
         let families = &mut self.families[f];
         if families.len() <= index as usize {
-            families.resize(index as usize + 1, NO_FAMILY);
+            families.resize(index as usize + 1, None);
         }
-        families[index as usize] = family.unwrap_or(NO_FAMILY);
+        families[index as usize] = family;
         (K::from_raw(RawKey { tag: self.tag, key: key.data() }), index)
     }
 
     /// The family an instance was made in, if any.
     #[inline]
-    pub(crate) fn family(&self, f: Frequency, index: u32) -> Option<u32> {
-        self.families[f.index()].get(index as usize).copied().filter(|&fam| fam != NO_FAMILY)
+    pub(crate) fn family(&self, f: Frequency, index: u32) -> Option<FamilyId> {
+        self.families[f.index()].get(index as usize).copied().flatten()
     }
 
     /// The key an id stands for: its own, or the frame's for the frame.

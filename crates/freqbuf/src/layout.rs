@@ -6,6 +6,7 @@
 //! two different members must not share bytes.
 
 use crate::error::{LayoutErrorKind, Location, MemberSite, ParamErrorKind};
+use crate::family::{FamilyId, NamedFamily};
 use crate::id::ShaderId;
 use crate::name::Segment;
 use crate::name::is_padding;
@@ -20,8 +21,8 @@ pub struct SlotLayout {
     size: u32,
     /// An array slot: a storage array with one element per instance.
     array: bool,
-    /// The family (its index in the registry, and name) of a per-family slot.
-    family: Option<(u32, String)>,
+    /// The family of a per-family slot.
+    family: Option<NamedFamily>,
     members: Vec<SlotMember>,
     users: Vec<ShaderId>,
     /// Block variable and struct type names its users declare (`mat_b`, `MatB`),
@@ -58,7 +59,7 @@ impl SlotLayout {
         binding: BindingPoint,
         frequency: Frequency,
         array: bool,
-        family: Option<(u32, String)>,
+        family: Option<NamedFamily>,
     ) -> Self {
         Self {
             binding,
@@ -82,13 +83,13 @@ impl SlotLayout {
     /// frequency ([`crate::Sharing::PerFamily`]); `None` for a shared slot.
     #[inline]
     pub fn family(&self) -> Option<&str> {
-        self.family.as_ref().map(|f| f.1.as_str())
+        self.family.as_ref().map(|f| f.name.as_str())
     }
 
-    /// The registry's index of its family.
+    /// Its family, for a slot of a per-family frequency.
     #[inline]
-    pub(crate) fn family_index(&self) -> Option<u32> {
-        self.family.as_ref().map(|f| f.0)
+    pub(crate) fn family_id(&self) -> Option<FamilyId> {
+        self.family.as_ref().map(|f| f.id)
     }
 
     /// The slot's update frequency.

@@ -66,6 +66,7 @@ mod declare;
 mod declare_rust;
 mod dirty;
 mod error;
+mod family;
 #[cfg(feature = "fault-injection")]
 pub mod fault;
 #[cfg(feature = "headless")]

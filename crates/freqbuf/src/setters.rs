@@ -6,6 +6,7 @@ use smallvec::SmallVec;
 
 use crate::binding::{BindGroups, describe};
 use crate::error::{Error, ParamError, ParamErrorKind};
+use crate::family::FamilyId;
 use crate::instance::{Bound, InstanceId, InstanceTable};
 use crate::param::{Param, Uniform, type_name};
 use crate::registry::Registry;
@@ -138,11 +139,11 @@ impl InstanceMut<'_> {
 
     fn resolve(&self, name: &str) -> Result<Param, Error> {
         let family = self.own_family()?;
-        Ok(self.registry.resolve_scoped(name, Some(self.id.frequency()), family)?)
+        Ok(self.registry.resolve_scoped(name, Some(self.id.frequency()), family.into())?)
     }
 
     /// The family this instance was made in, if any.
-    fn own_family(&self) -> Result<Option<u32>, Error> {
+    fn own_family(&self) -> Result<Option<FamilyId>, Error> {
         let index = self.instances.index(self.id)?;
         Ok(self.instances.family(self.id.frequency(), index))
     }
@@ -158,7 +159,7 @@ impl InstanceMut<'_> {
     /// An instance made in a family sets only its family's (and shared) slots.
     #[inline]
     fn check_family(&self, param: Param, index: u32) -> Result<(), Error> {
-        let member = self.registry[param.slot].family_index();
+        let member = self.registry[param.slot].family_id();
         check_family(self.registry, param, member, self.instances.family(self.id.frequency(), index))
     }
 
@@ -184,7 +185,7 @@ impl InstanceMut<'_> {
         let f = self.id.frequency();
         let index = self.instances.index(self.id)?;
         let family = self.instances.family(f, index);
-        let (shared, element) = self.registry.resolve_binding(name, f, family, bound.class())?;
+        let (shared, element) = self.registry.resolve_binding(name, f, family.into(), bound.class())?;
         let resource = &shared.resource;
         let ty = match resource.binding_type().expect("registered bindings have a type") {
             wgpu::BindingType::Buffer { ty, has_dynamic_offset, .. } => wgpu::BindingType::Buffer {
@@ -264,8 +265,8 @@ pub(crate) fn check_param(
 pub(crate) fn check_family(
     registry: &Registry,
     param: Param,
-    member: Option<u32>,
-    own: Option<u32>,
+    member: Option<FamilyId>,
+    own: Option<FamilyId>,
 ) -> Result<(), Error> {
     let Some((member, own)) = member.zip(own) else {
         return Ok(());

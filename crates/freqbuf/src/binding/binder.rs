@@ -27,6 +27,7 @@ use crate::binding::context::{BindContext, BindSource};
 use crate::binding::groups::GroupInputs;
 use crate::binding::state::{BindState, DrawInputs, GroupAccess};
 use crate::error::Error;
+use crate::family::FamilyId;
 use crate::id::{ShaderId, SlotId};
 use crate::instance::{NOT_GIVEN, checked};
 use crate::limits::MAX_GROUPS;
@@ -346,9 +347,9 @@ fn same_family(
     registry: &Registry,
     shader: ShaderId,
     slot: SlotId,
-    own: impl FnOnce() -> Option<u32>,
+    own: impl FnOnce() -> Option<FamilyId>,
 ) -> Result<(), Error> {
-    match registry[slot].family_index() {
+    match registry[slot].family_id() {
         Some(fam) => match own() {
             Some(own) if own != fam => Err(other_family(registry, shader, slot, fam, own)),
             _ => Ok(()),
@@ -361,7 +362,7 @@ fn same_family(
 /// so that the checks around it stay small enough to inline.
 #[cold]
 #[inline(never)]
-fn other_family(registry: &Registry, shader: ShaderId, slot: SlotId, fam: u32, own: u32) -> Error {
+fn other_family(registry: &Registry, shader: ShaderId, slot: SlotId, fam: FamilyId, own: FamilyId) -> Error {
     Error::OtherFamily {
         shader: registry[shader].name().to_owned(),
         frequency: registry[slot].frequency(),

@@ -3,6 +3,7 @@
 
 use super::Manager;
 use crate::error::Error;
+use crate::family::FamilyId;
 use crate::instance::{FromRaw, InstanceId, MaterialId, ObjectId, ViewId};
 use crate::plan::Frequency;
 use crate::setters::InstanceMut;
@@ -39,7 +40,7 @@ impl Manager {
         self.create(None)
     }
 
-    fn create<K: FromRaw>(&mut self, family: Option<u32>) -> K {
+    fn create<K: FromRaw>(&mut self, family: Option<FamilyId>) -> K {
         let f = K::FREQUENCY;
         let (key, index) = self.instances.insert::<K>(family);
         let high = self.instances.high(f);

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::ops::Index;
 
 use crate::error::{Error, LayoutErrorKind};
+use crate::family::{Families, FamilyId};
 use crate::id::{NEXT_TAG, ShaderId, SlotId};
 use crate::layout::SlotLayout;
 use crate::limits::{self, DeviceCaps};
@@ -27,8 +28,8 @@ pub(crate) struct SharedBinding {
     pub frequency: Frequency,
     /// The shader that first declared it.
     pub shader: ShaderId,
-    /// Its family's index, at a per-family frequency.
-    pub family: Option<u32>,
+    /// Its family, at a per-family frequency.
+    pub family: Option<FamilyId>,
     /// The texture or sampler types other shaders declare here (a
     /// permutation's `texture_depth_multisampled_2d` where the first has
     /// `texture_depth_2d`): each pipeline layout declares its own, and an
@@ -39,8 +40,8 @@ pub(crate) struct SharedBinding {
 /// A shader's registration, checked and merged but not committed.
 #[derive(Debug)]
 pub(crate) struct Staged {
-    /// The shader's family: an index, and the name when it is new.
-    family: (u32, Option<String>),
+    /// The shader's family, and its name when it is new.
+    family: (FamilyId, Option<String>),
     slots: BTreeMap<BindingPoint, SlotLayout>,
     new_bindings: Vec<SharedBinding>,
     now_sampled: Vec<BindingKey>,
@@ -58,18 +59,18 @@ pub struct Registry {
     /// Slots by binding point and family (`None` at a shared frequency).
     slot_by_point: BTreeMap<Key, SlotId>,
     bindings: BTreeMap<BindingKey, SharedBinding>,
-    /// Family names, by index; and each shader's family, by shader index.
-    families: Vec<String>,
-    shader_family: Vec<u32>,
+    /// Family names; and each shader's family, by shader index.
+    families: Families,
+    shader_family: Vec<FamilyId>,
 }
 
 /// Where a slot or binding lives: its point, and its family at a per-family frequency.
-type Key = (BindingPoint, Option<u32>);
+type Key = (BindingPoint, Option<FamilyId>);
 
 /// Where a binding lives: a slot's key and the class of resource (a
 /// texture, a sampler and a buffer may share a point, each for the
 /// pipelines that declare it).
-type BindingKey = (BindingPoint, Option<u32>, ResourceClass);
+type BindingKey = (BindingPoint, Option<FamilyId>, ResourceClass);
 
 impl Registry {
     /// WebGPU's default `max_uniform_buffer_binding_size`, used when there is no device.
@@ -91,7 +92,7 @@ impl Registry {
             slots: Vec::new(),
             slot_by_point: BTreeMap::new(),
             bindings: BTreeMap::new(),
-            families: Vec::new(),
+            families: Families::default(),
             shader_family: Vec::new(),
         }
     }
@@ -193,10 +194,10 @@ impl Registry {
         let id = ShaderId::new(self.tag, self.shaders.len() as u32);
         let Staged { family, slots, new_bindings, now_sampled, new_alternates } = staged;
         if let Some(name) = family.1 {
-            self.families.push(name);
+            self.families.intern(&name);
         }
         for (point, layout) in slots {
-            let key = (point, layout.family_index());
+            let key = (point, layout.family_id());
             match self.slot_by_point.get(&key) {
                 Some(s) => self.slots[s.index()] = layout,
                 None => {
@@ -249,14 +250,19 @@ impl Registry {
     /// per-family frequency, the first family's ([`Registry::slot_in`] picks one).
     #[inline]
     pub fn slot_at(&self, point: BindingPoint) -> Option<SlotId> {
-        self.slot_by_point.range((point, None)..=(point, Some(u32::MAX))).next().map(|(_, &s)| s)
+        self.slot_by_point.range((point, None)..).next().filter(|(k, _)| k.0 == point).map(|(_, &s)| s)
     }
 
     /// The slot that shaders of `family` use at a binding point: the shared
     /// slot there, or at a per-family frequency that family's own.
     pub fn slot_in(&self, family: &str, point: BindingPoint) -> Option<SlotId> {
-        // A family no shader named yet has no slots of its own.
-        self.slot_for(point, self.family_index(family).unwrap_or(u32::MAX))
+        let frequency = self.plan.frequency(point)?;
+        match self.families.get(family) {
+            Some(f) => self.slot_for(point, f),
+            // A family no shader named yet has no slots of its own.
+            None if self.per_family(frequency) => None,
+            None => self.slot_by_point.get(&(point, None)).copied(),
+        }
     }
 
     /// The slot a registered shader uses at a binding point.
@@ -264,8 +270,8 @@ impl Registry {
         self.slot_for(point, self.shader_family[shader.index()])
     }
 
-    /// The slot shaders of the family with index `family` use at `point`.
-    fn slot_for(&self, point: BindingPoint, family: u32) -> Option<SlotId> {
+    /// The slot shaders of `family` use at `point`.
+    fn slot_for(&self, point: BindingPoint, family: FamilyId) -> Option<SlotId> {
         let frequency = self.plan.frequency(point)?;
         self.slot_by_point.get(&(point, self.per_family(frequency).then_some(family))).copied()
     }
@@ -276,7 +282,7 @@ impl Registry {
         &self,
         conflict: LayoutErrorKind,
         frequency: Frequency,
-        family: Option<u32>,
+        family: Option<FamilyId>,
     ) -> LayoutErrorKind {
         let conflict = Box::new(conflict);
         match family {
@@ -287,8 +293,8 @@ impl Registry {
     }
 
     /// A family's name; a family being staged is not in the list yet.
-    fn family_name_or_new(&self, index: u32) -> String {
-        self.families.get(index as usize).cloned().unwrap_or_default()
+    fn family_name_or_new(&self, family: FamilyId) -> String {
+        self.families.name(family).unwrap_or_default().to_owned()
     }
 
     /// Whether `frequency`'s blocks get a slot per family.
@@ -297,24 +303,15 @@ impl Registry {
         self.plan.sharing(frequency) == Sharing::PerFamily
     }
 
-    /// The index of a family a registered shader belongs to.
-    #[inline]
-    pub(crate) fn family_index(&self, family: &str) -> Option<u32> {
-        self.families.iter().position(|f| f == family).map(|i| i as u32)
+    /// A family's id, adding the family when no shader named it yet.
+    pub(crate) fn intern_family(&mut self, family: &str) -> FamilyId {
+        self.families.intern(family)
     }
 
-    /// A family's index, adding the family when no shader named it yet.
-    pub(crate) fn intern_family(&mut self, family: &str) -> u32 {
-        self.family_index(family).unwrap_or_else(|| {
-            self.families.push(family.to_owned());
-            self.families.len() as u32 - 1
-        })
-    }
-
-    /// A family's name, by its index.
+    /// A family's name.
     #[inline]
-    pub(crate) fn family_name(&self, index: u32) -> &str {
-        &self.families[index as usize]
+    pub(crate) fn family_name(&self, family: FamilyId) -> &str {
+        self.families.name(family).expect("a family the registry named")
     }
 
     /// Bindings that are not uniform blocks (textures, samplers, storage), by binding point.

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Registry, SharedBinding};
 use crate::error::{ParamError, ParamErrorKind};
+use crate::family::{FamilyId, FamilyScope};
 use crate::id::SlotId;
 use crate::layout::SlotLayout;
 use crate::name::{closest, parse_path};
@@ -18,7 +19,7 @@ impl Registry {
     ///
     /// Unknown names get the closest known names as suggestions.
     pub fn resolve(&self, path: &str, frequency: Option<Frequency>) -> Result<Param, ParamError> {
-        self.resolve_scoped(path, frequency, None)
+        self.resolve_scoped(path, frequency, FamilyScope::Every)
     }
 
     /// [`Registry::resolve`] among the slots shaders of `family` use: the
@@ -31,19 +32,19 @@ impl Registry {
     ) -> Result<Param, ParamError> {
         // A family no shader named yet has no slots of its own: a name
         // outside the shared slots is then the family's fault, said so.
-        let Some(index) = self.family_index(family) else {
-            return self.resolve_scoped(path, frequency, Some(u32::MAX)).map_err(|e| match e.kind {
+        let Some(id) = self.families.get(family) else {
+            return self.resolve_scoped(path, frequency, FamilyScope::Unnamed).map_err(|e| match e.kind {
                 ParamErrorKind::Unknown { .. } | ParamErrorKind::OtherFamily { .. } => ParamError {
                     name: path.to_owned(),
                     kind: ParamErrorKind::UnknownFamily {
                         family: family.to_owned(),
-                        known: self.families.clone(),
+                        known: self.families.names().to_vec(),
                     },
                 },
                 _ => e,
             });
         };
-        self.resolve_scoped(path, frequency, Some(index))
+        self.resolve_scoped(path, frequency, FamilyScope::Only(id))
     }
 
     /// The uniform block named `name` (its variable or struct name) among
@@ -51,8 +52,8 @@ impl Registry {
     /// family's when `None`). Cost: a pass over the slots.
     pub(crate) fn block(&self, name: &str, family: Option<&str>) -> Result<SlotId, ParamError> {
         let err = |kind| ParamError { name: name.to_owned(), kind };
-        let own = family.map(|f| self.family_index(f).unwrap_or(u32::MAX));
-        let in_scope = |s: &SlotLayout| own.is_none_or(|fi| s.family_index().is_none_or(|sf| sf == fi));
+        let scope = FamilyScope::of(&self.families, family);
+        let in_scope = |s: &SlotLayout| scope.sees(s.family_id());
         let found = self
             .slots()
             .filter(|(_, s)| in_scope(s) && s.aliases().iter().any(|a| a == name))
@@ -71,20 +72,18 @@ impl Registry {
     }
 
     /// Resolves among the slots of `frequency` (every one when `None`) that
-    /// belong to no family or to `family` (every family when `None`).
+    /// belong to no family or to a family in `scope`.
     pub(crate) fn resolve_scoped(
         &self,
         path: &str,
         frequency: Option<Frequency>,
-        family: Option<u32>,
+        scope: FamilyScope,
     ) -> Result<Param, ParamError> {
         let err = |kind| ParamError { name: path.to_owned(), kind };
         let parsed = parse_path(path).map_err(err)?;
         let first = parsed[0].name;
-        let in_scope = |s: &SlotLayout| {
-            frequency.is_none_or(|f| s.frequency() == f)
-                && family.is_none_or(|fi| s.family_index().is_none_or(|sf| sf == fi))
-        };
+        let in_scope =
+            |s: &SlotLayout| frequency.is_none_or(|f| s.frequency() == f) && scope.sees(s.family_id());
         let candidates = || self.slots().filter(|(_, s)| in_scope(s));
         // A member name first; then a block name qualifying one: `mat_b.color`, `MatB.color`.
         let mut found: Vec<_> = candidates().filter(|(_, s)| s.member(first).is_some()).collect();
@@ -119,8 +118,13 @@ impl Registry {
                 return Err(err(ParamErrorKind::WrongFrequency { wanted, actual: slot.frequency() }));
             }
             // In scope but for its family: another family's block has it.
-            if let (Some(member_family), Some(own)) = (slot.family(), family) {
-                let instance_family = self.families.get(own as usize).cloned().unwrap_or_default();
+            let own = match scope {
+                FamilyScope::Only(own) => self.families.name(own),
+                FamilyScope::Unnamed => Some(""),
+                FamilyScope::Every => None,
+            };
+            if let (Some(member_family), Some(own)) = (slot.family(), own) {
+                let instance_family = own.to_owned();
                 let member_family = member_family.to_owned();
                 return Err(err(ParamErrorKind::OtherFamily { member_family, instance_family }));
             }
@@ -141,7 +145,7 @@ impl Registry {
         &self,
         path: &str,
         frequency: Frequency,
-        family: Option<u32>,
+        scope: FamilyScope,
         want: ResourceClass,
     ) -> Result<(&SharedBinding, u32), ParamError> {
         let err = |kind| ParamError { name: path.to_owned(), kind };
@@ -150,12 +154,12 @@ impl Registry {
             return Err(err(ParamErrorKind::Malformed));
         };
         // An instance of a family sees the shared bindings and its family's.
-        let in_scope = |b: &&SharedBinding| family.is_none_or(|fi| b.family.is_none_or(|bf| bf == fi));
+        let in_scope = |b: &&SharedBinding| scope.sees(b.family);
         let named = |b: &&SharedBinding| in_scope(b) && b.resource.name == seg.name;
         // One name may be a texture in one pipeline and a sampler in another.
         let shared = self.bindings().filter(named).find(|b| b.resource.kind.class() == want);
         let Some(shared) = shared.or_else(|| self.bindings().find(named)) else {
-            if self.resolve_scoped(seg.name, None, family).is_ok() {
+            if self.resolve_scoped(seg.name, None, scope).is_ok() {
                 let found = want.as_str().into();
                 return Err(err(ParamErrorKind::TypeMismatch { expected: "a uniform value".into(), found }));
             }
@@ -192,10 +196,10 @@ impl Registry {
     /// slots: a bare name is then ambiguous and must be qualified by its block.
     pub fn ambiguous_names(&self) -> Vec<(Frequency, String, Vec<SlotId>)> {
         // Within one family's view: blocks of two families never meet in a shader.
-        let mut seen: BTreeMap<(Frequency, Option<u32>, &str), Vec<SlotId>> = BTreeMap::new();
+        let mut seen: BTreeMap<(Frequency, Option<FamilyId>, &str), Vec<SlotId>> = BTreeMap::new();
         for (id, slot) in self.slots() {
             for name in slot.names() {
-                seen.entry((slot.frequency(), slot.family_index(), name)).or_default().push(id);
+                seen.entry((slot.frequency(), slot.family_id(), name)).or_default().push(id);
             }
         }
         seen.into_iter().filter(|(_, s)| s.len() > 1).map(|((f, _, n), s)| (f, n.to_owned(), s)).collect()

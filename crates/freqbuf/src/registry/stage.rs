@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use super::{BindingKey, Key, Registry, SharedBinding, Staged};
 use crate::error::{Error, LayoutErrorKind, ResourceSite};
+use crate::family::NamedFamily;
 use crate::id::ShaderId;
 use crate::layout::SlotLayout;
 use crate::plan::{BindingPoint, Frequency};
@@ -23,9 +24,9 @@ impl Registry {
         let mut now_sampled: Vec<BindingKey> = Vec::new();
         let mut new_alternates: Vec<(BindingKey, wgpu::BindingType)> = Vec::new();
         let mut array_frequency: Option<(Frequency, String)> = None;
-        let family = match self.family_index(shader.family()) {
-            Some(i) => (i, None),
-            None => (self.families.len() as u32, Some(shader.family().to_owned())),
+        let family = match self.families.get(shader.family()) {
+            Some(f) => (f, None),
+            None => (self.families.next(), Some(shader.family().to_owned())),
         };
         let key_of = |point, frequency| (point, self.per_family(frequency).then_some(family.0));
         // Resources are sorted by binding point: two of one point are neighbours.
@@ -124,7 +125,7 @@ impl Registry {
                     let slot = staged.entry(point).or_insert_with(|| match self.slot_by_point.get(&key) {
                         Some(s) => self.slots[s.index()].clone(),
                         None => {
-                            let fam = key.1.map(|i| (i, shader.family().to_owned()));
+                            let fam = key.1.map(|id| NamedFamily { id, name: shader.family().to_owned() });
                             SlotLayout::new(point, frequency, res.is_array_slot(), fam)
                         }
                     });
