@@ -16,6 +16,7 @@ mod effect;
 mod error;
 mod material;
 mod queue;
+mod tag;
 
 pub use effect::{
     Blend, CheckReport, Compare, Cull, DefValue, DepthState, EXHAUSTIVE_FLAGS, Effect, EffectId, EffectStats,

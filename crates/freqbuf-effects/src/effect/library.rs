@@ -72,8 +72,6 @@ pub struct Effects {
     pub(super) workers: Vec<Effects>,
 }
 
-static NEXT_LIBRARY: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
-
 impl Default for Effects {
     fn default() -> Self {
         Self::new()
@@ -84,7 +82,7 @@ impl Effects {
     /// An empty library.
     pub fn new() -> Self {
         Self {
-            tag: NEXT_LIBRARY.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            tag: crate::tag::Counter::Library.next(),
             compose: Compose::new(),
             effects: Vec::new(),
             shaders: HashMap::new(),

@@ -33,9 +33,6 @@ pub struct ItemId {
     key: ItemKey,
 }
 
-/// The next queue's tag.
-static NEXT_QUEUE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
-
 /// What an `encode` did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct QueueStats {
@@ -108,7 +105,7 @@ pub struct RenderQueue {
 impl RenderQueue {
     /// An empty queue.
     pub fn new() -> Self {
-        let tag = NEXT_QUEUE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tag = crate::tag::Counter::Queue.next();
         Self { tag, items: SlotMap::with_key(), bins: BTreeMap::new() }
     }
 

@@ -23,9 +23,6 @@ pub(crate) struct CachedGroup {
     pub(crate) serial: u64,
 }
 
-/// The serial of the next bind group built, by any manager (0 means nothing bound).
-static NEXT_SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-
 /// Bind groups by variant and owner index (index 0 when the variant has no owner).
 #[derive(Debug, Default)]
 pub(crate) struct BindGroups {
@@ -90,7 +87,7 @@ impl BindGroups {
         let group = scope::scoped(inputs.device, what, || self.create(variant, inputs, &label))
             .unwrap_or_else(Err)?;
         // Unique across managers: one binder may serve several.
-        let serial = NEXT_SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let serial = crate::id::Counter::BindGroup.next();
         let cache = {
             if self.cache.len() <= vid.0 as usize {
                 self.cache.resize_with(vid.0 as usize + 1, Vec::new);

@@ -146,8 +146,7 @@ impl DrawList {
                 Ok((d.shader(), index))
             })
             .collect::<Result<_, Error>>()?;
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-        let serial = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let serial = crate::id::Counter::DrawList.next();
         Ok(Self { tag, frees: instances.frees(), serial, draws, recorded: None })
     }
 

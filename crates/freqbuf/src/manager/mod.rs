@@ -72,14 +72,6 @@ pub struct Manager {
     device_serial: u64,
 }
 
-/// Serials of (manager, device) pairs, unique in the process: wgpu's own
-/// ids repeat across instances, so two devices can compare equal.
-static NEXT_DEVICE_SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-
-pub(crate) fn next_device_serial() -> u64 {
-    NEXT_DEVICE_SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-}
-
 impl Manager {
     /// A manager for `device` with the given plan and default options.
     ///
@@ -122,7 +114,7 @@ impl Manager {
             uploader: Uploader::new(strategy, caps.limits.clone()),
             stats: FrameStats::default(),
             replacements: 0,
-            device_serial: next_device_serial(),
+            device_serial: crate::id::Counter::DeviceSerial.next(),
             caps,
         }
     }

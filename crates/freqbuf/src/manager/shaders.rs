@@ -93,7 +93,7 @@ impl Manager {
         }
         self.instances.clear_resources();
         self.device = device.clone();
-        self.device_serial = super::next_device_serial();
+        self.device_serial = crate::id::Counter::DeviceSerial.next();
         // The flush settings are the application's: only the device-bound state goes.
         let dense = self.uploader.dense;
         self.uploader = Uploader::new(self.uploader.strategy, caps.limits.clone());

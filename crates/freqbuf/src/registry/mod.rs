@@ -9,7 +9,7 @@ use std::ops::Index;
 
 use crate::error::{Error, LayoutErrorKind};
 use crate::family::{Families, FamilyId};
-use crate::id::{NEXT_TAG, ShaderId, SlotId};
+use crate::id::{Counter, ShaderId, SlotId};
 use crate::layout::SlotLayout;
 use crate::limits::{self, DeviceCaps};
 use crate::plan::{BindingPoint, Frequency, Sharing, SlotPlan};
@@ -85,7 +85,7 @@ impl Registry {
     /// (pass `device.limits().max_uniform_buffer_binding_size`).
     pub fn with_limit(plan: SlotPlan, max_uniform_binding_size: u32) -> Self {
         Self {
-            tag: NEXT_TAG.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            tag: Counter::RegistryTag.next_tag(),
             plan,
             max_uniform_binding_size,
             shaders: Vec::new(),
@@ -104,7 +104,7 @@ impl Registry {
     /// Cost: a clone of every registered shader's reflection.
     pub fn scratch(&self) -> Registry {
         Registry {
-            tag: NEXT_TAG.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            tag: Counter::RegistryTag.next_tag(),
             plan: self.plan.clone(),
             max_uniform_binding_size: self.max_uniform_binding_size,
             shaders: self.shaders.clone(),
