@@ -13,7 +13,8 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use freqbuf::reflect::{Member, MemberType, ShaderReflection, ShaderSource, ValueType};
-use freqbuf::{BindingPoint, FieldType, Registry, SlotPlan, StructMember};
+use freqbuf::{BindingPoint, Registry, SlotPlan};
+use freqbuf::shape::{FieldType, StructMember};
 use libfuzzer_sys::fuzz_target;
 use naga::ScalarKind::{Float, Sint, Uint};
 

@@ -92,11 +92,11 @@ fn expand(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
             Some((elem, len)) => {
                 let stride = attrs.stride.unwrap_or(u32::MAX);
                 shapes.push(quote! {
-                    (#member, ::freqbuf::FieldType::array(
+                    (#member, ::freqbuf::shape::FieldType::array(
                         &<#elem as ::freqbuf::ShaderField>::FIELD, (#len) as u32, #stride), #offset)
                 });
                 puts.push(quote! {
-                    if let ::freqbuf::FieldType::Array { stride, .. } = #at.ty {
+                    if let ::freqbuf::shape::FieldType::Array { stride, .. } = #at.ty {
                         ::freqbuf::__derive::put_array(out, #at.offset, stride, &self.#ident);
                     }
                 });
@@ -117,7 +117,7 @@ fn expand(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
     let rust_name = name.to_string();
     Ok(quote! {
         impl ::freqbuf::ShaderStruct for #name {
-            const MEMBERS: &'static [::freqbuf::StructMember] =
+            const MEMBERS: &'static [::freqbuf::shape::StructMember] =
                 &::freqbuf::__derive::struct_members_at([ #( #shapes ),* ]);
 
             fn write_gpu(&self, out: &mut [u8]) {
@@ -126,7 +126,7 @@ fn expand(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
         }
 
         impl ::freqbuf::ShaderField for #name {
-            const FIELD: ::freqbuf::FieldType = ::freqbuf::FieldType::Struct {
+            const FIELD: ::freqbuf::shape::FieldType = ::freqbuf::shape::FieldType::Struct {
                 name: #rust_name,
                 members: <Self as ::freqbuf::ShaderStruct>::MEMBERS,
                 size: <Self as ::freqbuf::ShaderStruct>::SIZE,

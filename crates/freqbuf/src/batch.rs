@@ -15,7 +15,7 @@
 
 use std::marker::PhantomData;
 
-use crate::error::{Error, ParamErrorKind};
+use crate::errors::{Error, ParamErrorKind};
 use crate::family::FamilyId;
 use crate::instance::{InstanceId, InstanceTable};
 use crate::instance_list::InstanceList;

@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use crate::error::Error;
+use crate::errors::Error;
 use crate::layout::SlotLayout;
 use crate::name::is_padding;
 use crate::reflect::{Member, MemberType};

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 use slotmap::{DefaultKey, Key, KeyData, SlotMap};
 
-use crate::error::Error;
+use crate::errors::Error;
 use crate::family::FamilyId;
 use crate::plan::{BindingPoint, Frequency};
 use crate::reflect::ResourceClass;

@@ -12,7 +12,7 @@
 //! it is made again. Write a changing set through handles
 //! ([`Batch::set`](crate::Batch::set)).
 
-use crate::error::Error;
+use crate::errors::Error;
 use crate::instance::{InstanceId, InstanceTable};
 use crate::plan::Frequency;
 

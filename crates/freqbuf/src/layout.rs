@@ -5,7 +5,7 @@
 //! members. A member must keep its offset, type and count in every shader, and
 //! two different members must not share bytes.
 
-use crate::error::{LayoutErrorKind, Location, MemberSite, ParamErrorKind};
+use crate::errors::{LayoutErrorKind, Location, MemberSite, ParamErrorKind};
 use crate::family::{FamilyId, NamedFamily};
 use crate::id::ShaderId;
 use crate::name::Segment;

@@ -65,7 +65,7 @@ mod binding;
 mod declare;
 mod declare_rust;
 mod dirty;
-mod error;
+mod errors;
 mod family;
 #[cfg(feature = "fault-injection")]
 pub mod fault;
@@ -100,10 +100,7 @@ pub use batch::{Batch, StructBatch};
 #[doc(hidden)]
 pub use binding::{BindContext, BindSource};
 pub use binding::{BindState, BindTarget, Binder, Draw, DrawArgs, DrawList, IndirectDraws};
-pub use error::{
-    Error, LayoutErrorKind, LimitErrorKind, Location, MemberSite, ParamError, ParamErrorKind, ReflectError,
-    ReflectErrorKind, Report, ResourceSite,
-};
+pub use errors::{Error, ParamError, Report};
 #[cfg(feature = "derive")]
 pub use freqbuf_derive::ShaderStruct;
 #[cfg(feature = "headless")]
@@ -118,7 +115,22 @@ pub use plan::{BindingPoint, Frequency, Sharing, SlotPlan};
 pub use registry::Registry;
 pub use setters::InstanceMut;
 pub use stats::{FrameStats, Stats};
-pub use typed::{FieldType, ShaderField, ShaderStruct, StructMember, StructParam};
+pub use typed::{ShaderField, ShaderStruct, StructParam};
+
+/// What went wrong, in detail: the `*Kind` enums inside [`Error`]'s and
+/// [`ParamError`]'s variants, and the sites (file, line:column, member) they name.
+pub mod error {
+    pub use crate::errors::{
+        LayoutErrorKind, LimitErrorKind, Location, MemberSite, ParamErrorKind, ReflectError,
+        ReflectErrorKind, ResourceSite,
+    };
+}
+
+/// The shape of a [`ShaderStruct`]: its fields as `#[derive(ShaderStruct)]`
+/// lays them out, which [`Manager::param_struct`] checks against reflection.
+pub mod shape {
+    pub use crate::typed::{FieldType, StructMember};
+}
 
 /// What `#[derive(ShaderStruct)]` expands to calls; not an API.
 #[doc(hidden)]

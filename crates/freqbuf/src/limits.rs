@@ -15,7 +15,7 @@
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 
 use crate::array::{self, Addressing};
-use crate::error::{LimitError, LimitErrorKind, Location};
+use crate::errors::{LimitError, LimitErrorKind, Location};
 use crate::plan::BindingPoint;
 use crate::reflect::{ResourceKind, ShaderReflection};
 
@@ -140,7 +140,7 @@ pub(crate) fn check(shader: &ShaderReflection, caps: &DeviceCaps) -> Result<Chec
         let location = shader.source().and_then(|s| e.location(s)).map(Location::from_naga);
         if batched.is_some() {
             let r = shader.used_resources().find(|r| r.is_array_slot());
-            let why = format!("the uniform array does not validate: {}", crate::error::chain(e.as_inner()));
+            let why = format!("the uniform array does not validate: {}", crate::errors::chain(e.as_inner()));
             return Err(LimitError { location, ..fail(r, LimitErrorKind::ArrayFallback { why }) });
         }
         return Err(LimitError {

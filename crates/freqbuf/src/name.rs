@@ -7,7 +7,7 @@
 
 use smallvec::SmallVec;
 
-use crate::error::ParamErrorKind;
+use crate::errors::ParamErrorKind;
 
 /// Strips every trailing `[N]` suffix: `GMRTs[4]` → `GMRTs`, `m[2][3]` → `m`.
 ///

@@ -8,7 +8,7 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use crate::error::Error;
+use crate::errors::Error;
 
 /// Runs `f` inside error scopes on `device`; an error wgpu reports for it
 /// becomes `Error::Wgpu` naming `what`.

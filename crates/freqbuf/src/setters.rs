@@ -5,7 +5,7 @@
 use smallvec::SmallVec;
 
 use crate::binding::{BindGroups, describe};
-use crate::error::{Error, ParamError, ParamErrorKind};
+use crate::errors::{Error, ParamError, ParamErrorKind};
 use crate::family::FamilyId;
 use crate::instance::{Bound, InstanceId, InstanceTable};
 use crate::param::{Param, Uniform, type_name};

@@ -8,9 +8,8 @@
 use crate::common;
 
 use common::gpu;
-use freqbuf::{
-    Addressing, Binder, Draw, Error, Frequency, Headless, LayoutErrorKind, Manager, ObjectId, SlotPlan,
-};
+use freqbuf::error::LayoutErrorKind;
+use freqbuf::{Addressing, Binder, Draw, Error, Frequency, Headless, Manager, ObjectId, SlotPlan};
 
 /// 80-byte elements: not a power of two, so that batches hold 816 of them.
 const SHADER: &str = "struct Frame { scale: vec4<f32> }

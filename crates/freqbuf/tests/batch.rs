@@ -7,9 +7,8 @@
 use crate::common;
 
 use common::gpu;
-use freqbuf::{
-    Draw, Error, FlushStrategy, Manager, ObjectId, ParamErrorKind, ShaderId, ShaderStruct, SlotPlan,
-};
+use freqbuf::error::ParamErrorKind;
+use freqbuf::{Draw, Error, FlushStrategy, Manager, ObjectId, ShaderId, ShaderStruct, SlotPlan};
 
 const SHADER: &str = "
 struct Object { world: mat4x4<f32>, tint: vec4<f32> }

@@ -6,10 +6,11 @@ use crate::common;
 
 use common::gpu;
 use common::scene::{Kind, Report, Rig, TestShader};
+use freqbuf::error::ReflectErrorKind;
 use freqbuf::reflect::{MemberType, ShaderReflection, ShaderSource};
-use freqbuf::{Draw, Manager, ReflectErrorKind, SlotPlan};
+use freqbuf::{Draw, Manager, SlotPlan};
 
-fn wgsl(name: &str, src: &str) -> Result<ShaderReflection, freqbuf::ReflectError> {
+fn wgsl(name: &str, src: &str) -> Result<ShaderReflection, freqbuf::error::ReflectError> {
     ShaderReflection::new(name, ShaderSource::Wgsl(src))
 }
 

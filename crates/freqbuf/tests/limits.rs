@@ -6,7 +6,8 @@
 use crate::common;
 
 use common::gpu;
-use freqbuf::{Error, Frequency, LimitErrorKind, Manager, SlotPlan};
+use freqbuf::error::LimitErrorKind;
+use freqbuf::{Error, Frequency, Manager, SlotPlan};
 
 fn limit_kind(e: Error) -> LimitErrorKind {
     match e {

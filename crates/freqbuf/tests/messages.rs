@@ -49,7 +49,7 @@ impl Snapshots {
     }
 }
 
-fn wgsl(name: &str, src: &str) -> Result<ShaderReflection, freqbuf::ReflectError> {
+fn wgsl(name: &str, src: &str) -> Result<ShaderReflection, freqbuf::error::ReflectError> {
     ShaderReflection::new(name, ShaderSource::Wgsl(src))
 }
 
@@ -65,7 +65,7 @@ const FS: &str = "@fragment fn fs() -> @location(0) vec4<f32> { return vec4<f32>
 /// alone, one cause and several: the Debug form, not a structure dump.
 #[test]
 fn debug_is_the_report() {
-    let param = freqbuf::ParamError { name: "a[".into(), kind: freqbuf::ParamErrorKind::Malformed };
+    let param = freqbuf::ParamError { name: "a[".into(), kind: freqbuf::error::ParamErrorKind::Malformed };
     let parse = wgsl("a.wgsl", "fn f( {").unwrap_err();
     let invalid = "@group(0) @binding(0) var<uniform> weights: array<f32, 4>;\n@vertex fn vs() -> @builtin(position) vec4<f32> { return vec4<f32>(weights[0]); }";
     let invalid = wgsl("b.wgsl", invalid).unwrap_err();
@@ -80,7 +80,7 @@ fn debug_is_the_report() {
     // One cause is not numbered.
     let one = freqbuf::Error::Param(freqbuf::ParamError {
         name: "x".into(),
-        kind: freqbuf::ParamErrorKind::Malformed,
+        kind: freqbuf::error::ParamErrorKind::Malformed,
     });
     let wrapped = std::io::Error::other(one);
     assert_eq!(

@@ -5,7 +5,7 @@ use crate::common;
 
 use common::gpu;
 use common::scene::{Kind, Report, Rig, TestShader};
-use freqbuf::ParamErrorKind;
+use freqbuf::error::ParamErrorKind;
 use freqbuf::{Draw, Error, Manager, SlotPlan};
 
 const TWO: TestShader = TestShader {

@@ -4,10 +4,10 @@
 use crate::common;
 
 use common::rules::{Field, Rules, Ty, align_size, f, field_offsets, stride};
+use freqbuf::error::{LayoutErrorKind, ParamErrorKind, ReflectErrorKind};
 use freqbuf::naga::ShaderStage;
 use freqbuf::reflect::{Member, MemberType, ResourceKind, ShaderReflection, ShaderSource};
 use freqbuf::{BindingPoint, Error, Frequency, Registry, SlotPlan};
-use freqbuf::{LayoutErrorKind, ParamErrorKind, ReflectErrorKind};
 
 fn shader(name: &str) -> ShaderReflection {
     let path = format!("{}/tests/shaders/{name}", env!("CARGO_MANIFEST_DIR"));

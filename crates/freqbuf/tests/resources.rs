@@ -6,7 +6,7 @@ use crate::common;
 
 use common::gpu::{self, texel, texture_view as view};
 use common::scene::{Kind, Report, Rig, TestShader};
-use freqbuf::ParamErrorKind;
+use freqbuf::error::ParamErrorKind;
 use freqbuf::{Draw, Error, Manager, SlotPlan};
 
 const TEXTURES: TestShader = TestShader {

@@ -5,7 +5,7 @@ use crate::common;
 
 use common::gpu;
 use common::scene::{self, FULL, Kind, LIGHTS, Model, PREFIX, Rig};
-use freqbuf::ParamErrorKind;
+use freqbuf::error::ParamErrorKind;
 use freqbuf::{Draw, Error, Frequency, InstanceId, Manager, SlotPlan};
 
 macro_rules! device_or_skip {

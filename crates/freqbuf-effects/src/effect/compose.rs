@@ -10,7 +10,7 @@ use naga_oil::compose::{
 
 use super::defs;
 use crate::error::{EffectError, EffectErrorKind};
-use freqbuf::Location;
+use freqbuf::error::Location;
 
 /// naga_oil's span encoding: the low bits are the offset, the high bits the module.
 const SPAN_OFFSET_MASK: usize = (1 << 21) - 1;

@@ -1,7 +1,8 @@
 //! Effect errors: a bad effect file, a permutation that does not compose, a
 //! flag the effect does not have, permutations that disagree about a slot.
 
-use freqbuf::{Error, Location};
+use freqbuf::Error;
+use freqbuf::error::Location;
 
 use super::Site;
 

@@ -10,7 +10,7 @@ pub use material::{MaterialError, MaterialErrorKind};
 
 use std::fmt;
 
-use freqbuf::Location;
+use freqbuf::error::Location;
 
 /// Writes `file` or `file:line:column`.
 struct Site<'a>(&'a str, Option<Location>);

@@ -26,7 +26,7 @@ use crate::binding::Draw;
 use crate::binding::context::{BindContext, BindSource};
 use crate::binding::groups::GroupInputs;
 use crate::binding::state::{BindState, DrawInputs, GroupAccess};
-use crate::error::Error;
+use crate::errors::Error;
 use crate::family::FamilyId;
 use crate::id::{ShaderId, SlotId};
 use crate::instance::{NOT_GIVEN, checked};

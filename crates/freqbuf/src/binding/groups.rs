@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use crate::array::Addressing;
 use crate::binding::layouts::{Variant, VariantEntry, VariantId};
 use crate::binding::placeholders::Placeholders;
-use crate::error::{Error, ParamError, ParamErrorKind};
+use crate::errors::{Error, ParamError, ParamErrorKind};
 use crate::instance::{Bound, InstanceResources};
 use crate::plan::BindingPoint;
 use crate::reflect::ResourceClass;

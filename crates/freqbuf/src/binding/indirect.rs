@@ -20,7 +20,7 @@ use crate::binding::Binder;
 use crate::binding::binder::ALL_GROUPS;
 use crate::binding::context::{BindContext, BindSource};
 use crate::binding::list::{DrawList, Recorded};
-use crate::error::Error;
+use crate::errors::Error;
 use crate::scope;
 
 /// One draw's geometry, as the application gives it: what

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use smallvec::SmallVec;
 
-use crate::error::Error;
+use crate::errors::Error;
 use crate::id::{ShaderId, SlotId};
 use crate::limits::{self, Checked, DeviceCaps};
 use crate::plan::{BindingPoint, Frequency};

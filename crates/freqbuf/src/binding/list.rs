@@ -22,7 +22,7 @@ use smallvec::SmallVec;
 use crate::binding::binder::{ALL_GROUPS, NoPass, mask};
 use crate::binding::context::{BindContext, BindSource};
 use crate::binding::{BindTarget, Binder, Draw};
-use crate::error::Error;
+use crate::errors::Error;
 use crate::id::ShaderId;
 use crate::instance::{InstanceTable, NOT_GIVEN, checked};
 use crate::limits::MAX_GROUPS;

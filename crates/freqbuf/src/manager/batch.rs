@@ -3,7 +3,7 @@
 
 use super::Manager;
 use crate::batch::{Batch, StructBatch};
-use crate::error::Error;
+use crate::errors::Error;
 use crate::instance::InstanceId;
 use crate::instance_list::InstanceList;
 use crate::param::{Param, Uniform};
@@ -15,8 +15,8 @@ impl Manager {
     /// [`Batch::set`] costs a handle lookup and the value's bytes. The fastest
     /// way to write the objects that moved.
     ///
-    /// A whole array is [`ParamErrorKind::NeedsIndex`](crate::ParamErrorKind::NeedsIndex),
-    /// and a `T` of another type [`ParamErrorKind::TypeMismatch`](crate::ParamErrorKind::TypeMismatch).
+    /// A whole array is [`ParamErrorKind::NeedsIndex`](crate::error::ParamErrorKind::NeedsIndex),
+    /// and a `T` of another type [`ParamErrorKind::TypeMismatch`](crate::error::ParamErrorKind::TypeMismatch).
     pub fn batch<T: Uniform>(&mut self, param: Param) -> Result<Batch<'_, T>, Error> {
         Batch::new(&self.registry, &mut self.slots, &self.instances, param)
     }

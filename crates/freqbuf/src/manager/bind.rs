@@ -5,7 +5,7 @@
 
 use super::Manager;
 use crate::binding::{BindContext, BindSource, BindState, Binder, Draw, DrawList};
-use crate::error::Error;
+use crate::errors::Error;
 
 impl BindSource for Manager {
     #[inline]

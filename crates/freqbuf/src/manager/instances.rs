@@ -2,7 +2,7 @@
 //! borrowing one to set values and resources on ([`InstanceMut`]).
 
 use super::Manager;
-use crate::error::Error;
+use crate::errors::Error;
 use crate::family::FamilyId;
 use crate::instance::{FromRaw, InstanceId, MaterialId, ObjectId, ViewId};
 use crate::plan::Frequency;
@@ -26,7 +26,7 @@ impl Manager {
     /// [`ShaderReflection::family`](crate::reflect::ShaderReflection::family)):
     /// names set on it resolve among its family's blocks, and a member of
     /// another family's block is
-    /// [`ParamErrorKind::OtherFamily`](crate::ParamErrorKind::OtherFamily).
+    /// [`ParamErrorKind::OtherFamily`](crate::error::ParamErrorKind::OtherFamily).
     /// A family no shader has named yet is made, empty.
     ///
     /// Cost: as [`Manager::create_material`], and one family lookup.

@@ -6,7 +6,7 @@
 
 use crate::array::Addressing;
 use crate::binding::{BindGroups, Layouts};
-use crate::error::{Error, ParamError};
+use crate::errors::{Error, ParamError};
 use crate::id::SlotId;
 use crate::instance::InstanceTable;
 use crate::limits::DeviceCaps;
@@ -35,7 +35,8 @@ mod shaders;
 /// their binding are refused, and a failed call changes nothing.
 ///
 /// ```no_run
-/// use freqbuf::{Error, Manager, ParamErrorKind, SlotPlan};
+/// use freqbuf::{Error, Manager, SlotPlan};
+/// use freqbuf::error::ParamErrorKind;
 /// # fn f(device: &wgpu::Device) -> Result<(), Error> {
 /// let mut fb = Manager::new(device, SlotPlan::default());
 /// fb.register_wgsl(
@@ -203,7 +204,7 @@ impl Manager {
     /// [`Manager::param`] among the slots shaders of `family` use: the shared
     /// ones and that family's own (materials, by default). Needed when
     /// several families' blocks declare the name
-    /// ([`ParamErrorKind::InFamilies`](crate::ParamErrorKind::InFamilies)).
+    /// ([`ParamErrorKind::InFamilies`](crate::error::ParamErrorKind::InFamilies)).
     pub fn param_in(&self, family: &str, name: &str) -> Result<Param, ParamError> {
         self.registry.resolve_in(family, name, None)
     }

@@ -3,7 +3,7 @@
 use super::Manager;
 use crate::array::Addressing;
 use crate::binding::ShaderBinding;
-use crate::error::Error;
+use crate::errors::Error;
 use crate::id::ShaderId;
 use crate::limits::{self, DeviceCaps};
 use crate::reflect::{ShaderReflection, ShaderSource};

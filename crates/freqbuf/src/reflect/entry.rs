@@ -9,7 +9,7 @@
 use naga::AddressSpace;
 
 use super::ShaderReflection;
-use crate::error::{ReflectError, ReflectErrorKind};
+use crate::errors::{ReflectError, ReflectErrorKind};
 use crate::name::normalize;
 
 impl ShaderReflection {

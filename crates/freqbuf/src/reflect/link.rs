@@ -7,7 +7,7 @@
 
 use super::ShaderReflection;
 use super::types::Resource;
-use crate::error::Location;
+use crate::errors::Location;
 
 impl ShaderReflection {
     /// The layout of a pipeline made of `parts` (each usually narrowed to
@@ -15,7 +15,7 @@ impl ShaderReflection {
     /// points, and their resources merged by binding point. A resource that
     /// several parts declare alike (one imported `view`) is one resource used
     /// by each; two different resources that both are used stay apart, so
-    /// registering the result is [`LayoutErrorKind::SharedPoint`](crate::LayoutErrorKind::SharedPoint), naming both.
+    /// registering the result is [`LayoutErrorKind::SharedPoint`](crate::error::LayoutErrorKind::SharedPoint), naming both.
     /// Each resource keeps the name of the part that declares it
     /// ([`Resource::file`]), so that this and every other layout error name
     /// its own file and `line:column`, not the pipeline's.

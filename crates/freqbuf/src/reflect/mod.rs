@@ -16,7 +16,7 @@ use naga::proc::Layouter;
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 use naga::{AddressSpace, ArraySize, Module, ShaderStage, TypeInner};
 
-use crate::error::{Location, ReflectError, ReflectErrorKind};
+use crate::errors::{Location, ReflectError, ReflectErrorKind};
 use crate::name::normalize;
 use crate::plan::BindingPoint;
 

@@ -2,7 +2,7 @@
 
 use naga::{ImageClass, ShaderStage, TypeInner};
 
-use crate::error::Location;
+use crate::errors::Location;
 use crate::plan::BindingPoint;
 
 /// An entry point of a shader module.

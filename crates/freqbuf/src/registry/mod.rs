@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::ops::Index;
 
-use crate::error::{Error, LayoutErrorKind};
+use crate::errors::{Error, LayoutErrorKind};
 use crate::family::{Families, FamilyId};
 use crate::id::{Counter, ShaderId, SlotId};
 use crate::layout::SlotLayout;

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Registry, SharedBinding};
-use crate::error::{ParamError, ParamErrorKind};
+use crate::errors::{ParamError, ParamErrorKind};
 use crate::family::{FamilyId, FamilyScope};
 use crate::id::SlotId;
 use crate::layout::SlotLayout;

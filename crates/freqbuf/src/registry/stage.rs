@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::{BindingKey, Key, Registry, SharedBinding, Staged};
-use crate::error::{Error, LayoutErrorKind, ResourceSite};
+use crate::errors::{Error, LayoutErrorKind, ResourceSite};
 use crate::family::NamedFamily;
 use crate::id::ShaderId;
 use crate::layout::SlotLayout;

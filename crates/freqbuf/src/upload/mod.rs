@@ -17,7 +17,7 @@ mod plan;
 mod scatter;
 mod stage;
 
-use crate::error::Error;
+use crate::errors::Error;
 use crate::id::SlotId;
 use crate::plan::Frequency;
 use crate::slot::Slot;

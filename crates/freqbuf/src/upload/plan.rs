@@ -6,7 +6,7 @@ use super::belt::LARGEST;
 use super::scatter::{ROW, ROW_WORDS};
 use super::{AUTO_COPY_LIMIT, FlushReport, FlushStrategy, MERGE_GAP, Sink, Uploader};
 use crate::array::Addressing;
-use crate::error::Error;
+use crate::errors::Error;
 use crate::plan::Frequency;
 use crate::scope;
 use crate::slot::{SLOT_USAGE, Slot, grown_capacity};

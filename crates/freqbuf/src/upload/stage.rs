@@ -3,7 +3,7 @@
 
 use super::scatter::ROW;
 use super::{Sink, Uploader};
-use crate::error::Error;
+use crate::errors::Error;
 use crate::scope;
 use crate::slot::Slot;
 use crate::stats::FrameStats;

@@ -16,7 +16,7 @@ use wesl::syntax::{ModulePath, PathOrigin, TranslationUnit, TypeExpression};
 use super::super::compose::locate;
 use super::super::load::{ReadStage, read_text};
 use super::super::types::Bits;
-use freqbuf::Location;
+use freqbuf::error::Location;
 
 /// The packages an [`Effects`](crate::Effects) library knows (its
 /// `add_package`s), and the package files it has read from disk, each once.

@@ -18,8 +18,8 @@ use super::compile::Names;
 use super::discover::Sources;
 use crate::effect::compose::{Sites, locate};
 use crate::error::{EffectError, EffectErrorKind};
-use freqbuf::Location;
-use freqbuf::{ReflectError, ReflectErrorKind};
+use freqbuf::error::Location;
+use freqbuf::error::{ReflectError, ReflectErrorKind};
 
 /// The WGSL of one compiled permutation and where each declaration came from.
 pub(crate) struct OutputMap {

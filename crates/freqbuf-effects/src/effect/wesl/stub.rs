@@ -30,7 +30,7 @@ pub(crate) struct Compiled {
 pub(crate) enum OutputMap {}
 
 impl OutputMap {
-    pub(crate) fn reflect_error(&self, _: freqbuf::ReflectError, _: &str) -> EffectError {
+    pub(crate) fn reflect_error(&self, _: freqbuf::error::ReflectError, _: &str) -> EffectError {
         match *self {}
     }
 }

@@ -7,7 +7,8 @@
 //! own: no write is lost behind its back. And `Materials::set_struct`
 //! writes a typed block through the store.
 
-use freqbuf::{FieldType, Frequency, Manager, MaterialId, ShaderStruct};
+use freqbuf::shape::FieldType;
+use freqbuf::{Frequency, Manager, MaterialId, ShaderStruct};
 
 use super::{Materials, Stored, check_type};
 use crate::error::MaterialError;
