@@ -39,7 +39,7 @@ const ITEMS: [Item; 4] = [
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let png = std::env::args().skip_while(|a| a != "--png").nth(1);
     let (device, queue, adapter) = gpu::device()?;
-    println!("adapter: {adapter}");
+    println!("adapter: {} ({:?})", adapter.name, adapter.backend);
     let mut fb = Manager::new(&device, SlotPlan::default());
     let mut fx = Effects::new();
     let lit = fx.load(concat!(env!("CARGO_MANIFEST_DIR"), "/effects/lit.effect.toml"))?;

@@ -8,16 +8,20 @@
 //!
 //! With `--warm`, every pipeline the effects allow is built before the first
 //! frame (`Effects::warm`); either way it prints the first frame's CPU time
-//! and the pipelines built during it.
+//! and the pipelines built during it. With `--pipeline-cache DIR`, the
+//! pipelines are built through a `wgpu::PipelineCache` loaded from DIR at
+//! start and saved there at exit (`PipelineCacheFile`), so a second start
+//! shows what the cache saves.
 //!
-//! `cargo run --release --features effects --example scene [-- --frames N --png FILE --json --warm]`
+//! `cargo run --release --features effects --example scene [-- --frames N --png FILE --json --warm --pipeline-cache DIR]`
 
 #[path = "support/gpu.rs"]
 mod gpu;
 
 use freqbuf::{Binder, Manager, SlotPlan};
 use freqbuf_effects::{
-    AutoConstants, Camera, Effects, Geometry, Materials, Order, QueueContext, QueueItem, RenderQueue, Targets,
+    AutoConstants, Camera, Effects, Geometry, Materials, Order, PipelineCacheFile, QueueContext, QueueItem,
+    RenderQueue, Targets,
 };
 use glam::{Mat4, Quat, Vec3};
 
@@ -33,6 +37,7 @@ struct Args {
     png: Option<String>,
     json: bool,
     warm: bool,
+    pipeline_cache: Option<String>,
 }
 
 /// A run's per-frame counts, its last image and its first frame.
@@ -65,19 +70,26 @@ struct Counts {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut argv = std::env::args().skip(1);
-    let mut args = Args { frames: 8, png: None, json: false, warm: false };
+    let mut args = Args { frames: 8, png: None, json: false, warm: false, pipeline_cache: None };
     while let Some(a) = argv.next() {
         match a.as_str() {
             "--frames" => args.frames = argv.next().ok_or("--frames N")?.parse()?,
             "--png" => args.png = Some(argv.next().ok_or("--png FILE")?),
             "--json" => args.json = true,
             "--warm" => args.warm = true,
+            "--pipeline-cache" => args.pipeline_cache = Some(argv.next().ok_or("--pipeline-cache DIR")?),
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
-    let (device, queue, _) = gpu::device()?;
-    let (sorted, image, first) = run(&device, &queue, &args, true)?;
-    let (unsorted, image_unsorted, _) = run(&device, &queue, &args, false)?;
+    let (device, queue, adapter) = gpu::device()?;
+    let cache = match &args.pipeline_cache {
+        Some(dir) => {
+            Some(PipelineCacheFile::new(dir, &adapter).ok_or("this backend keeps no pipeline cache data")?)
+        }
+        None => None,
+    };
+    let (sorted, image, first) = run(&device, &queue, &args, true, cache.as_ref())?;
+    let (unsorted, image_unsorted, _) = run(&device, &queue, &args, false, None)?;
     let hash = fnv1a(&image);
     let per_frame = |c: &[Counts], f: fn(&Counts) -> u64| c.iter().map(f).sum::<u64>() / c.len() as u64;
     if args.json {
@@ -123,6 +135,7 @@ fn run(
     queue: &wgpu::Queue,
     args: &Args,
     use_queue: bool,
+    cache: Option<&PipelineCacheFile>,
 ) -> Result<Run, Box<dyn std::error::Error>> {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/scene");
     let mut fb = Manager::new(device, SlotPlan::default());
@@ -160,6 +173,17 @@ fn run(
     }
     let view = fb.create_view();
     let targets = Targets::color(COLOR).with_depth(DEPTH);
+    let loaded = match cache {
+        Some(file) => {
+            let (cache, found) = file.load(device)?;
+            if !args.json {
+                println!("pipeline cache {}: {found:?}", file.path().display());
+            }
+            fx.set_pipeline_cache(&fb, Some(cache.clone()));
+            Some((file, cache))
+        }
+        None => None,
+    };
     let warmed = if args.warm {
         let start = std::time::Instant::now();
         let mut built = 0;
@@ -280,6 +304,10 @@ fn run(
             first.pipelines = fx.stats().pipelines - built;
         }
         image = gpu::read_back(device, queue, encoder, &texture).expect("read back");
+    }
+    // Saved at exit, for the next start.
+    if let Some((file, cache)) = loaded {
+        file.save(&cache)?;
     }
     Ok((counts, image, first))
 }

@@ -2,7 +2,8 @@
 //! target back.
 
 /// A real adapter on Vulkan, then GL, and a device; the adapter's name.
-pub(crate) fn device() -> Result<(wgpu::Device, wgpu::Queue, String), Box<dyn std::error::Error>> {
+/// A device of the first adapter, with its pipeline cache where the adapter offers one.
+pub(crate) fn device() -> Result<(wgpu::Device, wgpu::Queue, wgpu::AdapterInfo), Box<dyn std::error::Error>> {
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
         backends: wgpu::Backends::VULKAN | wgpu::Backends::GL,
         ..wgpu::InstanceDescriptor::new_without_display_handle()
@@ -11,8 +12,12 @@ pub(crate) fn device() -> Result<(wgpu::Device, wgpu::Queue, String), Box<dyn st
         format!("no GPU adapter ({e}); for a software one: apt-get install -y mesa-vulkan-drivers")
     })?;
     let info = adapter.get_info();
-    let (device, queue) = pollster::block_on(adapter.request_device(&Default::default()))?;
-    Ok((device, queue, format!("{} ({:?})", info.name, info.backend)))
+    let desc = wgpu::DeviceDescriptor {
+        required_features: adapter.features() & wgpu::Features::PIPELINE_CACHE,
+        ..Default::default()
+    };
+    let (device, queue) = pollster::block_on(adapter.request_device(&desc))?;
+    Ok((device, queue, info))
 }
 
 /// A square render target of `format`, `size` pixels a side, that can be read back.

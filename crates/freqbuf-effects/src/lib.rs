@@ -19,8 +19,9 @@ mod queue;
 mod tag;
 
 pub use effect::{
-    Blend, CheckReport, Compare, Cull, DefValue, DepthState, EXHAUSTIVE_FLAGS, Effect, EffectId, EffectStats,
-    Effects, FlagRules, FlagSet, LoggedPipeline, Pass, PassId, Passes, ReplayReport, Targets, WarmReport,
+    Blend, CacheLoad, CheckReport, Compare, Cull, DefValue, DepthState, EXHAUSTIVE_FLAGS, Effect, EffectId,
+    EffectStats, Effects, FlagRules, FlagSet, LoggedPipeline, Pass, PassId, Passes, PipelineCacheFile,
+    ReplayReport, Targets, WarmReport,
 };
 pub use error::{EffectError, EffectErrorKind, MaterialError, MaterialErrorKind};
 pub use material::{AutoConstants, Camera, IntoColumns, IntoVec2, Materials, Semantic, validate_tables};

@@ -4,6 +4,7 @@
 #[path = "../../freqbuf/tests/common/mod.rs"]
 mod common;
 
+mod cache_file;
 mod constraints;
 mod contradictions;
 mod defs;

@@ -7,6 +7,7 @@
 //! otherwise. Permutations are ordinary registered shaders: they share the
 //! manager's slots with every other shader.
 
+mod cache_file;
 mod check;
 mod compose;
 mod constraints;
@@ -25,6 +26,7 @@ mod variant;
 mod warm;
 mod wesl;
 
+pub use cache_file::{CacheLoad, PipelineCacheFile};
 pub use constraints::FlagRules;
 pub use file::{Blend, Compare, Cull, DepthState};
 pub use library::{EXHAUSTIVE_FLAGS, Effects};

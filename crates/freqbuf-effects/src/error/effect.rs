@@ -30,6 +30,15 @@ pub enum EffectErrorKind {
     /// A file could not be read.
     #[error("cannot read the file: {0}")]
     Io(String),
+    /// A pipeline cache file could not be written.
+    #[error("cannot write the file: {0}")]
+    Write(String),
+    /// A pipeline cache file was loaded for a device without
+    /// `wgpu::Features::PIPELINE_CACHE` (request it when the adapter offers it).
+    #[error(
+        "the device lacks wgpu::Features::PIPELINE_CACHE; request it, where the adapter offers it, to keep a pipeline cache"
+    )]
+    NoPipelineCache,
     /// The TOML is malformed, or a value is not one the format allows.
     #[error("{0}")]
     Toml(String),
