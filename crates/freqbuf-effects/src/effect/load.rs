@@ -7,7 +7,7 @@ use std::path::Path;
 use super::compose::locate;
 use super::constraints::{FlagRules, Written};
 use super::file::EffectFile;
-use super::types::{Bits, Effect, EffectId, MAX_FLAGS, Pass, StageSource};
+use super::types::{Bits, Effect, EffectId, MAX_FLAGS, Pass};
 use crate::error::{EffectError, EffectErrorKind};
 use freqbuf::reflect::ShaderReflection;
 
@@ -161,16 +161,7 @@ impl Effects {
             let first = locate(toml_text, first.start);
             return Err(at(second, EffectErrorKind::DuplicateName { what, name, first }));
         }
-        let mut flags: Vec<String> = Vec::new();
-        for f in &parsed.flags {
-            if flags.contains(f.get_ref()) {
-                return Err(at(
-                    f.span(),
-                    EffectErrorKind::BadFlags(format!("flag `{}` is declared twice", f.get_ref())),
-                ));
-            }
-            flags.push(f.get_ref().clone());
-        }
+        let flags = super::parse::flags(&parsed.flags, &at)?;
         let written = Written {
             one_of: &parsed.one_of,
             at_most_one: &parsed.at_most_one,
@@ -188,115 +179,9 @@ impl Effects {
                 kind: Box::new(EffectErrorKind::BadFlags(what)),
             });
         }
-        let mut defs = Vec::new();
-        for (name, value) in &parsed.defs {
-            let bad = |what: String| at(value.span(), EffectErrorKind::BadDef { name: name.clone(), what });
-            if flags.contains(name) {
-                return Err(bad("is also a flag; a def has one value for every permutation".into()));
-            }
-            use naga_oil::compose::ShaderDefValue as V;
-            let v = match value.get_ref() {
-                toml::Value::Boolean(b) => V::Bool(*b),
-                toml::Value::Integer(i) if *i >= 0 => {
-                    V::UInt(u32::try_from(*i).map_err(|_| bad(format!("is {i}, which u32 cannot hold")))?)
-                }
-                toml::Value::Integer(i) => {
-                    V::Int(i32::try_from(*i).map_err(|_| bad(format!("is {i}, which i32 cannot hold")))?)
-                }
-                other => {
-                    return Err(bad(format!("is a {}; a def is a boolean or an integer", other.type_str())));
-                }
-            };
-            defs.push((name.clone(), v));
-        }
-        for (name, value) in &self.code_defs {
-            if flags.contains(name) {
-                let what = "is set for every effect (`set_defs`, `--def`), and is a flag of this one".into();
-                let kind = EffectErrorKind::BadDef { name: name.clone(), what };
-                return Err(EffectError { file: file.to_owned(), location: None, kind: Box::new(kind) });
-            }
-            match defs.iter_mut().find(|(n, _)| n == name) {
-                Some(def) => def.1 = *value,
-                None => defs.push((name.clone(), *value)),
-            }
-        }
-        let mut techniques = Vec::new();
-        let mut passes = Vec::new();
-        let mut stage_files: Vec<StageSource> = Vec::new();
-        for t in parsed.technique {
-            let start = passes.len() as u32;
-            for p in t.pass {
-                let name = format!("{}.{}", t.name.get_ref(), p.name.get_ref());
-                let bad = |what| at(p.name.span(), EffectErrorKind::BadPass { pass: name.clone(), what });
-                let mut files: [Option<String>; 3] = Default::default();
-                let mut parts = [0; 3];
-                let mut entries: [Option<String>; 3] = Default::default();
-                for (i, stage) in [p.vertex, p.fragment, p.compute].into_iter().enumerate() {
-                    let Some(stage) = stage else { continue };
-                    let span = stage.span();
-                    let (entry, from) = stage.into_inner().split();
-                    entries[i] = Some(entry);
-                    let Some(from) = from else { continue };
-                    let part = match stage_files.iter().position(|f| f.name == from) {
-                        Some(at) => at,
-                        None => {
-                            let (path, text) = read(&from).map_err(|e| at(span, EffectErrorKind::Io(e)))?;
-                            stage_files.push(StageSource { name: from.clone(), file: path, text });
-                            stage_files.len() - 1
-                        }
-                    };
-                    parts[i] = part as u32 + 1;
-                    files[i] = Some(from);
-                }
-                let [vertex, fragment, compute] = entries;
-                let render = vertex.is_some() || fragment.is_some();
-                match (render, &compute) {
-                    (true, Some(_)) => {
-                        return Err(bad("mixes a compute entry point with vertex or fragment ones"));
-                    }
-                    (false, None) => return Err(bad("names neither a vertex nor a compute entry point")),
-                    _ if render && vertex.is_none() => {
-                        return Err(bad("has a fragment but no vertex entry point"));
-                    }
-                    _ => {}
-                }
-                let (mut required, mut excluded): (Bits, Bits) = (0, 0);
-                for r in &p.requires {
-                    let (off, flag) = match r.get_ref().strip_prefix('!') {
-                        Some(flag) => (true, flag.trim()),
-                        None => (false, r.get_ref().as_str()),
-                    };
-                    let Some(i) = flags.iter().position(|f| f == flag) else {
-                        let what = format!("requires `{flag}`, which is not one of the effect's flags");
-                        return Err(at(r.span(), EffectErrorKind::BadFlags(format!("pass `{name}` {what}"))));
-                    };
-                    match off {
-                        false => required |= 1 << i,
-                        true => excluded |= 1 << i,
-                    }
-                }
-                if required & excluded != 0 {
-                    let what = format!("pass `{name}` requires a flag both on and off");
-                    return Err(at(p.name.span(), EffectErrorKind::BadFlags(what)));
-                }
-                passes.push(Pass {
-                    name,
-                    vertex,
-                    fragment,
-                    compute,
-                    blend: p.blend,
-                    cull: p.cull,
-                    depth: p.depth,
-                    color_write: p.color_write,
-                    requires: p.requires.into_iter().map(toml::Spanned::into_inner).collect(),
-                    required,
-                    excluded,
-                    files,
-                    parts,
-                });
-            }
-            techniques.push((t.name.into_inner(), start..passes.len() as u32));
-        }
+        let defs = super::parse::defs(&parsed.defs, &flags, &self.code_defs, file, &at)?;
+        let (techniques, passes, stage_files) =
+            super::parse::techniques(parsed.technique, &flags, &mut *read, &at)?;
         let wesl = self.prepare_wesl(super::wesl::Input {
             file,
             toml_text,

@@ -19,6 +19,7 @@ mod log;
 mod modules;
 #[cfg(not(target_arch = "wasm32"))]
 mod parallel;
+mod parse;
 mod passes;
 mod pipeline;
 mod types;
