@@ -5,161 +5,243 @@ use std::collections::BTreeMap;
 
 use super::{BindingKey, Key, Registry, SharedBinding, Staged};
 use crate::errors::{Error, LayoutErrorKind, ResourceSite};
-use crate::family::NamedFamily;
+use crate::family::{FamilyId, NamedFamily};
 use crate::id::ShaderId;
 use crate::layout::SlotLayout;
 use crate::plan::{BindingPoint, Frequency};
-use crate::reflect::{Resource, ResourceKind, ShaderReflection};
+use crate::reflect::{BlockLayout, Resource, ResourceKind, ShaderReflection};
 
 impl Registry {
     /// Checks `shader` against every registration rule and merges its blocks
     /// into copies of the slots it touches; changes nothing.
     pub(crate) fn stage(&self, shader: &ShaderReflection) -> Result<Staged, Error> {
-        let id = ShaderId::new(self.tag, self.shaders.len() as u32);
-        let name = shader.name();
-        let fail = |binding, kind| Error::Layout { shader: name.to_owned(), binding, kind: Box::new(kind) };
-        // Merge into copies first so that a conflict leaves the registry as it was.
-        let mut staged: BTreeMap<BindingPoint, SlotLayout> = BTreeMap::new();
-        let mut new_bindings: Vec<SharedBinding> = Vec::new();
-        let mut now_sampled: Vec<BindingKey> = Vec::new();
-        let mut new_alternates: Vec<(BindingKey, wgpu::BindingType)> = Vec::new();
-        let mut array_frequency: Option<(Frequency, String)> = None;
         let family = match self.families.get(shader.family()) {
             Some(f) => (f, None),
             None => (self.families.next(), Some(shader.family().to_owned())),
         };
-        let key_of = |point, frequency| (point, self.per_family(frequency).then_some(family.0));
+        // Merge into copies first so that a conflict leaves the registry as it was.
+        let mut staging = Staging {
+            registry: self,
+            shader,
+            id: ShaderId::new(self.tag, self.shaders.len() as u32),
+            family: family.0,
+            staged: BTreeMap::new(),
+            new_bindings: Vec::new(),
+            now_sampled: Vec::new(),
+            new_alternates: Vec::new(),
+            array_frequency: None,
+        };
         // Resources are sorted by binding point: two of one point are neighbours.
         let used = shader.used_resources().collect::<Vec<_>>();
         if let Some(pair) = used.windows(2).find(|w| w[0].binding == w[1].binding) {
-            let site = |r: &Resource| ResourceSite {
-                shader: declared_in(r, name).to_owned(),
-                location: r.location,
-                name: r.name.clone(),
-                kind: describe(r),
-                entry_points: r.users.iter().map(|&i| shader.entry_points()[i].name.clone()).collect(),
-            };
-            let kind = LayoutErrorKind::SharedPoint { first: site(pair[0]), second: site(pair[1]) };
-            return Err(fail(pair[0].binding, kind));
+            let kind =
+                LayoutErrorKind::SharedPoint { first: staging.site(pair[0]), second: staging.site(pair[1]) };
+            return Err(staging.fail(pair[0].binding, kind));
         }
         for res in used {
-            let point = res.binding;
-            res.binding_type().map_err(|e| Error::Unsupported {
-                shader: name.to_owned(),
-                what: format!("`{}`: {e}", res.name),
-            })?;
-            let frequency = self.plan.frequency(point).ok_or_else(|| {
-                fail(point, LayoutErrorKind::Unplanned { shader: name.to_owned(), name: res.name.clone() })
-            })?;
-            let key: Key = key_of(point, frequency);
-            let bkey: BindingKey = (point, key.1, res.kind.class());
-            // The instance of one frequency owns a group's textures, samplers and buffers.
-            if !res.is_slot() {
-                let group = point.group;
-                let owner = self
-                    .bindings
-                    .values()
-                    .map(|b| (b.resource.binding, b.frequency))
-                    .chain(new_bindings.iter().map(|b| (b.resource.binding, b.frequency)))
-                    .find(|(p, _)| p.group == group)
-                    .map(|(_, f)| f);
-                if let Some(first) = owner.filter(|&f| f != frequency) {
-                    return Err(fail(point, LayoutErrorKind::MixedGroup { group, first, second: frequency }));
-                }
-            }
-            // A block meets the slot at its point, any other resource the
-            // binding of its class there: a slot, a texture, a sampler and a
-            // buffer may share a point, since a pipeline uses one of them
-            // (each shader's layout declares its own, as wgpu's shadow
-            // example's two light arrays and Bevy's SMAA passes need).
-            let other = if res.is_slot() {
-                self.slot_by_point.get(&key).and_then(|s| {
-                    let user = &self.shaders[self.slots[s.index()].users().first()?.index()];
-                    // What it uses there: an unused global may share the point.
-                    Some((user, user.used_resources().find(|r| r.binding == point && r.is_slot())?))
-                })
-            } else {
-                self.bindings.get(&bkey).map(|b| (&self.shaders[b.shader.index()], &b.resource))
-            };
-            if let Some((other_shader, other_res)) = other {
-                let alternate = alternate_type(other_res, res);
-                if let Some(ty) = alternate {
-                    let known = self.bindings.get(&bkey).is_some_and(|b| b.alternates.contains(&ty))
-                        || new_alternates.contains(&(bkey, ty));
-                    if !known {
-                        new_alternates.push((bkey, ty));
-                    }
-                } else if other_res.kind != res.kind
-                    || other_res.count != res.count
-                    || other_res.is_array_slot() != res.is_array_slot()
-                {
-                    return Err(fail(
-                        point,
-                        LayoutErrorKind::KindMismatch {
-                            first_shader: declared_in(other_res, other_shader.name()).to_owned(),
-                            first_name: other_res.name.clone(),
-                            first_kind: describe(other_res),
-                            second_shader: declared_in(res, name).to_owned(),
-                            second_name: res.name.clone(),
-                            second_kind: describe(res),
-                        },
-                    ));
-                }
-            }
-            match &res.block {
-                Some(block) => {
-                    if res.is_array_slot() {
-                        one_array_frequency(&mut array_frequency, frequency, res)
-                            .map_err(|k| fail(point, k))?;
-                    } else if block.size > self.max_uniform_binding_size {
-                        return Err(fail(
-                            point,
-                            LayoutErrorKind::TooLarge {
-                                shader: name.to_owned(),
-                                block: res.name.clone(),
-                                size: block.size,
-                                limit: self.max_uniform_binding_size,
-                            },
-                        ));
-                    }
-                    let slot = staged.entry(point).or_insert_with(|| match self.slot_by_point.get(&key) {
-                        Some(s) => self.slots[s.index()].clone(),
-                        None => {
-                            let fam = key.1.map(|id| NamedFamily { id, name: shader.family().to_owned() });
-                            SlotLayout::new(point, frequency, res.is_array_slot(), fam)
-                        }
-                    });
-                    // Every user indexes the same elements: one stride.
-                    let size = slot.size();
-                    if res.is_array_slot() && !slot.users().is_empty() && size != block.size {
-                        return Err(fail(
-                            point,
-                            LayoutErrorKind::ArrayStride {
-                                first_shader: self.shaders[slot.users()[0].index()].name().to_owned(),
-                                first: size,
-                                second_shader: name.to_owned(),
-                                second: block.size,
-                            },
-                        ));
-                    }
-                    slot.merge(id, declared_in(res, name), &res.name, res.location, block)
-                        .map_err(|k| fail(point, self.explain(k, frequency, key.1)))?;
-                }
-                None if other.is_none() => new_bindings.push(SharedBinding {
+            staging.resource(res)?;
+        }
+        let Staging { staged, new_bindings, now_sampled, new_alternates, .. } = staging;
+        Ok(Staged { family, slots: staged, new_bindings, now_sampled, new_alternates })
+    }
+}
+
+/// One shader's registration being checked: what it adds, kept apart from
+/// the registry until every rule holds.
+struct Staging<'a> {
+    registry: &'a Registry,
+    shader: &'a ShaderReflection,
+    id: ShaderId,
+    family: FamilyId,
+    staged: BTreeMap<BindingPoint, SlotLayout>,
+    new_bindings: Vec<SharedBinding>,
+    now_sampled: Vec<BindingKey>,
+    new_alternates: Vec<(BindingKey, wgpu::BindingType)>,
+    array_frequency: Option<(Frequency, String)>,
+}
+
+impl<'a> Staging<'a> {
+    fn fail(&self, binding: BindingPoint, kind: LayoutErrorKind) -> Error {
+        Error::Layout { shader: self.shader.name().to_owned(), binding, kind: Box::new(kind) }
+    }
+
+    fn site(&self, r: &Resource) -> ResourceSite {
+        ResourceSite {
+            shader: declared_in(r, self.shader.name()).to_owned(),
+            location: r.location,
+            name: r.name.clone(),
+            kind: describe(r),
+            entry_points: r.users.iter().map(|&i| self.shader.entry_points()[i].name.clone()).collect(),
+        }
+    }
+
+    /// Every rule for one resource the shader uses, and what it adds.
+    fn resource(&mut self, res: &Resource) -> Result<(), Error> {
+        let (registry, name) = (self.registry, self.shader.name());
+        let point = res.binding;
+        res.binding_type().map_err(|e| Error::Unsupported {
+            shader: name.to_owned(),
+            what: format!("`{}`: {e}", res.name),
+        })?;
+        let frequency = registry.plan.frequency(point).ok_or_else(|| {
+            self.fail(point, LayoutErrorKind::Unplanned { shader: name.to_owned(), name: res.name.clone() })
+        })?;
+        let key: Key = (point, registry.per_family(frequency).then_some(self.family));
+        let bkey: BindingKey = (point, key.1, res.kind.class());
+        if !res.is_slot() {
+            self.one_owner_per_group(point, frequency)?;
+        }
+        let other = self.other_at(res, key, bkey);
+        if let Some((other_shader, other_res)) = other {
+            self.same_kind(res, bkey, other_shader, other_res)?;
+        }
+        match &res.block {
+            Some(block) => self.merge_block(res, block, key, frequency),
+            None if other.is_none() => {
+                self.new_bindings.push(SharedBinding {
                     resource: res.clone(),
                     frequency,
-                    shader: id,
+                    shader: self.id,
                     family: key.1,
                     alternates: Vec::new(),
-                }),
-                None => {
-                    if res.sampled && self.bindings.get(&bkey).is_some_and(|b| !b.resource.sampled) {
-                        now_sampled.push(bkey);
-                    }
+                });
+                Ok(())
+            }
+            None => {
+                if res.sampled && registry.bindings.get(&bkey).is_some_and(|b| !b.resource.sampled) {
+                    self.now_sampled.push(bkey);
                 }
+                Ok(())
             }
         }
-        Ok(Staged { family, slots: staged, new_bindings, now_sampled, new_alternates })
+    }
+
+    /// The instance of one frequency owns a group's textures, samplers and buffers.
+    fn one_owner_per_group(&self, point: BindingPoint, frequency: Frequency) -> Result<(), Error> {
+        let group = point.group;
+        let owner = self
+            .registry
+            .bindings
+            .values()
+            .map(|b| (b.resource.binding, b.frequency))
+            .chain(self.new_bindings.iter().map(|b| (b.resource.binding, b.frequency)))
+            .find(|(p, _)| p.group == group)
+            .map(|(_, f)| f);
+        match owner.filter(|&f| f != frequency) {
+            Some(first) => {
+                Err(self.fail(point, LayoutErrorKind::MixedGroup { group, first, second: frequency }))
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// What another shader uses at `res`'s point, of its kind. A block meets
+    /// the slot at its point, any other resource the binding of its class
+    /// there: a slot, a texture, a sampler and a buffer may share a point,
+    /// since a pipeline uses one of them (each shader's layout declares its
+    /// own, as wgpu's shadow example's two light arrays and Bevy's SMAA
+    /// passes need).
+    fn other_at(
+        &self,
+        res: &Resource,
+        key: Key,
+        bkey: BindingKey,
+    ) -> Option<(&'a ShaderReflection, &'a Resource)> {
+        let registry = self.registry;
+        if res.is_slot() {
+            registry.slot_by_point.get(&key).and_then(|s| {
+                let user = &registry.shaders[registry.slots[s.index()].users().first()?.index()];
+                // What it uses there: an unused global may share the point.
+                Some((user, user.used_resources().find(|r| r.binding == res.binding && r.is_slot())?))
+            })
+        } else {
+            registry.bindings.get(&bkey).map(|b| (&registry.shaders[b.shader.index()], &b.resource))
+        }
+    }
+
+    /// `res` against what another shader declares at its point: an
+    /// alternate type to add, the same kind, or a `KindMismatch`.
+    fn same_kind(
+        &mut self,
+        res: &Resource,
+        bkey: BindingKey,
+        other_shader: &ShaderReflection,
+        other_res: &Resource,
+    ) -> Result<(), Error> {
+        if let Some(ty) = alternate_type(other_res, res) {
+            let known = self.registry.bindings.get(&bkey).is_some_and(|b| b.alternates.contains(&ty))
+                || self.new_alternates.contains(&(bkey, ty));
+            if !known {
+                self.new_alternates.push((bkey, ty));
+            }
+            return Ok(());
+        }
+        if other_res.kind != res.kind
+            || other_res.count != res.count
+            || other_res.is_array_slot() != res.is_array_slot()
+        {
+            return Err(self.fail(
+                res.binding,
+                LayoutErrorKind::KindMismatch {
+                    first_shader: declared_in(other_res, other_shader.name()).to_owned(),
+                    first_name: other_res.name.clone(),
+                    first_kind: describe(other_res),
+                    second_shader: declared_in(res, self.shader.name()).to_owned(),
+                    second_name: res.name.clone(),
+                    second_kind: describe(res),
+                },
+            ));
+        }
+        Ok(())
+    }
+
+    /// A uniform block (or array slot) merged into a copy of its slot.
+    fn merge_block(
+        &mut self,
+        res: &Resource,
+        block: &BlockLayout,
+        key: Key,
+        frequency: Frequency,
+    ) -> Result<(), Error> {
+        let (registry, name, point) = (self.registry, self.shader.name(), res.binding);
+        if res.is_array_slot() {
+            one_array_frequency(&mut self.array_frequency, frequency, res)
+                .map_err(|k| self.fail(point, k))?;
+        } else if block.size > registry.max_uniform_binding_size {
+            return Err(self.fail(
+                point,
+                LayoutErrorKind::TooLarge {
+                    shader: name.to_owned(),
+                    block: res.name.clone(),
+                    size: block.size,
+                    limit: registry.max_uniform_binding_size,
+                },
+            ));
+        }
+        let family = self.shader.family();
+        let slot = self.staged.entry(point).or_insert_with(|| match registry.slot_by_point.get(&key) {
+            Some(s) => registry.slots[s.index()].clone(),
+            None => {
+                let fam = key.1.map(|id| NamedFamily { id, name: family.to_owned() });
+                SlotLayout::new(point, frequency, res.is_array_slot(), fam)
+            }
+        });
+        // Every user indexes the same elements: one stride.
+        let size = slot.size();
+        if res.is_array_slot() && !slot.users().is_empty() && size != block.size {
+            let kind = LayoutErrorKind::ArrayStride {
+                first_shader: registry.shaders[slot.users()[0].index()].name().to_owned(),
+                first: size,
+                second_shader: name.to_owned(),
+                second: block.size,
+            };
+            return Err(Error::Layout { shader: name.to_owned(), binding: point, kind: Box::new(kind) });
+        }
+        let merged = slot.merge(self.id, declared_in(res, name), &res.name, res.location, block);
+        merged.map_err(|k| {
+            let kind = registry.explain(k, frequency, key.1);
+            Error::Layout { shader: name.to_owned(), binding: point, kind: Box::new(kind) }
+        })
     }
 }
 
