@@ -14,19 +14,18 @@ use std::path::Path;
 
 use naga::proc::Layouter;
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
-use naga::{AddressSpace, ArraySize, Module, ShaderStage, TypeInner};
+use naga::{Module, ShaderStage};
 
 use crate::errors::{Location, ReflectError, ReflectErrorKind};
-use crate::name::normalize;
 use crate::plan::BindingPoint;
 
 mod block;
 mod entry;
+mod globals;
 mod link;
 mod types;
 
 pub use crate::stack::on_deep_stack;
-use block::{BlockFault, array_slot_element, block_layout, duplicate_name, resource_kind};
 pub(crate) use types::ResourceClass;
 pub(crate) use types::wgsl_name;
 pub use types::{BlockLayout, EntryPoint, Member, MemberType, Resource, ResourceKind, ValueType};
@@ -206,9 +205,6 @@ impl ShaderReflection {
         module: Module,
         source: Option<&str>,
     ) -> Result<Self, ReflectError> {
-        let locate = |span: naga::Span| {
-            source.filter(|_| span.is_defined()).map(|s| Location::from_naga(span.location(s)))
-        };
         let info =
             Validator::new(ValidationFlags::all(), Capabilities::all()).validate(&module).map_err(|e| {
                 ReflectError {
@@ -230,114 +226,9 @@ impl ShaderReflection {
             .iter()
             .map(|ep| EntryPoint { name: ep.name.clone(), stage: ep.stage })
             .collect::<Vec<_>>();
-
-        let mut resources = Vec::new();
-        let mut immediate_size = 0;
-        for (handle, var) in module.global_variables.iter() {
-            let kind = match var.space {
-                // Not a binding: the pipeline layout's immediate range.
-                AddressSpace::Immediate => {
-                    let used = (0..entry_points.len()).any(|i| !info.get_entry_point(i)[handle].is_empty());
-                    if used {
-                        immediate_size = immediate_size.max(layouter[var.ty].size);
-                    }
-                    continue;
-                }
-                AddressSpace::Uniform => ResourceKind::Uniform,
-                AddressSpace::Storage { access } => {
-                    ResourceKind::Storage { read_only: !access.contains(naga::StorageAccess::STORE) }
-                }
-                AddressSpace::Handle => match resource_kind(&module, var.ty) {
-                    Some(kind) => kind,
-                    None => continue,
-                },
-                _ => continue,
-            };
-            let raw_name = var
-                .name
-                .clone()
-                .or_else(|| module.types[var.ty].name.clone())
-                .unwrap_or_else(|| format!("global{}", handle.index()));
-            let res_name = normalize(&raw_name).to_owned();
-            let location = locate(module.global_variables.get_span(handle));
-            let Some(binding) = var.binding else {
-                return Err(ReflectError {
-                    shader: name,
-                    location,
-                    kind: ReflectErrorKind::NoBinding { name: res_name },
-                });
-            };
-            let count = match module.types[var.ty].inner {
-                TypeInner::BindingArray { size: ArraySize::Constant(n), .. } => n.get(),
-                TypeInner::BindingArray { .. } => 0,
-                _ => 1,
-            };
-            let users =
-                (0..entry_points.len()).filter(|&i| !info.get_entry_point(i)[handle].is_empty()).collect();
-            let block = if kind == ResourceKind::Uniform {
-                let fault = |f| ReflectError {
-                    shader: name.clone(),
-                    location,
-                    kind: match f {
-                        BlockFault::Unsized => ReflectErrorKind::UnsizedUniform { name: res_name.clone() },
-                        BlockFault::TooDeep => {
-                            ReflectErrorKind::TooDeep { name: res_name.clone(), limit: Self::MAX_NESTING }
-                        }
-                    },
-                };
-                let block = block_layout(&module, &layouter, source, var.ty, &res_name).map_err(fault)?;
-                if let Some(dup) = duplicate_name(&block.members) {
-                    return Err(ReflectError {
-                        shader: name,
-                        location,
-                        kind: ReflectErrorKind::DuplicateMember { block: res_name, member: dup },
-                    });
-                }
-                Some(block)
-            } else if let Some(element) = array_slot_element(&module, kind, var.ty) {
-                // An array slot: one element per instance, at the array's own stride.
-                let fault = |_| ReflectError {
-                    shader: name.clone(),
-                    location,
-                    kind: ReflectErrorKind::TooDeep { name: res_name.clone(), limit: Self::MAX_NESTING },
-                };
-                let mut block =
-                    block_layout(&module, &layouter, source, element.0, &res_name).map_err(fault)?;
-                block.size = element.1;
-                if let Some(dup) = duplicate_name(&block.members) {
-                    return Err(ReflectError {
-                        shader: name,
-                        location,
-                        kind: ReflectErrorKind::DuplicateMember { block: res_name, member: dup },
-                    });
-                }
-                Some(block)
-            } else {
-                None
-            };
-            // Sampled with a sampler by some entry point: the layout must say filterable.
-            let sampled = (0..entry_points.len())
-                .any(|i| info.get_entry_point(i).sampling_set.iter().any(|k| k.image == handle));
-            let min_size = match kind {
-                ResourceKind::Storage { .. } => layouter[var.ty].size,
-                _ => 0,
-            };
-            let array = matches!(kind, ResourceKind::Storage { .. })
-                && matches!(module.types[var.ty].inner, TypeInner::Array { size: ArraySize::Dynamic, .. });
-            resources.push(Resource {
-                binding: binding.into(),
-                name: res_name,
-                kind,
-                count,
-                users,
-                location,
-                file: None,
-                block,
-                sampled,
-                min_size,
-                array,
-            });
-        }
+        let globals =
+            globals::Globals { name: &name, module: &module, info: &info, layouter: &layouter, source };
+        let (mut resources, immediate_size) = globals.resources()?;
         resources.sort_by_key(|r| r.binding);
         Ok(Self {
             name,
