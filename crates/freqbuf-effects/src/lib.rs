@@ -33,6 +33,16 @@ pub use queue::{Geometry, ItemId, Order, QueueContext, QueueItem, QueueStats, Re
 #[doc = include_str!("../../../README.md")]
 struct ReadmeDoctests;
 
+/// The guide's pages with Rust examples, compiled as doc tests here, where
+/// both crates are in scope.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/core.md")]
+struct CoreGuideDoctests;
+
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/effects.md")]
+struct EffectsGuideDoctests;
+
 /// This crate's README (what the registry shows), compiled as a doc test.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
