@@ -77,14 +77,14 @@ fn an_unknown_family_is_an_error_listing_the_families() {
     let mut r = Registry::new(SlotPlan::default());
     let e = r.resolve_in("lit", "roughness", None).unwrap_err();
     assert_eq!(
-        e.to_string(),
+        common::chain(&e),
         "parameter `roughness`: no registered shader is of family `lit`; the families are none (an effect's permutations register when a material, pipeline or Effects::shader first needs them)"
     );
     r.add(wgsl("unlit.wgsl", UNLIT).with_family("unlit")).unwrap();
     r.add(wgsl("lit.wgsl", LIT).with_family("lit.effect.toml")).unwrap();
     let e = r.resolve_in("lit", "roughness", None).unwrap_err();
     assert_eq!(
-        e.to_string(),
+        common::chain(&e),
         "parameter `roughness`: no registered shader is of family `lit`; the families are `unlit`, `lit.effect.toml`"
     );
     assert!(r.resolve_in("lit.effect.toml", "roughness", None).is_ok());

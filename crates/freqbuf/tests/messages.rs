@@ -72,12 +72,13 @@ fn debug_is_the_report() {
     let boxed: Box<dyn std::error::Error> = Box::new(invalid);
     let got = [format!("{param:?}"), format!("{parse:?}"), format!("{boxed:?}")];
     let want = [
-        "parameter `a[`: malformed path; expected `name`, `name[i]` or `name[i].field`",
+        // One cause is not numbered.
+        "parameter `a[`\n\nCaused by:\n    malformed path; expected `name`, `name[i]` or `name[i].field`",
         "a.wgsl:1:7\n\nCaused by:\n    0: WGSL parse error\n    1: expected identifier, found \"{\"",
         "b.wgsl:1:23\n\nCaused by:\n    0: validation error\n    1: Global variable [0] 'weights' is invalid\n    2: Alignment requirements for address space Uniform are not met by [1]\n    3: The array stride 4 is not a multiple of the required alignment 16",
     ];
     assert_eq!(got, want);
-    // One cause is not numbered.
+    // A freqbuf error inside another error's chain keeps its levels.
     let one = freqbuf::Error::Param(freqbuf::ParamError {
         name: "x".into(),
         kind: freqbuf::error::ParamErrorKind::Malformed,
@@ -85,7 +86,7 @@ fn debug_is_the_report() {
     let wrapped = std::io::Error::other(one);
     assert_eq!(
         format!("{}", freqbuf::Report(&Outer(wrapped))),
-        "outer\n\nCaused by:\n    parameter `x`: malformed path; expected `name`, `name[i]` or `name[i].field`"
+        "outer\n\nCaused by:\n    0: parameter `x`\n    1: malformed path; expected `name`, `name[i]` or `name[i].field`"
     );
 }
 

@@ -41,7 +41,7 @@ fn a_name_in_two_blocks_is_an_error_and_both_qualified_spellings_resolve() {
         }
     );
     assert_eq!(
-        e.to_string(),
+        common::chain(&e),
         "parameter `color`: 2 blocks declare it; write one of `mat_a.color`, `MatA.color`, `mat_b.color`, `MatB.color`"
     );
     let mat = m.create_material();

@@ -33,7 +33,9 @@ const TEXTURES: TestShader = TestShader {
 fn incompatible(e: Error) -> String {
     match e {
         Error::Param(p) => match p.kind {
-            ParamErrorKind::Incompatible { ref expected, .. } => format!("{expected} | {p}"),
+            ParamErrorKind::Incompatible { ref expected, .. } => {
+                format!("{expected} | {}", crate::common::chain(&p))
+            }
             k => panic!("expected Incompatible, got {k}"),
         },
         e => panic!("expected a param error, got {e}"),

@@ -211,7 +211,7 @@ fn failed_sets_change_nothing_and_errors_say_why() {
         matches!(e.kind, ParamErrorKind::Unknown { ref suggestions } if suggestions.first().map(String::as_str) == Some("color")),
         "{e}"
     );
-    assert!(e.to_string().contains("did you mean `color`"), "{e}");
+    assert!(common::chain(&e).contains("did you mean `color`"), "{e}");
     let e = kind(m.material(mat).set_by_name("roughnes", &1.0f32).unwrap_err());
     assert!(
         matches!(e, ParamErrorKind::Unknown { ref suggestions } if suggestions.contains(&"roughness".to_owned())),

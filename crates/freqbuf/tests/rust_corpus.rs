@@ -5,6 +5,7 @@
 //! field's offset, type and name is the reflected member's
 //! (`param_struct` checks all three and lists every mismatch).
 
+use crate::common;
 use freqbuf::reflect::{ShaderReflection, ShaderSource};
 use freqbuf::{Registry, ShaderStruct, SlotPlan};
 
@@ -92,7 +93,7 @@ fn a_nested_field_or_stride_that_differs_is_named_by_its_path() {
         #[shader(offset = 128, array)]
         many: [[u32; 4]; 4], // 4 where the block has 40
     }
-    let e = registry().struct_param_in::<Arrays>(WGSL, "arrays").unwrap_err().to_string();
+    let e = common::chain(&registry().struct_param_in::<Arrays>(WGSL, "arrays").unwrap_err());
     assert_eq!(
         e,
         "parameter `arrays`: the struct `Arrays` does not match the block: \
@@ -120,7 +121,7 @@ fn a_nested_field_or_stride_that_differs_is_named_by_its_path() {
         #[shader(offset = 960)]
         deep: Deep,
     }
-    let e = registry().struct_param_in::<Outer>(WGSL, "arrays").unwrap_err().to_string();
+    let e = common::chain(&registry().struct_param_in::<Outer>(WGSL, "arrays").unwrap_err());
     assert_eq!(
         e,
         "parameter `arrays`: the struct `Outer` does not match the block: \

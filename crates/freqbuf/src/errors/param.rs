@@ -3,12 +3,17 @@
 use crate::plan::Frequency;
 
 /// A parameter could not be resolved or set.
+///
+/// Like every error of both crates, its message names only its own level
+/// (the parameter); what went wrong is its [`source`](std::error::Error::source),
+/// the kind. [`Report`](crate::Report), `{:?}` and error reporters print the chain.
 #[derive(Clone, thiserror::Error)]
-#[error("parameter `{name}`: {kind}")]
+#[error("parameter `{name}`")]
 pub struct ParamError {
     /// The name or path as the caller gave it.
     pub name: String,
     /// What went wrong.
+    #[source]
     pub kind: ParamErrorKind,
 }
 
