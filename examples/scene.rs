@@ -13,7 +13,9 @@
 //! start and saved there at exit (`PipelineCacheFile`), so a second start
 //! shows what the cache saves.
 //!
-//! `cargo run --release --features effects --example scene [-- --frames N --png FILE --json --warm --pipeline-cache DIR]`
+//! `--warm-threads N` builds them on N threads (default: every core).
+//!
+//! `cargo run --release --features effects --example scene [-- --frames N --png FILE --json --warm --warm-threads N --pipeline-cache DIR]`
 
 #[path = "support/gpu.rs"]
 mod gpu;
@@ -37,6 +39,8 @@ struct Args {
     png: Option<String>,
     json: bool,
     warm: bool,
+    /// Threads `--warm` builds pipelines on (0: every core).
+    warm_threads: usize,
     pipeline_cache: Option<String>,
 }
 
@@ -70,13 +74,14 @@ struct Counts {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut argv = std::env::args().skip(1);
-    let mut args = Args { frames: 8, png: None, json: false, warm: false, pipeline_cache: None };
+    let mut args = Args { frames: 8, png: None, json: false, warm: false, warm_threads: 0, pipeline_cache: None };
     while let Some(a) = argv.next() {
         match a.as_str() {
             "--frames" => args.frames = argv.next().ok_or("--frames N")?.parse()?,
             "--png" => args.png = Some(argv.next().ok_or("--png FILE")?),
             "--json" => args.json = true,
             "--warm" => args.warm = true,
+            "--warm-threads" => args.warm_threads = argv.next().ok_or("--warm-threads N")?.parse()?,
             "--pipeline-cache" => args.pipeline_cache = Some(argv.next().ok_or("--pipeline-cache DIR")?),
             other => return Err(format!("unknown argument {other}").into()),
         }
@@ -188,7 +193,7 @@ fn run(
         let start = std::time::Instant::now();
         let mut built = 0;
         for e in [solid, stripes, glass] {
-            built += fx.warm(&mut fb, e, &targets)?.pipelines;
+            built += fx.warm_with(&mut fb, e, &targets, args.warm_threads, &mut |_| {})?.pipelines;
         }
         Some((built, start.elapsed().as_secs_f64() * 1e3))
     } else {

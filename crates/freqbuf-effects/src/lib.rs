@@ -21,7 +21,7 @@ mod tag;
 pub use effect::{
     Blend, CacheLoad, CheckReport, Compare, Cull, DefValue, DepthState, EXHAUSTIVE_FLAGS, Effect, EffectId,
     EffectStats, Effects, FlagRules, FlagSet, LoggedPipeline, Pass, PassId, Passes, PipelineCacheFile,
-    ReplayReport, Targets, WarmReport,
+    ReplayReport, Targets, WarmProgress, WarmReport,
 };
 pub use error::{EffectError, EffectErrorKind, MaterialError, MaterialErrorKind};
 pub use material::{AutoConstants, Camera, IntoColumns, IntoVec2, Materials, Semantic, validate_tables};

@@ -5,7 +5,7 @@ use crate::common;
 
 use common::gpu;
 use freqbuf::{Manager, SlotPlan};
-use freqbuf_effects::{Effects, Targets, WarmReport};
+use freqbuf_effects::{Effects, Targets, WarmProgress, WarmReport};
 
 const SOURCE: &str = "
 struct M { color: vec4<f32> }
@@ -72,6 +72,51 @@ fn warming_builds_every_allowed_pipeline_and_no_draw_builds_another() {
         "{}",
         common::chain(&e)
     );
+}
+
+/// Warming on two threads: the pipelines build on both (wgpu's error scopes
+/// are per thread, so each failure is its own pipeline's), progress is
+/// reported once per pipeline in order of completion, and what is built is
+/// what one thread builds; a failure keeps what the other jobs built.
+#[test]
+fn warming_on_two_threads_reports_progress_and_builds_what_one_thread_builds() {
+    let Some(h) = gpu::device() else { return };
+    let mut fx = Effects::new();
+    let id = fx.add("w.effect.toml", TOML, SOURCE).unwrap_or_else(|e| panic!("{}", common::chain(&e)));
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let targets =
+        Targets::color(wgpu::TextureFormat::Rgba8Unorm).with_depth(wgpu::TextureFormat::Depth32Float);
+    let mut seen = Vec::new();
+    let report = fx.warm_with(&mut fb, id, &targets, 2, &mut |p| seen.push(p)).unwrap();
+    assert_eq!(report, WarmReport { permutations: 4, exhaustive: true, pipelines: 10 });
+    let want = (1..=10).map(|done| WarmProgress { done, total: 10 }).collect::<Vec<_>>();
+    assert_eq!(seen, want);
+    assert_eq!(fx.stats().pipelines, 10);
+    for on in [&["WARM"][..], &["COOL", "EDGE"]] {
+        let flags = fx.flags(id, on).unwrap();
+        for pass in fx.technique(id, "t").unwrap() {
+            let _ = fx.render_pipeline(&mut fb, pass, flags, &targets);
+        }
+    }
+    assert_eq!(fx.stats().pipelines, 10, "every draw's pipeline was warm");
+    // Again: nothing to build, no progress.
+    seen.clear();
+    fx.warm_with(&mut fb, id, &targets, 2, &mut |p| seen.push(p)).unwrap();
+    assert!(seen.is_empty());
+    // Color-only targets: the depth-only pass fails under every combination,
+    // the others build and are kept; the error is the first combination's.
+    let color = Targets::color(wgpu::TextureFormat::Bgra8Unorm);
+    let e = fx.warm_with(&mut fb, id, &color, 2, &mut |_| {}).unwrap_err();
+    assert!(
+        common::chain(&e).contains("t.depth: render pipeline: wgpu rejected it"),
+        "{}",
+        common::chain(&e)
+    );
+    assert_eq!(fx.stats().pipelines, 10 + 6, "the color and outline passes were kept");
+    let flags = fx.flags(id, &["WARM", "EDGE"]).unwrap();
+    let outline = fx.technique(id, "t").unwrap().find(|&p| fx.pass(p).name == "t.outline").unwrap();
+    fx.render_pipeline(&mut fb, outline, flags, &color).unwrap();
+    assert_eq!(fx.stats().pipelines, 16, "kept, not built again");
 }
 
 /// A `wgpu::PipelineCache` given to the library goes into every pipeline it

@@ -3,6 +3,7 @@
 //! renderers see when a new material appears); and the `wgpu::PipelineCache`
 //! every pipeline is built with, so that the next start builds them faster.
 
+use super::job::{Built, Job};
 use super::library::{EXHAUSTIVE_FLAGS, Effects};
 use super::types::{EffectId, FlagSet, PassId, Targets};
 use crate::error::EffectError;
@@ -42,14 +43,30 @@ impl Effects {
     /// those flags is then a cache hit; a pass that needs flags a
     /// combination lacks (`requires`) is skipped there.
     ///
-    /// Cost: per combination not warmed yet, a composition, a registration
-    /// and a pipeline per pass; nothing for what is cached. Stops at the
-    /// first error, with what was built before it kept.
+    /// Cost: per combination not warmed yet, a composition and a
+    /// registration on this thread, then the pipelines built on every core
+    /// ([`Effects::warm_with`] picks the threads and reports progress);
+    /// nothing for what is cached. On error, the pipelines built are kept
+    /// and the first failure (in combination order) is returned.
     pub fn warm(
         &mut self,
         manager: &mut Manager,
         id: EffectId,
         targets: &Targets,
+    ) -> Result<WarmReport, EffectError> {
+        self.warm_with(manager, id, targets, 0, &mut |_| {})
+    }
+
+    /// [`Effects::warm`] on `threads` threads (0: one per core; on the web,
+    /// always this one), calling `progress` on this thread after each
+    /// pipeline is built.
+    pub fn warm_with(
+        &mut self,
+        manager: &mut Manager,
+        id: EffectId,
+        targets: &Targets,
+        threads: usize,
+        progress: &mut dyn FnMut(WarmProgress),
     ) -> Result<WarmReport, EffectError> {
         let effect = self.checked(id, "effect id")?;
         // The flags the source tests, and those that decide which passes exist.
@@ -57,16 +74,106 @@ impl Effects {
         let (combos, exhaustive) = effect.rules.combinations(deciding, 1 << EXHAUSTIVE_FLAGS);
         let passes = effect.passes.len() as u32;
         let mut report = WarmReport { permutations: combos.len(), exhaustive, pipelines: 0 };
+        let mut jobs = Vec::new();
         for bits in combos {
             let flags = FlagSet { effect: id, bits };
             for index in 0..passes {
                 let pass = PassId { effect: id, index };
                 if self.pass(pass).exists_under(bits) {
-                    self.build(manager, pass, flags, targets)?;
+                    let render = self.pass(pass).vertex.is_some().then_some(targets);
+                    jobs.extend(self.job(manager, pass, flags, render)?.1);
                     report.pipelines += 1;
                 }
             }
         }
-        Ok(report)
+        let built = build_all(manager, &jobs, self.pipeline_cache.as_ref(), threads, progress);
+        let mut first = None;
+        for (job, built) in jobs.into_iter().zip(built) {
+            match built {
+                Ok(b) => self.keep(job, b),
+                Err(e) => {
+                    first.get_or_insert_with(|| self.register_error(job.flags, e));
+                }
+            }
+        }
+        first.map_or(Ok(report), Err)
     }
+}
+
+/// How far [`Effects::warm_with`] is: pipelines built of those it builds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WarmProgress {
+    /// Pipelines built so far (failed ones included).
+    pub done: usize,
+    /// Pipelines to build: those the cache did not hold.
+    pub total: usize,
+}
+
+/// Builds every job, on up to `threads` threads (0: one per core), and
+/// returns the results in job order; `progress` runs on this thread.
+#[cfg(not(target_arch = "wasm32"))]
+fn build_all(
+    manager: &Manager,
+    jobs: &[Job],
+    cache: Option<&wgpu::PipelineCache>,
+    threads: usize,
+    progress: &mut dyn FnMut(WarmProgress),
+) -> Vec<Result<Built, freqbuf::Error>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let total = jobs.len();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = if threads == 0 { cores } else { threads }.min(total);
+    if threads <= 1 {
+        return build_here(manager, jobs, cache, progress);
+    }
+    let next = AtomicUsize::new(0);
+    let mut results: Vec<Option<Result<Built, freqbuf::Error>>> = (0..total).map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        for _ in 0..threads {
+            let (sender, next) = (sender.clone(), &next);
+            scope.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(job) = jobs.get(i) else { break };
+                    if sender.send((i, job.build(manager, cache))).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(sender);
+        for (done, (i, built)) in receiver.into_iter().enumerate() {
+            results[i] = Some(built);
+            progress(WarmProgress { done: done + 1, total });
+        }
+    });
+    results.into_iter().map(|r| r.expect("every job sends its result")).collect()
+}
+
+/// The web builds on its one thread.
+#[cfg(target_arch = "wasm32")]
+fn build_all(
+    manager: &Manager,
+    jobs: &[Job],
+    cache: Option<&wgpu::PipelineCache>,
+    _threads: usize,
+    progress: &mut dyn FnMut(WarmProgress),
+) -> Vec<Result<Built, freqbuf::Error>> {
+    build_here(manager, jobs, cache, progress)
+}
+
+fn build_here(
+    manager: &Manager,
+    jobs: &[Job],
+    cache: Option<&wgpu::PipelineCache>,
+    progress: &mut dyn FnMut(WarmProgress),
+) -> Vec<Result<Built, freqbuf::Error>> {
+    let total = jobs.len();
+    let mut results = Vec::with_capacity(total);
+    for job in jobs {
+        results.push(job.build(manager, cache));
+        progress(WarmProgress { done: results.len(), total });
+    }
+    results
 }

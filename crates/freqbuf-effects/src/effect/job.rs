@@ -1,0 +1,175 @@
+//! Pipelines as jobs: what one pipeline needs is gathered on the library's
+//! thread (the pass's shader registered, its modules and layout made), the
+//! pipeline is built on any thread (wgpu's device is shared across threads
+//! on native; the shader compiles there), and the library keeps it.
+//! `render_pipeline` runs one job in place; `Effects::warm` runs many on
+//! every core.
+
+use freqbuf::{Error, Manager, ShaderId};
+
+use super::library::Effects;
+use super::types::{FlagSet, Pass, PassId, Targets};
+use crate::error::EffectError;
+
+/// One pipeline to build.
+pub(super) struct Job {
+    pub(super) pass: PassId,
+    pub(super) flags: FlagSet,
+    pub(super) shader: ShaderId,
+    p: Pass,
+    layout: wgpu::PipelineLayout,
+    kind: JobKind,
+}
+
+enum JobKind {
+    Render { targets: Targets, vs: wgpu::ShaderModule, fs: wgpu::ShaderModule },
+    Compute { module: wgpu::ShaderModule },
+}
+
+/// A built pipeline, on its way into the library's cache.
+pub(super) enum Built {
+    Render(wgpu::RenderPipeline),
+    Compute(wgpu::ComputePipeline),
+}
+
+impl Job {
+    /// Builds the pipeline, through the application's pipeline cache if any.
+    /// Cost: wgpu's pipeline creation, where the shaders compile.
+    pub(super) fn build(
+        &self,
+        manager: &Manager,
+        cache: Option<&wgpu::PipelineCache>,
+    ) -> Result<Built, Error> {
+        let p = &self.p;
+        match &self.kind {
+            JobKind::Render { targets, vs, fs } => {
+                let write = if p.color_write { wgpu::ColorWrites::ALL } else { wgpu::ColorWrites::empty() };
+                let color = targets
+                    .color
+                    .iter()
+                    .map(|&format| {
+                        Some(wgpu::ColorTargetState { format, blend: p.blend.to_wgpu(), write_mask: write })
+                    })
+                    .collect::<Vec<_>>();
+                let depth_stencil = targets.depth.map(|format| wgpu::DepthStencilState {
+                    format,
+                    depth_write_enabled: Some(p.depth.is_some_and(|d| d.write)),
+                    depth_compare: Some(
+                        p.depth.map_or(wgpu::CompareFunction::Always, |d| d.compare.to_wgpu()),
+                    ),
+                    stencil: Default::default(),
+                    bias: Default::default(),
+                });
+                let buffers = targets.vertex_buffers.iter().cloned().map(Some).collect::<Vec<_>>();
+                let what = || format!("{}: render pipeline", p.name);
+                let pipeline = manager.scoped(what, |device| {
+                    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                        label: Some(&p.name),
+                        layout: Some(&self.layout),
+                        vertex: wgpu::VertexState {
+                            module: vs,
+                            entry_point: p.vertex.as_deref(),
+                            compilation_options: Default::default(),
+                            buffers: &buffers,
+                        },
+                        fragment: p.fragment.as_deref().map(|entry| wgpu::FragmentState {
+                            module: fs,
+                            entry_point: Some(entry),
+                            compilation_options: Default::default(),
+                            targets: &color,
+                        }),
+                        primitive: wgpu::PrimitiveState { cull_mode: p.cull.to_wgpu(), ..Default::default() },
+                        depth_stencil,
+                        multisample: wgpu::MultisampleState { count: targets.samples, ..Default::default() },
+                        multiview_mask: None,
+                        cache,
+                    })
+                })?;
+                Ok(Built::Render(pipeline))
+            }
+            JobKind::Compute { module } => {
+                let what = || format!("{}: compute pipeline", p.name);
+                let pipeline = manager.scoped(what, |device| {
+                    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                        label: Some(&p.name),
+                        layout: Some(&self.layout),
+                        module,
+                        entry_point: p.compute.as_deref(),
+                        compilation_options: Default::default(),
+                        cache,
+                    })
+                })?;
+                Ok(Built::Compute(pipeline))
+            }
+        }
+    }
+}
+
+impl Effects {
+    /// The job for `pass`'s pipeline under `flags` (for `targets`, a render
+    /// pass), with the pass's shader; no job when the pipeline is cached.
+    /// Cost on a hit: a hash lookup, with nothing cloned.
+    pub(super) fn job(
+        &mut self,
+        manager: &mut Manager,
+        pass: PassId,
+        flags: FlagSet,
+        targets: Option<&Targets>,
+    ) -> Result<(ShaderId, Option<Job>), EffectError> {
+        self.prepare(manager, pass, flags)?;
+        let shader = self.pass_shader(manager, pass, flags)?;
+        let key = (pass, shader);
+        let render = self.pass(pass).vertex.is_some();
+        let cached = match targets {
+            Some(t) if render => {
+                self.render.get(&key).is_some_and(|list| list.iter().any(|(have, _)| have == t))
+            }
+            None if !render => self.compute.contains_key(&key),
+            _ => return Err(self.wrong_kind(pass, if render { "compute" } else { "render" })),
+        };
+        if cached {
+            return Ok((shader, None));
+        }
+        let fail = |this: &Self, e: Error| this.register_error(flags, e);
+        let layout = manager.pipeline_layout(shader).map_err(|e| fail(self, e))?.clone();
+        let mut module = |stage| match self.module(manager, self.stage_shader(shader, stage)) {
+            Ok(m) => Ok(m.clone()),
+            Err(e) => Err(e),
+        };
+        let kind = match targets {
+            Some(t) => {
+                let (vs, fs) = (module(0), module(1));
+                let (vs, fs) = (vs.map_err(|e| fail(self, e))?, fs.map_err(|e| fail(self, e))?);
+                JobKind::Render { targets: t.clone(), vs, fs }
+            }
+            None => JobKind::Compute { module: module(2).map_err(|e| fail(self, e))? },
+        };
+        let p = self.pass(pass).clone();
+        Ok((shader, Some(Job { pass, flags, shader, p, layout, kind })))
+    }
+
+    /// Keeps a built pipeline in the cache, counted as built.
+    pub(super) fn keep(&mut self, job: Job, built: Built) {
+        self.stats.pipelines += 1;
+        self.used.insert((job.pass.effect.index, job.pass.index, job.flags.bits));
+        let key = (job.pass, job.shader);
+        match (job.kind, built) {
+            (JobKind::Render { targets, .. }, Built::Render(pipeline)) => {
+                self.render.entry(key).or_default().push((targets, pipeline));
+            }
+            (JobKind::Compute { .. }, Built::Compute(pipeline)) => {
+                self.compute.insert(key, pipeline);
+            }
+            _ => unreachable!("a job builds its own kind"),
+        }
+    }
+
+    /// Builds `job` here and keeps it.
+    pub(super) fn run(&mut self, manager: &Manager, job: Job) -> Result<(), EffectError> {
+        let built = job
+            .build(manager, self.pipeline_cache.as_ref())
+            .map_err(|e| self.register_error(job.flags, e))?;
+        self.keep(job, built);
+        Ok(())
+    }
+}
