@@ -74,7 +74,8 @@ struct Counts {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut argv = std::env::args().skip(1);
-    let mut args = Args { frames: 8, png: None, json: false, warm: false, warm_threads: 0, pipeline_cache: None };
+    let mut args =
+        Args { frames: 8, png: None, json: false, warm: false, warm_threads: 0, pipeline_cache: None };
     while let Some(a) = argv.next() {
         match a.as_str() {
             "--frames" => args.frames = argv.next().ok_or("--frames N")?.parse()?,

@@ -10,8 +10,8 @@ use slotmap::{DefaultKey, Key, KeyData, SlotMap};
 
 use crate::errors::Error;
 use crate::family::FamilyId;
-use crate::plan::{BindingPoint, Frequency};
 use crate::reflect::ResourceClass;
+use crate::slot_plan::{BindingPoint, Frequency};
 
 /// An instance handle without its type: the manager's tag (so that a handle
 /// of another manager is caught) and a generational key (so that a freed one is).

@@ -14,7 +14,7 @@
 
 use crate::errors::Error;
 use crate::instance::{InstanceId, InstanceTable};
-use crate::plan::Frequency;
+use crate::slot_plan::Frequency;
 
 /// Instances of one frequency by position, resolved once
 /// ([`Manager::instance_list`](crate::Manager::instance_list)).

@@ -16,8 +16,8 @@ use naga::valid::{Capabilities, ValidationFlags, Validator};
 
 use crate::array::{self, Addressing};
 use crate::errors::{LimitError, LimitErrorKind, Location};
-use crate::plan::BindingPoint;
 use crate::reflect::{ResourceKind, ShaderReflection};
+use crate::slot_plan::BindingPoint;
 
 /// What the device allows, read once per manager.
 #[derive(Clone, Debug)]

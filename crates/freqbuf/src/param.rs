@@ -4,9 +4,9 @@
 use naga::ScalarKind;
 
 use crate::id::SlotId;
-use crate::layout::Resolved;
-use crate::plan::Frequency;
 use crate::reflect::{MemberType, ValueType};
+use crate::slot_layout::Resolved;
+use crate::slot_plan::Frequency;
 
 /// A member (or array element, or struct field) resolved once by name.
 ///

@@ -10,7 +10,7 @@
 use crate::array::Addressing;
 use crate::dirty::DirtySet;
 use crate::id::SlotId;
-use crate::plan::{BindingPoint, Frequency};
+use crate::slot_plan::{BindingPoint, Frequency};
 
 /// Buffer usages of a slot buffer: bound as uniform, written by copies or the scatter pass.
 pub(crate) const SLOT_USAGE: wgpu::BufferUsages = wgpu::BufferUsages::UNIFORM

@@ -59,7 +59,7 @@ pub struct Effects {
     /// Defs of [`Effects::set_defs`], given to every effect loaded after.
     pub(super) code_defs: Vec<(String, naga_oil::compose::ShaderDefValue)>,
     /// (base effect, its defs as given) → the effect [`Effects::with_defs`] made.
-    pub(super) variants: HashMap<(u32, String), u32>,
+    pub(super) with_defs_copies: HashMap<(u32, String), u32>,
     /// WESL packages for every effect, and the package files read.
     #[cfg_attr(not(feature = "wesl"), allow(dead_code, reason = "no packages without WESL"))]
     pub(super) wesl: super::wesl::Library,
@@ -98,7 +98,7 @@ impl Effects {
             stats: EffectStats::default(),
             module_files: Default::default(),
             code_defs: Vec::new(),
-            variants: HashMap::new(),
+            with_defs_copies: HashMap::new(),
             wesl: Default::default(),
             workers: Vec::new(),
         }

@@ -24,9 +24,9 @@ mod parse;
 mod passes;
 mod pipeline;
 mod types;
-mod variant;
 mod warm;
 mod wesl;
+mod with_defs;
 
 pub use cache_file::{CacheLoad, PipelineCacheFile};
 pub use constraints::FlagRules;
@@ -34,5 +34,5 @@ pub use file::{Blend, Compare, Cull, DepthState};
 pub use library::{EXHAUSTIVE_FLAGS, Effects};
 pub use log::{LoggedPipeline, ReplayReport};
 pub use types::{CheckReport, Effect, EffectId, EffectStats, FlagSet, Pass, PassId, Passes, Targets};
-pub use variant::DefValue;
 pub use warm::{WarmProgress, WarmReport};
+pub use with_defs::DefValue;

@@ -31,8 +31,8 @@ use crate::family::FamilyId;
 use crate::id::{ShaderId, SlotId};
 use crate::instance::{NOT_GIVEN, checked};
 use crate::limits::MAX_GROUPS;
-use crate::plan::Frequency;
 use crate::registry::Registry;
+use crate::slot_plan::Frequency;
 
 /// Something bind groups can be set on: a render pass, compute pass or bundle encoder.
 pub trait BindTarget {

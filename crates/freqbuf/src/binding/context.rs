@@ -8,8 +8,8 @@
 
 use std::ops::DerefMut;
 
+use crate::binding::group_layouts::Layouts;
 use crate::binding::groups::BindGroups;
-use crate::binding::layouts::Layouts;
 use crate::binding::state::{DrawInputs, GroupAccess};
 use crate::instance::InstanceTable;
 use crate::limits::DeviceCaps;

@@ -5,7 +5,7 @@
 
 use crate::id::ShaderId;
 use crate::instance::{InstanceId, MaterialId, ObjectId, RawKey, ViewId};
-use crate::plan::Frequency;
+use crate::slot_plan::Frequency;
 
 /// The instances one draw uses, one per frequency; a frequency the shader
 /// does not read may be left out, and the frame is implied.

@@ -5,15 +5,15 @@
 use std::collections::HashMap;
 
 use crate::array::Addressing;
-use crate::binding::layouts::{Variant, VariantEntry, VariantId};
+use crate::binding::group_layouts::{Variant, VariantEntry, VariantId};
 use crate::binding::placeholders::Placeholders;
 use crate::errors::{Error, ParamError, ParamErrorKind};
 use crate::instance::{Bound, InstanceResources};
-use crate::plan::BindingPoint;
 use crate::reflect::ResourceClass;
 use crate::registry::{Registry, SharedBinding};
 use crate::scope;
 use crate::slot::Slot;
+use crate::slot_plan::BindingPoint;
 
 /// A built bind group, the resource epoch it was built from, and its serial.
 #[derive(Debug)]

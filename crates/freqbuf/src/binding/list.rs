@@ -26,7 +26,7 @@ use crate::errors::Error;
 use crate::id::ShaderId;
 use crate::instance::{InstanceTable, NOT_GIVEN, checked};
 use crate::limits::MAX_GROUPS;
-use crate::plan::Frequency;
+use crate::slot_plan::Frequency;
 
 /// Draws with their instances resolved to slot indices, made by
 /// [`crate::Manager::draw_list`] and bound by [`crate::Binder::bind_list`].

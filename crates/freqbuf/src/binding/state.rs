@@ -7,8 +7,8 @@
 //! takes one and binds with [`crate::Binder::bind_prepared`], and it cannot
 //! change under them, since it borrows the manager.
 
+use crate::binding::group_layouts::Layouts;
 use crate::binding::groups::BindGroups;
-use crate::binding::layouts::Layouts;
 use crate::instance::InstanceTable;
 use crate::registry::Registry;
 use crate::slot::Slot;

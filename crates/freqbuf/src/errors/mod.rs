@@ -28,7 +28,7 @@ use report::debug_as_report;
 
 use std::fmt;
 
-use crate::plan::{BindingPoint, Frequency};
+use crate::slot_plan::{BindingPoint, Frequency};
 
 /// A 1-based `line:column` position in a shader's source.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

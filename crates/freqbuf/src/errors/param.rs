@@ -1,6 +1,6 @@
 //! Parameter errors: a name or value that cannot be resolved or set.
 
-use crate::plan::Frequency;
+use crate::slot_plan::Frequency;
 
 /// A parameter could not be resolved or set.
 ///

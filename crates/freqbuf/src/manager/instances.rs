@@ -5,8 +5,8 @@ use super::Manager;
 use crate::errors::Error;
 use crate::family::FamilyId;
 use crate::instance::{FromRaw, InstanceId, MaterialId, ObjectId, ViewId};
-use crate::plan::Frequency;
 use crate::setters::InstanceMut;
+use crate::slot_plan::Frequency;
 
 impl Manager {
     /// Creates a view instance; its values start at zero.

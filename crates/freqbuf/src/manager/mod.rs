@@ -11,9 +11,9 @@ use crate::id::SlotId;
 use crate::instance::InstanceTable;
 use crate::limits::DeviceCaps;
 use crate::param::Param;
-use crate::plan::{Frequency, SlotPlan};
 use crate::registry::Registry;
 use crate::slot::Slot;
+use crate::slot_plan::{Frequency, SlotPlan};
 use crate::stats::FrameStats;
 use crate::upload::{FlushStrategy, Sink, Uploader};
 

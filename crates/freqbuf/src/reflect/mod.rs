@@ -17,7 +17,7 @@ use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 use naga::{Module, ShaderStage};
 
 use crate::errors::{Location, ReflectError, ReflectErrorKind};
-use crate::plan::BindingPoint;
+use crate::slot_plan::BindingPoint;
 
 mod block;
 mod entry;

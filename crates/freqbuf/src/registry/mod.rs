@@ -10,10 +10,10 @@ use std::ops::Index;
 use crate::errors::{Error, LayoutErrorKind};
 use crate::family::{Families, FamilyId};
 use crate::id::{Counter, ShaderId, SlotId};
-use crate::layout::SlotLayout;
 use crate::limits::{self, DeviceCaps};
-use crate::plan::{BindingPoint, Frequency, Sharing, SlotPlan};
 use crate::reflect::{Resource, ResourceClass, ShaderReflection};
+use crate::slot_layout::SlotLayout;
+use crate::slot_plan::{BindingPoint, Frequency, Sharing, SlotPlan};
 
 mod resolve;
 mod stage;

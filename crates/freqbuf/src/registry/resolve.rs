@@ -7,11 +7,11 @@ use super::{Registry, SharedBinding};
 use crate::errors::{ParamError, ParamErrorKind};
 use crate::family::{FamilyId, FamilyScope};
 use crate::id::SlotId;
-use crate::layout::SlotLayout;
 use crate::name::{closest, parse_path};
 use crate::param::Param;
-use crate::plan::Frequency;
 use crate::reflect::{ResourceClass, ResourceKind};
+use crate::slot_layout::SlotLayout;
+use crate::slot_plan::Frequency;
 
 impl Registry {
     /// Resolves a name or path (`view_proj`, `lights[3].color`, `GMRTs[2]`) among the

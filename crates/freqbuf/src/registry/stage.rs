@@ -7,9 +7,9 @@ use super::{BindingKey, Key, Registry, SharedBinding, Staged};
 use crate::errors::{Error, LayoutErrorKind, ResourceSite};
 use crate::family::{FamilyId, NamedFamily};
 use crate::id::ShaderId;
-use crate::layout::SlotLayout;
-use crate::plan::{BindingPoint, Frequency};
 use crate::reflect::{BlockLayout, Resource, ResourceKind, ShaderReflection};
+use crate::slot_layout::SlotLayout;
+use crate::slot_plan::{BindingPoint, Frequency};
 
 impl Registry {
     /// Checks `shader` against every registration rule and merges its blocks

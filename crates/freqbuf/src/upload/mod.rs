@@ -12,15 +12,15 @@
 //! dispatches, one submit per chunk), with the scatter pipeline in [`scatter`].
 
 mod belt;
+mod flush_plan;
 mod moves;
-mod plan;
 mod scatter;
 mod stage;
 
 use crate::errors::Error;
 use crate::id::SlotId;
-use crate::plan::Frequency;
 use crate::slot::Slot;
+use crate::slot_plan::Frequency;
 use crate::stats::FrameStats;
 
 /// How packed dirty ranges move from the staging buffer into slot buffers.
@@ -77,7 +77,7 @@ pub(crate) struct Uploader {
     /// Per slot with packed ranges: (slot, ranges, scatter).
     packed: Vec<(usize, std::ops::Range<usize>, bool)>,
     /// The current chunk: one job per slot share, and the ranges cut to fit it.
-    jobs: Vec<plan::Job>,
+    jobs: Vec<flush_plan::Job>,
     pieces: Vec<(u64, u64)>,
     scatter: Option<scatter::Scatter>,
     /// Mapped memory the uploaded bytes go through, kept across flushes. Its
@@ -130,7 +130,7 @@ impl Uploader {
                 }
             }
         }
-        let mut cursor = plan::Cursor::new(&self.packed);
+        let mut cursor = flush_plan::Cursor::new(&self.packed);
         while !cursor.done(&self.packed) {
             let start = cursor;
             let data = self.plan_chunk(&mut cursor);

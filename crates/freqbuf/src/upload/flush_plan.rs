@@ -7,9 +7,9 @@ use super::scatter::{ROW, ROW_WORDS};
 use super::{AUTO_COPY_LIMIT, FlushReport, FlushStrategy, MERGE_GAP, Sink, Uploader};
 use crate::array::Addressing;
 use crate::errors::Error;
-use crate::plan::Frequency;
 use crate::scope;
 use crate::slot::{SLOT_USAGE, Slot, grown_capacity};
+use crate::slot_plan::Frequency;
 use crate::stats::{FrameStats, Stats};
 
 /// One slot's share of one chunk of the packed upload.

@@ -85,7 +85,7 @@ impl Effects {
             def.1 = value;
         }
         let key = (id.index, format!("{defs:?}"));
-        if let Some(&index) = self.variants.get(&key) {
+        if let Some(&index) = self.with_defs_copies.get(&key) {
             return Ok(EffectId { library: self.tag, index });
         }
         if defs == base.defs {
@@ -98,7 +98,7 @@ impl Effects {
         effect.defs = defs;
         self.effects.push(effect);
         let index = self.effects.len() as u32 - 1;
-        self.variants.insert(key, index);
+        self.with_defs_copies.insert(key, index);
         Ok(EffectId { library: self.tag, index })
     }
 }

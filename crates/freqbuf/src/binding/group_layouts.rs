@@ -13,11 +13,11 @@ use smallvec::SmallVec;
 use crate::errors::Error;
 use crate::id::{ShaderId, SlotId};
 use crate::limits::{self, Checked, DeviceCaps};
-use crate::plan::{BindingPoint, Frequency};
 use crate::reflect::ShaderReflection;
 use crate::registry::Registry;
 use crate::scope;
 use crate::slot::Slot;
+use crate::slot_plan::{BindingPoint, Frequency};
 
 /// Index of a bind group layout variant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -10,8 +10,8 @@ use crate::family::{FamilyId, NamedFamily};
 use crate::id::ShaderId;
 use crate::name::Segment;
 use crate::name::is_padding;
-use crate::plan::{BindingPoint, Frequency};
 use crate::reflect::{BlockLayout, Member, MemberType};
+use crate::slot_plan::{BindingPoint, Frequency};
 
 /// The merged layout of one slot: every member any registered shader declares.
 #[derive(Clone, Debug)]
