@@ -121,10 +121,8 @@ impl Effects {
         let key = (pass, shader);
         let render = self.pass(pass).vertex.is_some();
         let cached = match targets {
-            Some(t) if render => {
-                self.render.get(&key).is_some_and(|list| list.iter().any(|(have, _)| have == t))
-            }
-            None if !render => self.compute.contains_key(&key),
+            Some(t) if render => self.pipelines.render(key, t).is_some(),
+            None if !render => self.pipelines.compute(key).is_some(),
             _ => return Err(self.wrong_kind(pass, if render { "compute" } else { "render" })),
         };
         if cached {
@@ -132,10 +130,8 @@ impl Effects {
         }
         let fail = |this: &Self, e: Error| this.register_error(flags, e);
         let layout = manager.pipeline_layout(shader).map_err(|e| fail(self, e))?.clone();
-        let mut module = |stage| match self.module(manager, self.stage_shader(shader, stage)) {
-            Ok(m) => Ok(m.clone()),
-            Err(e) => Err(e),
-        };
+        let stages = [0, 1, 2].map(|stage| self.stage_shader(shader, stage));
+        let mut module = |stage: usize| self.pipelines.module(manager, stages[stage]).cloned();
         let kind = match targets {
             Some(t) => {
                 let (vs, fs) = (module(0), module(1));
@@ -151,14 +147,14 @@ impl Effects {
     /// Keeps a built pipeline in the cache, counted as built.
     pub(super) fn keep(&mut self, job: Job, built: Built) {
         self.stats.pipelines += 1;
-        self.used.insert((job.pass.effect.index, job.pass.index, job.flags.bits));
+        self.pipelines.mark_used(job.pass, job.flags.bits);
         let key = (job.pass, job.shader);
         match (job.kind, built) {
             (JobKind::Render { targets, .. }, Built::Render(pipeline)) => {
-                self.render.entry(key).or_default().push((targets, pipeline));
+                self.pipelines.keep_render(key, targets, pipeline);
             }
             (JobKind::Compute { .. }, Built::Compute(pipeline)) => {
-                self.compute.insert(key, pipeline);
+                self.pipelines.keep_compute(key, pipeline);
             }
             _ => unreachable!("a job builds its own kind"),
         }
@@ -166,9 +162,8 @@ impl Effects {
 
     /// Builds `job` here and keeps it.
     pub(super) fn run(&mut self, manager: &Manager, job: Job) -> Result<(), EffectError> {
-        let built = job
-            .build(manager, self.pipeline_cache.as_ref())
-            .map_err(|e| self.register_error(job.flags, e))?;
+        let built =
+            job.build(manager, self.pipelines.cache()).map_err(|e| self.register_error(job.flags, e))?;
         self.keep(job, built);
         Ok(())
     }

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use super::compose::{Compose, Sites};
-use super::types::{Bits, Effect, EffectId, EffectStats, FlagSet, Pass, PassId, Passes, Targets};
+use super::types::{Bits, Effect, EffectId, EffectStats, FlagSet, Pass, PassId, Passes};
 use crate::error::{EffectError, EffectErrorKind};
 use freqbuf::Error;
 use freqbuf::Manager;
@@ -38,21 +38,8 @@ pub struct Effects {
     /// `i`-th stage file), kept for the passes that narrow them, with
     /// where their resources are declared (for a linked pass's errors).
     pub(super) composed: HashMap<(u32, Bits, u32), (ShaderReflection, Sites)>,
-    pub(super) modules: HashMap<ShaderId, wgpu::ShaderModule>,
-    /// By (pass, permutation), one pipeline per targets it was built for
-    /// (usually one). The shader id names the manager and the flags, the
-    /// pass its state and entry points: everything a pipeline is built from
-    /// but the device, which `device` holds for all of them.
-    pub(super) render: HashMap<(PassId, ShaderId), Vec<(Targets, wgpu::RenderPipeline)>>,
-    pub(super) compute: HashMap<(PassId, ShaderId), wgpu::ComputePipeline>,
-    /// The manager's device serial the modules and pipelines were made for;
-    /// a manager moved to another device (`Manager::recreate`) drops them all.
-    pub(super) device: u64,
-    /// The application's `wgpu::PipelineCache`, of the device `device` names,
-    /// given to every pipeline built ([`Effects::set_pipeline_cache`]).
-    pub(super) pipeline_cache: Option<wgpu::PipelineCache>,
-    /// (effect, pass, flags) of every pipeline built, for [`Effects::pipeline_log`].
-    pub(super) used: std::collections::BTreeSet<(u32, u32, super::types::Bits)>,
+    /// Modules and pipelines, for one device.
+    pub(super) pipelines: super::pipelines::Pipelines,
     pub(super) stats: EffectStats,
     /// Module files added, and those [`Effects::add_module_dir`] found.
     pub(super) module_files: super::modules::ModuleFiles,
@@ -89,12 +76,7 @@ impl Effects {
             pass_shaders: HashMap::new(),
             stage_shaders: HashMap::new(),
             composed: HashMap::new(),
-            modules: HashMap::new(),
-            render: HashMap::new(),
-            compute: HashMap::new(),
-            device: 0,
-            pipeline_cache: None,
-            used: Default::default(),
+            pipelines: Default::default(),
             stats: EffectStats::default(),
             module_files: Default::default(),
             code_defs: Vec::new(),

@@ -36,8 +36,7 @@ impl Effects {
                 self.shaders.retain(|k, _| k.0 != index as u32);
                 self.pass_shaders.retain(|k, _| k.0 != index as u32);
                 self.composed.retain(|k, _| k.0 != index as u32);
-                self.render.retain(|k, _| k.0.effect != effect);
-                self.compute.retain(|k, _| k.0.effect != effect);
+                self.pipelines.forget(effect);
             }
         }
         Ok(())

@@ -45,8 +45,8 @@ impl Effects {
     /// Every pipeline built so far, once per (effect, pass, flags), in order.
     /// Cost: one pass over what was built.
     pub fn pipeline_log(&self) -> Vec<LoggedPipeline> {
-        self.used
-            .iter()
+        self.pipelines
+            .used()
             .map(|&(effect, pass, bits)| {
                 let e = &self.effects[effect as usize];
                 LoggedPipeline {

@@ -23,6 +23,7 @@ mod parallel;
 mod parse;
 mod passes;
 mod pipeline;
+mod pipelines;
 mod types;
 mod warm;
 mod wesl;

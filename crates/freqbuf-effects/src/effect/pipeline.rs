@@ -58,29 +58,6 @@ impl Effects {
         Ok(())
     }
 
-    /// Drops the modules, pipelines and pipeline cache of a device `manager`
-    /// left (`Manager::recreate`).
-    pub(super) fn follow_device(&mut self, manager: &Manager) {
-        if self.device != manager.device_serial() {
-            self.modules.clear();
-            self.render.clear();
-            self.compute.clear();
-            self.pipeline_cache = None;
-            self.device = manager.device_serial();
-        }
-    }
-
-    pub(super) fn module(
-        &mut self,
-        manager: &Manager,
-        shader: ShaderId,
-    ) -> Result<&wgpu::ShaderModule, Error> {
-        Ok(match self.modules.entry(shader) {
-            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::hash_map::Entry::Vacant(e) => e.insert(manager.create_shader_module(shader)?),
-        })
-    }
-
     /// The render pipeline of `pass` with `flags` for `targets`: the pass's
     /// shader ([`Effects::pass_shader`], registered on first use) and its render
     /// state, built once per (pass, flags, targets) and cached.
@@ -95,8 +72,7 @@ impl Effects {
         if let Some(job) = job {
             self.run(manager, job)?;
         }
-        let list = &self.render[&(pass, shader)];
-        let (_, pipeline) = list.iter().find(|(t, _)| t == targets).expect("built above or cached");
+        let pipeline = self.pipelines.render((pass, shader), targets).expect("built above or cached");
         Ok((shader, pipeline))
     }
 
@@ -111,7 +87,7 @@ impl Effects {
         if let Some(job) = job {
             self.run(manager, job)?;
         }
-        Ok((shader, &self.compute[&(pass, shader)]))
+        Ok((shader, self.pipelines.compute((pass, shader)).expect("built above or cached")))
     }
 
     pub(super) fn register_error(&self, flags: FlagSet, e: Error) -> EffectError {

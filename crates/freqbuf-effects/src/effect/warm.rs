@@ -32,7 +32,7 @@ impl Effects {
     /// pipelines; give the new device's cache again. Cost: none per draw.
     pub fn set_pipeline_cache(&mut self, manager: &Manager, cache: Option<wgpu::PipelineCache>) {
         self.follow_device(manager);
-        self.pipeline_cache = cache;
+        self.pipelines.set_cache(cache);
     }
 
     /// Builds the pipeline of every pass of effect `id` under every flag
@@ -86,7 +86,7 @@ impl Effects {
                 }
             }
         }
-        let built = build_all(manager, &jobs, self.pipeline_cache.as_ref(), threads, progress);
+        let built = build_all(manager, &jobs, self.pipelines.cache(), threads, progress);
         let mut first = None;
         for (job, built) in jobs.into_iter().zip(built) {
             match built {
