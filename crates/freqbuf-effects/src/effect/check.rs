@@ -71,8 +71,9 @@ impl Effects {
         }
         for &bits in &combos {
             let parts = self.effect(id).stage_files.len() as u32 + 1;
-            let kept =
-                (0..parts).filter(|&p| self.composed.contains_key(&(id.index, bits, p))).collect::<Vec<_>>();
+            let kept = (0..parts)
+                .filter(|&p| self.permutations.composed((id.index, bits, p)).is_some())
+                .collect::<Vec<_>>();
             // What each pass's pipelines would use; for most effects the permutation itself.
             for reflection in self.pass_reflections(FlagSet { effect: id, bits })? {
                 let effect = self.effect(id);
@@ -85,7 +86,7 @@ impl Effects {
             }
             // The check composes every combination once: keep only what was kept before.
             for part in (0..parts).filter(|p| !kept.contains(p)) {
-                self.composed.remove(&(id.index, bits, part));
+                self.permutations.drop_composed((id.index, bits, part));
             }
         }
         Ok(report)

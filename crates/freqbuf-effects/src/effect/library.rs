@@ -27,17 +27,8 @@ pub struct Effects {
     pub(super) tag: u32,
     pub(super) compose: Compose,
     pub(super) effects: Vec<Effect>,
-    /// (effect, tested flag bits) → the registered permutation.
-    pub(super) shaders: HashMap<(u32, Bits), ShaderId>,
-    /// (effect, tested flag bits, pass) → the shader the pass's pipelines use.
-    pub(super) pass_shaders: HashMap<(u32, Bits, u32), ShaderId>,
-    /// A pass shader linked from several files → the shader of each stage's
-    /// part (vertex, fragment, compute), whose modules its pipelines use.
-    pub(super) stage_shaders: HashMap<ShaderId, [Option<ShaderId>; 3]>,
-    /// Composed permutations by (effect, bits, part: 0 the source, `i` the
-    /// `i`-th stage file), kept for the passes that narrow them, with
-    /// where their resources are declared (for a linked pass's errors).
-    pub(super) composed: HashMap<(u32, Bits, u32), (ShaderReflection, Sites)>,
+    /// Compositions and the shaders registered from them.
+    pub(super) permutations: super::permutations::Permutations,
     /// Modules and pipelines, for one device.
     pub(super) pipelines: super::pipelines::Pipelines,
     pub(super) stats: EffectStats,
@@ -72,10 +63,7 @@ impl Effects {
             tag: crate::tag::Counter::Library.next(),
             compose: Compose::new(),
             effects: Vec::new(),
-            shaders: HashMap::new(),
-            pass_shaders: HashMap::new(),
-            stage_shaders: HashMap::new(),
-            composed: HashMap::new(),
+            permutations: Default::default(),
             pipelines: Default::default(),
             stats: EffectStats::default(),
             module_files: Default::default(),
@@ -119,8 +107,7 @@ impl Effects {
     pub fn set_family(&mut self, id: EffectId, family: &str) -> Result<(), EffectError> {
         self.checked(id, "effect")?;
         let effect = &self.effects[id.index as usize];
-        let registered = self.shaders.keys().any(|&(e, _)| e == id.index)
-            || self.pass_shaders.keys().any(|&(e, _, _)| e == id.index);
+        let registered = self.permutations.registered(id.index);
         if effect.family != family && registered {
             return Err(EffectError {
                 file: effect.source_file.clone(),
@@ -130,7 +117,7 @@ impl Effects {
         }
         self.effects[id.index as usize].family = family.to_owned();
         // Composed permutations carry the family they were composed for.
-        self.composed.retain(|k, _| k.0 != id.index);
+        self.permutations.drop_compositions(id.index, None);
         Ok(())
     }
 
@@ -232,12 +219,12 @@ impl Effects {
         let effect = self.checked(flags.effect, "flag set")?;
         let bits = flags.bits & effect.tested;
         let key = (flags.effect.index, bits);
-        if let Some(&id) = self.shaders.get(&key).filter(|id| manager.registry().owns(**id)) {
+        if let Some(id) = self.permutations.shader(key).filter(|&id| manager.registry().owns(id)) {
             return Ok(id);
         }
         let reflection = self.composed(flags.effect, bits, 0)?;
         let id = self.register_reflection(manager, flags.effect, bits, reflection)?;
-        self.shaders.insert(key, id);
+        self.permutations.keep_shader(key, id);
         Ok(id)
     }
 
@@ -249,11 +236,11 @@ impl Effects {
         bits: Bits,
         part: u32,
     ) -> Result<ShaderReflection, EffectError> {
-        if let Some((r, _)) = self.composed.get(&(id.index, bits, part)) {
+        if let Some((r, _)) = self.permutations.composed((id.index, bits, part)) {
             return Ok(r.clone());
         }
         let (reflection, sites) = self.permutation(id, bits, part)?;
-        self.composed.insert((id.index, bits, part), (reflection.clone(), sites));
+        self.permutations.keep_composed((id.index, bits, part), (reflection.clone(), sites));
         Ok(reflection)
     }
 

@@ -33,9 +33,7 @@ impl Effects {
                 self.effects[index].tested = tested;
                 let library = self.tag;
                 let effect = EffectId { library, index: index as u32 };
-                self.shaders.retain(|k, _| k.0 != index as u32);
-                self.pass_shaders.retain(|k, _| k.0 != index as u32);
-                self.composed.retain(|k, _| k.0 != index as u32);
+                self.permutations.forget(index as u32);
                 self.pipelines.forget(effect);
             }
         }

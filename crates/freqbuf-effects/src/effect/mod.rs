@@ -22,6 +22,7 @@ mod modules;
 mod parallel;
 mod parse;
 mod passes;
+mod permutations;
 mod pipeline;
 mod pipelines;
 mod types;

@@ -48,7 +48,7 @@ impl Effects {
     /// What `bits` registers, layouts only, composed here and not kept.
     fn reflect_once(&mut self, id: EffectId, bits: Bits) -> Reflected {
         let out = self.pass_reflections(FlagSet { effect: id, bits });
-        self.composed.retain(|key, _| key.0 != id.index || key.1 != bits);
+        self.permutations.drop_compositions(id.index, Some(bits));
         out.map(|v| v.into_iter().map(ShaderReflection::layout_only).collect())
     }
 

@@ -25,7 +25,7 @@ impl Effects {
         let effect = self.checked(flags.effect, "flag set")?;
         let bits = flags.bits & effect.tested;
         let key = (flags.effect.index, bits, pass.index);
-        if let Some(&id) = self.pass_shaders.get(&key).filter(|id| manager.registry().owns(**id)) {
+        if let Some(id) = self.permutations.pass_shader(key).filter(|&id| manager.registry().owns(id)) {
             return Ok(id);
         }
         let id = if self.pass(pass).is_linked() {
@@ -37,7 +37,7 @@ impl Effects {
                 Some(narrowed) => self.register_reflection(manager, flags.effect, bits, narrowed)?,
             }
         };
-        self.pass_shaders.insert(key, id);
+        self.permutations.keep_pass_shader(key, id);
         Ok(id)
     }
 
@@ -62,14 +62,14 @@ impl Effects {
             let at = parts.iter().position(|(part, _)| *part == p.parts[i]);
             stages[i] = entry.as_ref().and(at).map(|at| ids[at]);
         }
-        self.stage_shaders.insert(id, stages);
+        self.permutations.keep_stage_shaders(id, stages);
         Ok(id)
     }
 
     /// The module a stage (0 vertex, 1 fragment, 2 compute) of `shader`'s
     /// pipelines is built from: its part's, for a linked pass.
     pub(super) fn stage_shader(&self, shader: ShaderId, stage: usize) -> ShaderId {
-        self.stage_shaders.get(&shader).and_then(|s| s[stage]).unwrap_or(shader)
+        self.permutations.stage_shader(shader, stage)
     }
 
     /// Each file's permutation a linked pass uses, narrowed to its stages there.
@@ -92,7 +92,7 @@ impl Effects {
                 None => effect.source_file.clone(),
                 Some(i) => effect.stage_files[i as usize].file.clone(),
             };
-            let sites = self.composed.get(&(flags.effect.index, flags.bits, part)).map(|(_, s)| s);
+            let sites = self.permutations.composed((flags.effect.index, flags.bits, part)).map(|(_, s)| s);
             let site = |r: &Resource| {
                 sites.and_then(|s| s.get(&r.name)).cloned().unwrap_or_else(|| (file.clone(), None))
             };
