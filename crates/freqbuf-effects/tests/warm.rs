@@ -35,14 +35,20 @@ const TOML: &str = "flags = [\"WARM\", \"COOL\", \"EDGE\"]\nsource = \"w.wgsl\"\
   [[technique.pass]]\n  name = \"outline\"\n  vertex = \"vs\"\n  fragment = \"outline\"\n  requires = [\"EDGE\"]
 ";
 
+/// The effect loaded in a new library, a manager, and colour and depth targets.
+fn library(h: &freqbuf::Headless) -> (Effects, freqbuf_effects::EffectId, Manager, Targets) {
+    let mut fx = Effects::new();
+    let id = fx.add("w.effect.toml", TOML, SOURCE).unwrap_or_else(|e| panic!("{}", common::chain(&e)));
+    let fb = Manager::new(&h.device, SlotPlan::default());
+    let targets =
+        Targets::color(wgpu::TextureFormat::Rgba8Unorm).with_depth(wgpu::TextureFormat::Depth32Float);
+    (fx, id, fb, targets)
+}
+
 #[test]
 fn warming_builds_every_allowed_pipeline_and_no_draw_builds_another() {
     let Some(h) = gpu::device() else { return };
-    let mut fx = Effects::new();
-    let id = fx.add("w.effect.toml", TOML, SOURCE).unwrap_or_else(|e| panic!("{}", common::chain(&e)));
-    let mut fb = Manager::new(&h.device, SlotPlan::default());
-    let targets =
-        Targets::color(wgpu::TextureFormat::Rgba8Unorm).with_depth(wgpu::TextureFormat::Depth32Float);
+    let (mut fx, id, mut fb, targets) = library(h);
     let report = fx.warm(&mut fb, id, &targets).unwrap_or_else(|e| panic!("{}", common::chain(&e)));
     // {WARM, COOL} × {EDGE, no EDGE}: two passes each, and the outline under EDGE.
     assert_eq!(report, WarmReport { permutations: 4, exhaustive: true, pipelines: 10 });
@@ -81,11 +87,7 @@ fn warming_builds_every_allowed_pipeline_and_no_draw_builds_another() {
 #[test]
 fn warming_on_two_threads_reports_progress_and_builds_what_one_thread_builds() {
     let Some(h) = gpu::device() else { return };
-    let mut fx = Effects::new();
-    let id = fx.add("w.effect.toml", TOML, SOURCE).unwrap_or_else(|e| panic!("{}", common::chain(&e)));
-    let mut fb = Manager::new(&h.device, SlotPlan::default());
-    let targets =
-        Targets::color(wgpu::TextureFormat::Rgba8Unorm).with_depth(wgpu::TextureFormat::Depth32Float);
+    let (mut fx, id, mut fb, targets) = library(h);
     let mut seen = Vec::new();
     let report = fx.warm_with(&mut fb, id, &targets, 2, &mut |p| seen.push(p)).unwrap();
     assert_eq!(report, WarmReport { permutations: 4, exhaustive: true, pipelines: 10 });
