@@ -126,7 +126,8 @@ pub struct Scene {
     /// View matrices.
     pub views: Vec<Mat4>,
     pub ambient: [f32; 4],
-    /// Object indices in draw order: sorted by view, shader, then material.
+    /// Object indices in draw order: sorted by view, shader, then material
+    /// (the objects are numbered so, so this is `0..n`).
     pub draws: Vec<usize>,
     pub time: f32,
     pub frame_index: u32,
@@ -186,6 +187,11 @@ impl Scene {
         draws.sort_by_key(|&o| {
             (objects[o].view, materials[objects[o].material].shader, objects[o].material, o)
         });
+        // Objects numbered in draw order, as a renderer that sorts its
+        // objects keeps them (Bevy's batches): a run's objects are then
+        // consecutive elements, and an indirect run is one instanced command.
+        let objects = draws.iter().map(|&o| objects[o].clone()).collect::<Vec<_>>();
+        let draws = (0..objects.len()).collect::<Vec<_>>();
         let views = (0..params.views).map(|v| view_matrix(v, params.views, 0.0)).collect();
         Self {
             params: params.clone(),

@@ -137,13 +137,21 @@ impl StorageInstancing {
             let obj = &scene.objects[o];
             (scene.materials[obj.material].shader, obj.view, obj.material)
         };
-        let mut runs: Vec<(usize, u32)> = Vec::new();
+        // Runs of (first draw, first command, commands); a run's draws of
+        // consecutive elements are one instanced command, as Bevy batches.
+        let mut runs: Vec<(usize, usize, u32)> = Vec::new();
         let mut args: Vec<u32> = Vec::new();
         for (i, &o) in scene.draws.iter().enumerate() {
+            let same_run = runs.last().is_some_and(|&(start, ..)| key(scene.draws[start]) == key(o));
+            let at = args.len();
+            if same_run && args[at - 1] + args[at - 3] == o as u32 {
+                args[at - 3] += 1;
+                continue;
+            }
             args.extend([4, 1, 0, o as u32]);
             match runs.last_mut() {
-                Some((start, n)) if key(scene.draws[*start]) == key(o) => *n += 1,
-                _ => runs.push((i, 1)),
+                Some((_, _, n)) if same_run => *n += 1,
+                _ => runs.push((i, at / 4, 1)),
             }
         }
         let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
@@ -153,7 +161,7 @@ impl StorageInstancing {
             mapped_at_creation: false,
         });
         gpu.queue.write_buffer(&buffer, 0, bytemuck::cast_slice(&args));
-        let firsts = runs.iter().map(|&(i, _)| &self.inner.draws[i].1).collect::<Vec<_>>();
+        let firsts = runs.iter().map(|&(i, ..)| &self.inner.draws[i].1).collect::<Vec<_>>();
         let list = self.inner.m.draw_list(firsts).expect("flushed, live");
         self.indirect = Some(HandIndirect { buffer, runs, list });
         self
@@ -220,10 +228,11 @@ impl StorageInstancing {
 }
 
 /// The hand-written multi-draw-indirect state: the argument buffer, the
-/// runs (first draw, draws) and a draw list of each run's first draw.
+/// runs (first draw, first command, commands) and a draw list of each run's
+/// first draw.
 struct HandIndirect {
     buffer: wgpu::Buffer,
-    runs: Vec<(usize, u32)>,
+    runs: Vec<(usize, usize, u32)>,
     list: DrawList,
 }
 
@@ -257,12 +266,12 @@ impl Method for StorageInstancing {
                 let mut current = usize::MAX;
                 Binder::new()
                     .bind_list_groups(&mut self.inner.m, &mut pass, &mut hand.list, 0..3, |pass, k, _| {
-                        let (start, n) = runs[k];
+                        let (start, command, n) = runs[k];
                         if pipelines[start] != current {
                             current = pipelines[start];
                             pass.set_pipeline(&shared.pipelines[current]);
                         }
-                        pass.multi_draw_indirect(buffer, start as u64 * 16, n);
+                        pass.multi_draw_indirect(buffer, command as u64 * 16, n);
                     })
                     .expect("bind");
                 1

@@ -195,10 +195,12 @@ fn steps(h: &Headless, uniform_batch: Option<usize>) {
     let changes = (0..N as usize).filter(|&i| i == 0 || i % 300 == 0 || i % 128 == 0).collect::<Vec<_>>();
     assert_eq!(sets, changes, "set is called where the shader or the batch changes");
     let first = s.fb.take_stats().total();
-    assert_eq!(first.bytes_uploaded, N as u64 * 16, "every draw's arguments once");
-    let indirect = h.device.features().contains(wgpu::Features::INDIRECT_FIRST_INSTANCE);
-    let calls = if indirect { draws.runs() as u64 } else { N as u64 };
-    assert_eq!(first.draw_calls, calls, "one call per run, or per draw without first instances");
+    // A run's draws share one point and are consecutive objects: one
+    // instanced command each, drawn by one call (or, without first
+    // instances, one `draw` of that many instances).
+    let runs = draws.runs() as u64;
+    assert_eq!(first.bytes_uploaded, runs * 16, "every command's arguments once, one command per run");
+    assert_eq!(first.draw_calls, runs, "one call per run");
 
     // Nothing changed: no upload, and the same binds as the first frame.
     let (px, _) = s.draw(&mut list, &mut draws).unwrap();
@@ -218,15 +220,21 @@ fn steps(h: &Headless, uniform_batch: Option<usize>) {
     let (px, _) = s.draw(&mut list, &mut draws).unwrap();
     s.check(&px, None);
 
-    // One draw's geometry changes: only its arguments are written, once the
-    // application says the encoders that drew them are submitted.
+    // One draw's geometry changes: its run's command splits in three (draws
+    // 0 to 4, 5, then 6), so every command after it moves and the buffer is
+    // written whole, once the application says the encoders that drew it
+    // are submitted. Back again, the commands merge again.
     draws.submitted();
     draws.set(5, DrawArgs { count: 0, ..draws.args()[5] });
     s.fb.take_stats();
     let (px, _) = s.draw(&mut list, &mut draws).unwrap();
     s.check(&px, Some(5));
-    assert_eq!(s.fb.take_stats().total().bytes_uploaded, 16);
+    assert_eq!(s.fb.take_stats().total().bytes_uploaded, (runs + 2) * 16);
+    draws.submitted();
     draws.set(5, DrawArgs { count: 1, ..draws.args()[5] });
+    let (px, _) = s.draw(&mut list, &mut draws).unwrap();
+    s.check(&px, None);
+    assert_eq!(s.fb.take_stats().total().bytes_uploaded, runs * 16);
 
     // Growth: a new object moves the object buffer and the generation; the
     // runs are planned again from a new list.
@@ -260,7 +268,7 @@ fn runs_draw_what_each_object_holds_with_indirect_first_instance() {
 }
 
 #[test]
-fn without_indirect_first_instance_runs_are_drawn_draw_by_draw() {
+fn without_indirect_first_instance_runs_are_drawn_command_by_command() {
     let Some(h) = gpu::device_with(wgpu::Features::empty(), |_| {}) else { return };
     assert!(!h.device.features().contains(wgpu::Features::INDIRECT_FIRST_INSTANCE));
     steps(&h, None);
@@ -280,8 +288,8 @@ fn without_storage_buffers_runs_end_at_each_uniform_batch() {
 /// One `IndirectDraws` drawn in two passes of one encoder, its geometry
 /// changed between them, before one submit: each pass draws its own
 /// arguments (without `submitted`, the change goes to a new buffer), as the
-/// draw-by-draw path does; and a change after a submit without `submitted`
-/// writes every argument again.
+/// command-by-command path does; and a change after a submit without
+/// `submitted` writes every argument again.
 fn two_passes_before_a_submit(h: &Headless) {
     let mut s = Scene::new(h);
     let (mut list, mut draws) = (s.list(), s.args());
@@ -301,8 +309,8 @@ fn two_passes_before_a_submit(h: &Headless) {
     s.fb.take_stats();
     let (px, _) = s.draw(&mut list, &mut draws).unwrap();
     s.check(&px, None);
-    let indirect = h.device.features().contains(wgpu::Features::INDIRECT_FIRST_INSTANCE);
-    let written = if indirect { N as u64 * 16 } else { 16 };
+    // The commands merge back, one per run: every command moves either way.
+    let written = draws.runs() as u64 * 16;
     assert_eq!(s.fb.take_stats().total().bytes_uploaded, written);
 }
 

@@ -5,7 +5,11 @@
 //! bind group change, share a shader and share the application's geometry
 //! batch form a run, and a run is one `multi_draw_indirect` call whose
 //! arguments carry each object's element index as `first_instance` (Bevy's
-//! design since 0.16). The arguments live in a buffer freqbuf keeps and
+//! design since 0.16). Consecutive draws of a run with the same geometry and
+//! consecutive elements are one instanced command (`instance_count` > 1):
+//! objects of one pipeline and material created one after another cost
+//! wgpu's indirect validation and the GPU one command, not one each. The
+//! arguments live in a buffer freqbuf keeps and
 //! writes only where they changed, and the runs are planned once per list and
 //! bind state, so a frame that changes nothing costs a call per run, not per
 //! draw. Where the device lacks `Features::INDIRECT_FIRST_INSTANCE` (or
@@ -55,7 +59,7 @@ impl DrawArgs {
 pub struct IndirectDraws {
     indexed: bool,
     args: Vec<DrawArgs>,
-    /// The argument words the GPU buffer holds (4 or 5 per draw).
+    /// The argument words the GPU buffer holds (4 or 5 per command).
     words: Vec<u32>,
     buffer: Option<wgpu::Buffer>,
     /// The device serial ([`crate::Manager::device_serial`]) `buffer` was made
@@ -75,12 +79,14 @@ pub struct IndirectDraws {
 }
 
 /// Draws `draws` of the list, drawn by one call after the bind commands
-/// `commands` of the recording; `batch_change`: the shader or batch differs
-/// from the run before, so the application sets its pipeline and buffers.
+/// `commands` of the recording, as the indirect commands `calls` of the
+/// argument buffer; `batch_change`: the shader or batch differs from the run
+/// before, so the application sets its pipeline and buffers.
 #[derive(Clone, Debug)]
 struct Run {
     draws: Range<u32>,
     commands: Range<u32>,
+    calls: Range<u32>,
     batch_change: bool,
 }
 
@@ -154,26 +160,10 @@ impl IndirectDraws {
         if self.indexed { 5 } else { 4 }
     }
 
-    /// Writes draw `i`'s arguments with its first instance, marking what changed.
-    fn put(&mut self, i: usize, first_instance: u32) {
-        let a = self.args[i];
-        let n = self.stride_words();
-        let at = i * n;
-        let mut w = [0u32; 5];
-        if self.indexed {
-            w = [a.count, 1, a.first, a.base_vertex as u32, first_instance];
-        } else {
-            w[..4].copy_from_slice(&[a.count, 1, a.first, first_instance]);
-        }
-        if self.words[at..at + n] != w[..n] {
-            self.words[at..at + n].copy_from_slice(&w[..n]);
-            let d = self.dirty.get_or_insert(at..at + n);
-            *d = d.start.min(at)..d.end.max(at + n);
-        }
-    }
-
-    /// Splits the list into runs and writes each draw's arguments, unless
-    /// the plan was made for this list, recording and geometry.
+    /// Splits the list into runs and writes their commands, unless the plan
+    /// was made for this list, recording and geometry. A draw with the same
+    /// geometry as the one before it and the next element joins its command
+    /// (one more instance). Only the words that changed are marked for upload.
     /// Cost: one pass over the draws when planning, else a comparison.
     fn plan_runs(&mut self, list: &DrawList, recorded: &Recorded) {
         let key = (list.serial(), recorded.generation, self.version);
@@ -181,22 +171,56 @@ impl IndirectDraws {
             return;
         }
         let n = self.stride_words();
-        if self.words.len() != list.len() * n {
-            self.words = vec![0; list.len() * n];
-            self.dirty = Some(0..self.words.len());
-        }
+        let mut words = Vec::with_capacity(self.words.len().max(list.len() * n / 4));
         self.runs.clear();
         let shaders = list.draws();
         for i in 0..list.len() {
             let commands = recorded.commands(i);
-            self.put(i, recorded.draws[i].1);
-            let change =
-                i == 0 || shaders[i].0 != shaders[i - 1].0 || self.args[i].batch != self.args[i - 1].batch;
+            let first_instance = recorded.draws[i].1;
+            let a = self.args[i];
+            let change = i == 0 || shaders[i].0 != shaders[i - 1].0 || a.batch != self.args[i - 1].batch;
+            let calls = (words.len() / n) as u32;
             match self.runs.last_mut() {
-                Some(run) if !change && commands.is_empty() => run.draws.end += 1,
-                _ => self.runs.push(Run { draws: i as u32..i as u32 + 1, commands, batch_change: change }),
+                Some(run) if !change && commands.is_empty() => {
+                    run.draws.end += 1;
+                    // The run's last command: same geometry, the next element.
+                    let at = words.len() - n;
+                    let last = &mut words[at..];
+                    let (count, instances, first, next) = (last[0], last[1], last[2], last[n - 1] + last[1]);
+                    let base = if self.indexed { last[3] as i32 } else { 0 };
+                    if (count, first, base, next) == (a.count, a.first, a.base_vertex, first_instance) {
+                        last[1] = instances + 1;
+                        continue;
+                    }
+                    run.calls.end += 1;
+                }
+                _ => self.runs.push(Run {
+                    draws: i as u32..i as u32 + 1,
+                    commands,
+                    calls: calls..calls + 1,
+                    batch_change: change,
+                }),
+            }
+            if self.indexed {
+                words.extend([a.count, 1, a.first, a.base_vertex as u32, first_instance]);
+            } else {
+                words.extend([a.count, 1, a.first, first_instance]);
             }
         }
+        // Mark what differs from what the buffer holds.
+        let same = words.len() == self.words.len();
+        let first = words.iter().zip(&self.words).position(|(a, b)| a != b);
+        let last = words.iter().zip(&self.words).rposition(|(a, b)| a != b);
+        match (same, first, last) {
+            // Another number of commands: every word moves.
+            (false, _, _) => self.dirty = Some(0..words.len()),
+            (true, Some(lo), Some(hi)) => {
+                let d = self.dirty.get_or_insert(lo..hi + 1);
+                *d = d.start.min(lo)..d.end.max(hi + 1);
+            }
+            _ => {}
+        }
+        self.words = words;
         self.planned = Some(key);
     }
 
@@ -249,15 +273,17 @@ impl IndirectDraws {
         Ok(())
     }
 
-    /// One run draw by draw, for devices without indirect first instances.
+    /// One run command by command, for devices without indirect first instances.
     fn draw_each(&self, pass: &mut wgpu::RenderPass<'_>, run: &Run) {
         let n = self.stride_words();
-        for i in run.draws.clone() {
-            let (a, first) = (self.args[i as usize], self.words[i as usize * n + n - 1]);
+        for c in run.calls.clone() {
+            let w = &self.words[c as usize * n..(c as usize + 1) * n];
+            let (count, instances, first, first_instance) = (w[0], w[1], w[2], w[n - 1]);
+            let instances = first_instance..first_instance + instances;
             if self.indexed {
-                pass.draw_indexed(a.first..a.first + a.count, a.base_vertex, first..first + 1);
+                pass.draw_indexed(first..first + count, w[3] as i32, instances);
             } else {
-                pass.draw(a.first..a.first + a.count, first..first + 1);
+                pass.draw(first..first + count, instances);
             }
         }
     }
@@ -316,10 +342,10 @@ impl Binder {
             if run.batch_change {
                 set(pass, run.draws.start as usize);
             }
-            let count = run.draws.end - run.draws.start;
+            let count = run.calls.end - run.calls.start;
             match (indirect, buffer) {
                 (true, Some(buffer)) => {
-                    let offset = (run.draws.start as usize * n * 4) as u64;
+                    let offset = (run.calls.start as usize * n * 4) as u64;
                     if draws.indexed {
                         pass.multi_draw_indexed_indirect(buffer, offset, count);
                     } else {
