@@ -390,3 +390,44 @@ fn bind_counts_are_what_reached_the_pass() {
     assert_eq!(sent, stats, "the binder and the manager count the same calls");
     assert_eq!(counted[1], counted[0], "recording into no pass counts nothing");
 }
+
+/// Draws whose elements are not consecutive (the list in reverse object
+/// order, one shader and material, so one run) stay one command each, and
+/// every object lands on its own pixel; the same objects in order are one
+/// instanced command.
+#[test]
+fn elements_out_of_order_are_one_command_each_and_in_order_one_instanced_command() {
+    let Some(h) = gpu::device_with(wgpu::Features::INDIRECT_FIRST_INSTANCE, |_| {}) else { return };
+    let mut s = Scene::new(&h);
+    for reverse in [true, false] {
+        let mut order = (0..N as usize).collect::<Vec<_>>();
+        if reverse {
+            order.reverse();
+        }
+        let draws = order
+            .iter()
+            .map(|&i| Draw::new(s.shaders[0]).material(s.materials[0]).object(s.objects[i]))
+            .collect::<Vec<_>>();
+        let mut list = s.fb.draw_list(&draws).unwrap();
+        let mut args = IndirectDraws::new(vec![DrawArgs::vertices(1, 0); N as usize]);
+        s.fb.take_stats();
+        let view = s.target.create_view(&Default::default());
+        let mut enc = h.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = gpu::color_pass(&mut enc, &view);
+            let pipeline = &s.pipelines[0];
+            Binder::new()
+                .draw_indirect(&mut s.fb, &h.queue, &mut pass, &mut list, &mut args, |pass, _| {
+                    pass.set_pipeline(pipeline)
+                })
+                .unwrap();
+        }
+        let px = pixels(&gpu::read_texture(&h, enc, &s.target, 16));
+        for (i, seen) in px.iter().enumerate().take(N as usize) {
+            assert_eq!(*seen, s.colors[i], "object {i}, reverse {reverse}");
+        }
+        assert_eq!(args.runs(), 1);
+        let commands = if reverse { N as u64 } else { 1 };
+        assert_eq!(s.fb.take_stats().total().bytes_uploaded, commands * 16, "reverse {reverse}");
+    }
+}
