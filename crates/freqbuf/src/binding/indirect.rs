@@ -61,6 +61,8 @@ pub struct IndirectDraws {
     args: Vec<DrawArgs>,
     /// The argument words the GPU buffer holds (4 or 5 per command).
     words: Vec<u32>,
+    /// The last plan's words, kept to plan into: planning again allocates nothing.
+    spare: Vec<u32>,
     buffer: Option<wgpu::Buffer>,
     /// The device serial ([`crate::Manager::device_serial`]) `buffer` was made
     /// on: a buffer of a device the manager left is made again, never used.
@@ -107,6 +109,7 @@ impl IndirectDraws {
             indexed,
             args,
             words: Vec::new(),
+            spare: Vec::new(),
             buffer: None,
             device: 0,
             in_use: false,
@@ -171,7 +174,8 @@ impl IndirectDraws {
             return;
         }
         let n = self.stride_words();
-        let mut words = Vec::with_capacity(self.words.len().max(list.len() * n / 4));
+        let mut words = std::mem::take(&mut self.spare);
+        words.clear();
         self.runs.clear();
         let shaders = list.draws();
         for i in 0..list.len() {
@@ -186,10 +190,11 @@ impl IndirectDraws {
                     // The run's last command: same geometry, the next element.
                     let at = words.len() - n;
                     let last = &mut words[at..];
-                    let (count, instances, first, next) = (last[0], last[1], last[2], last[n - 1] + last[1]);
-                    let base = if self.indexed { last[3] as i32 } else { 0 };
-                    if (count, first, base, next) == (a.count, a.first, a.base_vertex, first_instance) {
-                        last[1] = instances + 1;
+                    let (count, first, next) = (last[0], last[2], last[n - 1] + last[1]);
+                    // Non-indexed draws ignore `base_vertex`.
+                    let same_base = !self.indexed || last[3] as i32 == a.base_vertex;
+                    if (count, first, next) == (a.count, a.first, first_instance) && same_base {
+                        last[1] += 1;
                         continue;
                     }
                     run.calls.end += 1;
@@ -208,19 +213,15 @@ impl IndirectDraws {
             }
         }
         // Mark what differs from what the buffer holds.
-        let same = words.len() == self.words.len();
-        let first = words.iter().zip(&self.words).position(|(a, b)| a != b);
-        let last = words.iter().zip(&self.words).rposition(|(a, b)| a != b);
-        match (same, first, last) {
+        if words.len() != self.words.len() {
             // Another number of commands: every word moves.
-            (false, _, _) => self.dirty = Some(0..words.len()),
-            (true, Some(lo), Some(hi)) => {
-                let d = self.dirty.get_or_insert(lo..hi + 1);
-                *d = d.start.min(lo)..d.end.max(hi + 1);
-            }
-            _ => {}
+            self.dirty = Some(0..words.len());
+        } else if let Some(lo) = words.iter().zip(&self.words).position(|(a, b)| a != b) {
+            let hi = words.iter().zip(&self.words).rposition(|(a, b)| a != b).expect("one differs") + 1;
+            let d = self.dirty.get_or_insert(lo..hi);
+            *d = d.start.min(lo)..d.end.max(hi);
         }
-        self.words = words;
+        self.spare = std::mem::replace(&mut self.words, words);
         self.planned = Some(key);
     }
 
