@@ -37,7 +37,8 @@ impl From<i32> for DefValue {
 }
 
 impl DefValue {
-    fn to_naga_oil(self) -> ShaderDefValue {
+    /// The value as naga_oil takes it.
+    pub(super) fn to_naga_oil(self) -> ShaderDefValue {
         match self {
             Self::Bool(b) => ShaderDefValue::Bool(b),
             Self::Int(i) => ShaderDefValue::Int(i),

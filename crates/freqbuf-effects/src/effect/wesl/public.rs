@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use naga_oil::compose::ShaderDefValue;
 
 use super::Input;
 use super::compile::Compiled;
@@ -109,7 +108,7 @@ impl Effects {
         let (sources, reads) =
             Finder::new(packages, &mut self.wesl, None).run(vec![(name.clone(), text, true)]);
         self.stats.module_files += reads;
-        let defs = defs.iter().map(|&(n, v)| (n.to_owned(), def_value(v))).collect::<Vec<_>>();
+        let defs = defs.iter().map(|&(n, v)| (n.to_owned(), v.to_naga_oil())).collect::<Vec<_>>();
         let described = if flags.is_empty() { "no flags".to_owned() } else { flags.join("+") };
         let Compiled { module, map, .. } = Arc::new(sources).compile(0, &defs, flags, (&name, &described))?;
         self.stats.compositions += 1;
@@ -168,12 +167,4 @@ fn check_name(name: &str) -> Result<(), String> {
         ));
     }
     Ok(())
-}
-
-fn def_value(v: DefValue) -> ShaderDefValue {
-    match v {
-        DefValue::Bool(b) => ShaderDefValue::Bool(b),
-        DefValue::Int(i) => ShaderDefValue::Int(i),
-        DefValue::UInt(u) => ShaderDefValue::UInt(u),
-    }
 }
