@@ -62,7 +62,7 @@ struct Staging<'a> {
 
 impl<'a> Staging<'a> {
     fn fail(&self, binding: BindingPoint, kind: LayoutErrorKind) -> Error {
-        Error::Layout { shader: self.shader.name().to_owned(), binding, kind: Box::new(kind) }
+        layout_error(self.shader.name(), binding, kind)
     }
 
     fn site(&self, r: &Resource) -> ResourceSite {
@@ -204,19 +204,17 @@ impl<'a> Staging<'a> {
         frequency: Frequency,
     ) -> Result<(), Error> {
         let (registry, name, point) = (self.registry, self.shader.name(), res.binding);
+        // Not `self.fail`: the staged slot below borrows `self`.
+        let fail = |kind| layout_error(name, point, kind);
         if res.is_array_slot() {
-            one_array_frequency(&mut self.array_frequency, frequency, res)
-                .map_err(|k| self.fail(point, k))?;
+            one_array_frequency(&mut self.array_frequency, frequency, res).map_err(fail)?;
         } else if block.size > registry.max_uniform_binding_size {
-            return Err(self.fail(
-                point,
-                LayoutErrorKind::TooLarge {
-                    shader: name.to_owned(),
-                    block: res.name.clone(),
-                    size: block.size,
-                    limit: registry.max_uniform_binding_size,
-                },
-            ));
+            return Err(fail(LayoutErrorKind::TooLarge {
+                shader: name.to_owned(),
+                block: res.name.clone(),
+                size: block.size,
+                limit: registry.max_uniform_binding_size,
+            }));
         }
         let family = self.shader.family();
         let slot = self.staged.entry(point).or_insert_with(|| match registry.slot_by_point.get(&key) {
@@ -235,14 +233,16 @@ impl<'a> Staging<'a> {
                 second_shader: name.to_owned(),
                 second: block.size,
             };
-            return Err(Error::Layout { shader: name.to_owned(), binding: point, kind: Box::new(kind) });
+            return Err(fail(kind));
         }
         let merged = slot.merge(self.id, declared_in(res, name), &res.name, res.location, block);
-        merged.map_err(|k| {
-            let kind = registry.explain(k, frequency, key.1);
-            Error::Layout { shader: name.to_owned(), binding: point, kind: Box::new(kind) }
-        })
+        merged.map_err(|k| fail(registry.explain(k, frequency, key.1)))
     }
+}
+
+/// A layout conflict of shader `shader` at `binding`.
+fn layout_error(shader: &str, binding: BindingPoint, kind: LayoutErrorKind) -> Error {
+    Error::Layout { shader: shader.to_owned(), binding, kind: Box::new(kind) }
 }
 
 /// `res`'s binding type when it may differ from `first`'s at one point: two

@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-
 use super::Input;
 use super::compile::Compiled;
 use super::discover::{Finder, Root, Sources, normalize};
