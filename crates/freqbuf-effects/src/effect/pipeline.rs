@@ -54,7 +54,7 @@ impl Effects {
                 }),
             });
         }
-        self.follow_device(manager);
+        self.pipelines.follow_device(manager);
         Ok(())
     }
 

@@ -1,14 +1,13 @@
 //! The library's pipelines: the shader modules and the render and compute
 //! pipelines it built, for the one device they belong to, the application's
 //! `wgpu::PipelineCache` they were built with, and which (effect, pass,
-//! flags) they were built for (the pipeline log). The part of [`Effects`]
+//! flags) they were built for (the pipeline log). The part of [`Effects`](super::library::Effects)
 //! that holds wgpu objects; composition and registration live elsewhere.
 
 use std::collections::{BTreeSet, HashMap};
 
 use freqbuf::{Error, Manager, ShaderId};
 
-use super::library::Effects;
 use super::types::{Bits, EffectId, PassId, Targets};
 
 /// Pipelines by (pass, permutation); see the module's doc.
@@ -96,13 +95,5 @@ impl Pipelines {
     pub(super) fn forget(&mut self, effect: EffectId) {
         self.render.retain(|k, _| k.0.effect != effect);
         self.compute.retain(|k, _| k.0.effect != effect);
-    }
-}
-
-impl Effects {
-    /// Drops the modules, pipelines and pipeline cache of a device `manager`
-    /// left (`Manager::recreate`).
-    pub(super) fn follow_device(&mut self, manager: &Manager) {
-        self.pipelines.follow_device(manager);
     }
 }

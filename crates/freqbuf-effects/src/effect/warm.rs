@@ -31,7 +31,7 @@ impl Effects {
     /// another device (`Manager::recreate`) drops the cache with the
     /// pipelines; give the new device's cache again. Cost: none per draw.
     pub fn set_pipeline_cache(&mut self, manager: &Manager, cache: Option<wgpu::PipelineCache>) {
-        self.follow_device(manager);
+        self.pipelines.follow_device(manager);
         self.pipelines.set_cache(cache);
     }
 
