@@ -24,57 +24,60 @@ use crate::registry::Registry;
 use crate::setters::{check_family, check_param, check_type, param_error};
 use crate::slot::Slot;
 use crate::typed::{ShaderStruct, StructParam};
-use crate::write_behind::{Apply, WriteBehind};
+use crate::write_behind;
 
-/// What a batch borrows from its manager: the slot it writes and the
-/// instance table its handles resolve in.
+/// What a batch borrows from its manager to check a write: the instance
+/// table its handles resolve in, and the member's slot rules.
 #[derive(Debug)]
-struct Target<'a> {
+struct Check<'a> {
     registry: &'a Registry,
-    slot: &'a mut Slot,
     instances: &'a InstanceTable,
     param: Param,
     /// The slot's family, for a slot that has one per family.
     family: Option<FamilyId>,
-    /// `set_all`'s queue of checked writes, empty between calls.
-    pending: WriteBehind,
+}
+
+/// The slot a batch writes, and how it checks each write.
+#[derive(Debug)]
+struct Target<'a> {
+    check: Check<'a>,
+    slot: &'a mut Slot,
+    /// Bytes `offset..offset + width` of an instance: what each write covers.
+    span: (u32, usize),
 }
 
 impl<'a> Target<'a> {
     /// Checks everything about `param` that does not depend on the instance;
-    /// a write is `width` bytes at `offset` of an instance, landed by `apply`.
+    /// a write covers `span` (offset, width) of an instance.
     fn new(
         registry: &'a Registry,
         slots: &'a mut [Slot],
         instances: &'a InstanceTable,
         param: Param,
-        (width, offset, apply): (usize, u32, Apply),
+        span: (u32, usize),
     ) -> Result<Self, Error> {
         check_param(registry, slots, param.frequency, param)?;
         let family = registry[param.slot].family_id();
         let slot = &mut slots[param.slot.index()];
-        Ok(Self { registry, slot, instances, param, family, pending: WriteBehind::new(width, offset, apply) })
+        Ok(Self { check: Check { registry, instances, param, family }, slot, span })
     }
 
-    /// Writes each item whose instance `index` resolves, through the queue;
-    /// stops at the first that does not, with the items before it written.
+    /// Lands each item whose instance `index` resolves, through the
+    /// write-behind queue; stops at the first that does not, with the items
+    /// before it written.
     #[inline]
-    fn write_all<K, V>(
+    fn write_all<K, V: Copy>(
         &mut self,
         items: impl IntoIterator<Item = (K, V)>,
-        index: impl Fn(&Self, K) -> Result<u32, Error>,
-        fill: impl Fn(V, &mut [u8]),
+        index: impl Fn(&Check<'a>, K) -> Result<u32, Error>,
+        land: impl FnMut(&mut Slot, u32, V),
     ) -> Result<(), Error> {
-        self.pending.ready();
-        let result = items.into_iter().try_for_each(|(key, value)| {
-            let i = index(self, key)?;
-            self.pending.push(self.slot, i, |bytes| fill(value, bytes));
-            Ok(())
-        });
-        self.pending.drain(self.slot);
-        result
+        let check = &self.check;
+        write_behind::write_all(self.slot, self.span, items, |key| index(check, key), land)
     }
+}
 
+impl Check<'_> {
     /// The dense index of `id`, once it is live, of the param's frequency and
     /// of a family whose members it may hold.
     #[inline]
@@ -89,7 +92,7 @@ impl<'a> Target<'a> {
         Ok(index)
     }
 
-    /// The dense index at `position` of `list`, while it holds, checked as [`Target::index`].
+    /// The dense index at `position` of `list`, while it holds, checked as [`Check::index`].
     #[inline]
     fn listed(&self, list: &InstanceList, position: usize) -> Result<u32, Error> {
         let f = self.param.frequency;
@@ -141,10 +144,7 @@ impl<'a, T: Uniform> Batch<'a, T> {
         }
         check_type::<T>(registry, param)?;
         let width = std::mem::size_of::<T::Gpu>();
-        let apply: Apply = |slot, index, offset, bytes| {
-            slot.write(index, offset, bytes);
-        };
-        let target = Target::new(registry, slots, instances, param, (width, param.offset, apply))?;
+        let target = Target::new(registry, slots, instances, param, (param.offset, width))?;
         Ok(Self { target, _value: PhantomData })
     }
 
@@ -155,7 +155,7 @@ impl<'a, T: Uniform> Batch<'a, T> {
     /// bytes, and a dirty bit.
     #[inline]
     pub fn set(&mut self, id: impl Into<InstanceId>, value: &T) -> Result<(), Error> {
-        let index = self.target.index(id.into())?;
+        let index = self.target.check.index(id.into())?;
         self.write(index, value);
         Ok(())
     }
@@ -167,7 +167,7 @@ impl<'a, T: Uniform> Batch<'a, T> {
     /// Cost: a compare and copy of the value's bytes, and a dirty bit.
     #[inline]
     pub fn set_in(&mut self, list: &InstanceList, position: usize, value: &T) -> Result<(), Error> {
-        let index = self.target.listed(list, position)?;
+        let index = self.target.check.listed(list, position)?;
         self.write(index, value);
         Ok(())
     }
@@ -187,7 +187,12 @@ impl<'a, T: Uniform> Batch<'a, T> {
     where
         T: 'v,
     {
-        self.target.write_all(items, |t, id: I| t.index(id.into()), Self::fill)
+        let offset = self.target.check.param.offset;
+        self.target.write_all(
+            items,
+            |c, id: I| c.index(id.into()),
+            |slot, i, v| Self::land(slot, i, offset, v),
+        )
     }
 
     /// [`Batch::set_all`] by position in `list`, with no handle lookup.
@@ -199,19 +204,22 @@ impl<'a, T: Uniform> Batch<'a, T> {
     where
         T: 'v,
     {
-        self.target.write_all(items, |t, position| t.listed(list, position), Self::fill)
+        let offset = self.target.check.param.offset;
+        self.target.write_all(
+            items,
+            |c, position| c.listed(list, position),
+            |slot, i, v| Self::land(slot, i, offset, v),
+        )
     }
 
     #[inline]
     fn write(&mut self, index: u32, value: &T) {
-        let gpu = value.to_gpu();
-        self.target.slot.write(index, self.target.param.offset, bytemuck::bytes_of(&gpu));
+        Self::land(self.target.slot, index, self.target.check.param.offset, value);
     }
 
-    /// A queued write's bytes: the value's buffer form.
     #[inline]
-    fn fill(value: &T, bytes: &mut [u8]) {
-        bytes.copy_from_slice(bytemuck::bytes_of(&value.to_gpu()));
+    fn land(slot: &mut Slot, index: u32, offset: u32, value: &T) {
+        slot.write(index, offset, bytemuck::bytes_of(&value.to_gpu()));
     }
 }
 
@@ -233,8 +241,7 @@ impl<'a, T: ShaderStruct> StructBatch<'a, T> {
         param: StructParam<T>,
     ) -> Result<Self, Error> {
         let width = param.block.elem_size as usize;
-        let apply: Apply = |slot, index, _, bytes| slot.write_members::<T>(index, bytes);
-        let target = Target::new(registry, slots, instances, param.block, (width, 0, apply))?;
+        let target = Target::new(registry, slots, instances, param.block, (0, width))?;
         let bytes = vec![0; width];
         Ok(Self { target, bytes, _struct: PhantomData })
     }
@@ -245,7 +252,7 @@ impl<'a, T: ShaderStruct> StructBatch<'a, T> {
     /// Cost: a handle lookup, then a compare and copy per field.
     #[inline]
     pub fn set(&mut self, id: impl Into<InstanceId>, value: &T) -> Result<(), Error> {
-        let index = self.target.index(id.into())?;
+        let index = self.target.check.index(id.into())?;
         self.write(index, value);
         Ok(())
     }
@@ -254,7 +261,7 @@ impl<'a, T: ShaderStruct> StructBatch<'a, T> {
     /// with no handle lookup.
     #[inline]
     pub fn set_in(&mut self, list: &InstanceList, position: usize, value: &T) -> Result<(), Error> {
-        let index = self.target.listed(list, position)?;
+        let index = self.target.check.listed(list, position)?;
         self.write(index, value);
         Ok(())
     }
@@ -267,7 +274,12 @@ impl<'a, T: ShaderStruct> StructBatch<'a, T> {
     where
         T: 'v,
     {
-        self.target.write_all(items, |t, id: I| t.index(id.into()), T::write_gpu)
+        let bytes = &mut self.bytes;
+        self.target.write_all(
+            items,
+            |c, id: I| c.index(id.into()),
+            |slot, i, v| slot.write_struct(i, v, bytes),
+        )
     }
 
     /// [`StructBatch::set_all`] by position in `list`, with no handle lookup.
@@ -279,7 +291,12 @@ impl<'a, T: ShaderStruct> StructBatch<'a, T> {
     where
         T: 'v,
     {
-        self.target.write_all(items, |t, position| t.listed(list, position), T::write_gpu)
+        let bytes = &mut self.bytes;
+        self.target.write_all(
+            items,
+            |c, position| c.listed(list, position),
+            |slot, i, v| slot.write_struct(i, v, bytes),
+        )
     }
 
     #[inline]

@@ -36,6 +36,8 @@ pub(crate) struct DirtySet {
     /// The span of every dirty instance without its `own` bit; empty when none is dirty.
     common: Span,
     count: usize,
+    /// Dirty instances with an `own` bit.
+    owned: usize,
 }
 
 impl DirtySet {
@@ -62,6 +64,7 @@ impl DirtySet {
                 self.common = span;
             } else if self.common != span {
                 self.own[w] |= bit;
+                self.owned += 1;
                 self.spans[i as usize] = span;
             }
         } else if self.own[w] & bit != 0 {
@@ -70,6 +73,7 @@ impl DirtySet {
             s.hi = s.hi.max(hi);
         } else if lo < self.common.lo || hi > self.common.hi {
             self.own[w] |= bit;
+            self.owned += 1;
             let c = self.common;
             self.spans[i as usize] = Span { lo: c.lo.min(lo), hi: c.hi.max(hi) };
         }
@@ -102,6 +106,7 @@ impl DirtySet {
                     let bit = 1u64 << (i % 64);
                     let span = if self.own[w] & bit != 0 {
                         self.own[w] &= !bit;
+                        self.owned -= 1;
                         self.spans[i as usize]
                     } else {
                         self.common
@@ -116,6 +121,41 @@ impl DirtySet {
         if self.count == 0 {
             self.common = Span::default();
         }
+    }
+
+    /// The first and last dirty instance and their one span, where every
+    /// dirty instance has the common span; `None` when some has its own or
+    /// none is dirty.
+    ///
+    /// Cost: the summary words, and a bit word at each end.
+    pub(crate) fn uniform(&self) -> Option<(u32, u32, u32, u32)> {
+        if self.count == 0 || self.owned > 0 {
+            return None;
+        }
+        let word = |s: usize, w: u64, last: bool| {
+            let at = if last { 63 - w.leading_zeros() } else { w.trailing_zeros() };
+            s * 64 + at as usize
+        };
+        let s = self.summary.iter().position(|&w| w != 0)?;
+        let w = word(s, self.summary[s], false);
+        let first = word(w, self.bits[w], false);
+        let s = self.summary.iter().rposition(|&w| w != 0)?;
+        let w = word(s, self.summary[s], true);
+        let last = word(w, self.bits[w], true);
+        Some((first as u32, last as u32, self.common.lo, self.common.hi))
+    }
+
+    /// Marks every instance clean without visiting them one by one; for a
+    /// caller that took them all as one range ([`DirtySet::uniform`]).
+    ///
+    /// Cost: the bit words (a sixty-fourth of the instances).
+    pub(crate) fn forget(&mut self) {
+        self.bits.fill(0);
+        self.summary.fill(0);
+        self.own.fill(0);
+        self.common = Span::default();
+        self.count = 0;
+        self.owned = 0;
     }
 
     /// Marks every instance clean.
@@ -174,6 +214,30 @@ mod tests {
         d.mark(299, 16, 32);
         d.mark(30, 0, 64);
         assert_eq!(drain(&mut d, u32::MAX), vec![(20, 16, 32), (30, 0, 64), (299, 16, 32)]);
+    }
+
+    /// `uniform` gives the ends only while every dirty instance has the
+    /// common span; `forget` then leaves nothing, and marking starts afresh.
+    #[test]
+    fn uniform_ends_hold_only_for_one_common_span() {
+        let mut d = DirtySet::default();
+        d.reserve(10_000);
+        assert_eq!(d.uniform(), None, "nothing dirty");
+        for i in [70, 4_100, 9_999, 64] {
+            d.mark(i, 0, 64);
+        }
+        assert_eq!(d.uniform(), Some((64, 9_999, 0, 64)));
+        d.mark(70, 8, 16); // inside the common span: still uniform
+        assert_eq!(d.uniform(), Some((64, 9_999, 0, 64)));
+        d.mark(5_000, 0, 4); // a span of its own
+        assert_eq!(d.uniform(), None);
+        assert_eq!(drain(&mut d, 5_001).last(), Some(&(5_000, 0, 4)));
+        assert_eq!(d.uniform(), Some((9_999, 9_999, 0, 64)), "the own span drained");
+        d.forget();
+        assert_eq!((d.count(), d.uniform()), (0, None));
+        assert!(drain(&mut d, u32::MAX).is_empty());
+        d.mark(3, 4, 8);
+        assert_eq!(d.uniform(), Some((3, 3, 4, 8)), "a new common span after forget");
     }
 
     #[test]

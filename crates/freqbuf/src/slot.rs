@@ -220,14 +220,16 @@ impl Slot {
     /// that change as dirty. Returns whether anything changed.
     ///
     /// The caller has checked that the range lies inside the block.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn write(&mut self, index: u32, offset: u32, bytes: &[u8]) -> bool {
         let start = index as usize * self.stride as usize + offset as usize;
         let dst = &mut self.shadow[start..start + bytes.len()];
         let Some((first, last)) = changed_span(dst, bytes) else {
             return false;
         };
-        dst[first..=last].copy_from_slice(&bytes[first..=last]);
+        // All of it: the bytes outside the span are equal, and a copy of the
+        // value's fixed size inlines where a copy of the span calls memcpy.
+        dst.copy_from_slice(bytes);
         // Copies move whole 4-byte words.
         let lo = (offset + first as u32) & !3;
         let hi = round_up(offset + last as u32 + 1, 4);
@@ -293,6 +295,27 @@ impl Slot {
         });
     }
 
+    /// Takes every dirty instance as one byte range, from the first dirty
+    /// byte to the last, where several share one span, all lie below `below`,
+    /// and their dirty bytes cover at least `dense` of that range (the clean
+    /// bytes inside equal what the GPU holds). Otherwise takes nothing.
+    ///
+    /// Cost: the dirty set's summary words, with no visit of each instance.
+    pub(crate) fn take_dense(&mut self, dense: f32, below: u32) -> Option<(u64, u64)> {
+        let (first, last, lo, hi) = self.dirty.uniform()?;
+        if last >= below || first == last {
+            return None;
+        }
+        let stride = self.stride as u64;
+        let range = (first as u64 * stride + lo as u64, last as u64 * stride + hi as u64);
+        let dirty = self.dirty.count() as u64 * (hi - lo) as u64;
+        if (dirty as f64) < f64::from(dense) * (range.1 - range.0) as f64 {
+            return None;
+        }
+        self.dirty.forget();
+        Some(range)
+    }
+
     /// Marks the absolute byte range `lo..hi` of the shadow dirty again (a
     /// flush took it but could not move it); bytes past a block's end are not.
     pub(crate) fn remark(&mut self, lo: u64, hi: u64) {
@@ -333,7 +356,7 @@ impl Slot {
 /// The first and last byte where `old` and `new` differ (equal lengths), or
 /// `None` when they are equal. Compares eight bytes at a time: this runs on
 /// every value set, and most sets change a 16- to 64-byte value.
-#[inline]
+#[inline(always)]
 fn changed_span(old: &[u8], new: &[u8]) -> Option<(usize, usize)> {
     debug_assert_eq!(old.len(), new.len());
     // No `old == new` first: a libc memcmp call costs more than the word loop

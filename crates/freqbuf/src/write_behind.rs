@@ -1,4 +1,4 @@
-//! `WriteBehind`: the writes of one `set_all` call, each held back a few
+//! `write_behind`: the writes of one `set_all` call, each held back a few
 //! items so that its instance's shadow bytes are fetched from memory while
 //! the items before it land.
 //!
@@ -7,78 +7,46 @@
 //! for a cache miss on every item (about 100 ns at 100,000 objects, against
 //! 20–40 ns when the shadow is warm). Queuing the write, prefetching its
 //! bytes and landing it `DEPTH` items later overlaps those misses. The queue
-//! is drained before `set_all` returns, so nothing can see a write that has
-//! not landed.
+//! holds the caller's references, not copies of the values, and is drained
+//! before `set_all` returns, so nothing can see a write that has not landed.
 
 use crate::slot::Slot;
 
 /// Writes in flight: enough items to cover a miss, few enough to stay in L1.
 const DEPTH: usize = 8;
 
-/// How a queued write lands: `(slot, instance index, offset, bytes)`.
-pub(crate) type Apply = fn(&mut Slot, u32, u32, &[u8]);
-
-/// Up to `DEPTH` queued writes of `width` bytes at `offset` of their instance.
-#[derive(Debug)]
-pub(crate) struct WriteBehind {
-    indices: [u32; DEPTH],
-    bytes: Vec<u8>,
-    width: usize,
-    offset: u32,
-    head: usize,
-    len: usize,
-    apply: Apply,
-}
-
-impl WriteBehind {
-    /// An empty queue; its buffer is made by the first [`WriteBehind::ready`],
-    /// so a batch that only writes one call at a time allocates nothing.
-    pub(crate) fn new(width: usize, offset: u32, apply: Apply) -> Self {
-        Self { indices: [0; DEPTH], bytes: Vec::new(), width, offset, head: 0, len: 0, apply }
-    }
-
-    /// Makes the queue's buffer, once, before the first [`WriteBehind::push`].
-    pub(crate) fn ready(&mut self) {
-        if self.bytes.is_empty() {
-            self.bytes = vec![0; self.width * DEPTH];
-        }
-    }
-
-    /// Queues a write to instance `index` whose bytes `fill` writes, and
-    /// lands the oldest queued write when the queue is full.
-    #[inline]
-    pub(crate) fn push(&mut self, slot: &mut Slot, index: u32, fill: impl FnOnce(&mut [u8])) {
-        if let Some(bytes) = slot.shadow_span(index, self.offset, self.width) {
+/// Lands every `(key, value)` of `items` on the instance `index(key)`
+/// resolves to, with `land(slot, index, value)`, each `DEPTH` items after its
+/// shadow bytes (`width` at `offset` of the instance) were prefetched. Stops
+/// at the first key that does not resolve, with the items before it landed.
+#[inline]
+pub(crate) fn write_all<K, V: Copy, E>(
+    slot: &mut Slot,
+    (offset, width): (u32, usize),
+    items: impl IntoIterator<Item = (K, V)>,
+    mut index: impl FnMut(K) -> Result<u32, E>,
+    mut land: impl FnMut(&mut Slot, u32, V),
+) -> Result<(), E> {
+    let mut queue: [Option<(u32, V)>; DEPTH] = [None; DEPTH];
+    let mut at = 0;
+    let result = items.into_iter().try_for_each(|(key, value)| {
+        let i = index(key)?;
+        if let Some(bytes) = slot.shadow_span(i, offset, width) {
             prefetch(bytes);
         }
-        if self.len == DEPTH {
-            self.land_oldest(slot);
+        if let Some((i, v)) = queue[at].replace((i, value)) {
+            land(slot, i, v);
         }
-        let at = (self.head + self.len) % DEPTH;
-        self.indices[at] = index;
-        fill(&mut self.bytes[at * self.width..(at + 1) * self.width]);
-        self.len += 1;
-    }
-
-    /// Lands every queued write, oldest first.
-    pub(crate) fn drain(&mut self, slot: &mut Slot) {
-        while self.len > 0 {
-            self.land_oldest(slot);
+        at = (at + 1) % DEPTH;
+        Ok(())
+    });
+    // The oldest first: a later write to the same instance lands last.
+    for k in 0..DEPTH {
+        if let Some((i, v)) = queue[(at + k) % DEPTH].take() {
+            land(slot, i, v);
         }
     }
-
-    #[inline]
-    fn land_oldest(&mut self, slot: &mut Slot) {
-        let at = self.head;
-        (self.apply)(
-            slot,
-            self.indices[at],
-            self.offset,
-            &self.bytes[at * self.width..(at + 1) * self.width],
-        );
-        self.head = (at + 1) % DEPTH;
-        self.len -= 1;
-    }
+    result
 }
 
 /// Asks the CPU to bring `bytes` (its first and last cache line) into its

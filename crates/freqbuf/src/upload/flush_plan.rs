@@ -117,6 +117,10 @@ impl Uploader {
                 slot.clear_dirty();
                 let end = (slot.gpu_capacity() as u64 * slot.stride() as u64).min(slot.shadow().len() as u64);
                 self.ranges.push((0, end));
+            } else if let Some(range) = slot.take_dense(self.dense, slot.gpu_capacity()) {
+                // Mostly dirty, found from the set's ends without a range per instance.
+                self.ranges.push(range);
+                s.dense_spans += 1;
             } else {
                 slot.take_ranges(MERGE_GAP, slot.gpu_capacity(), &mut self.ranges);
             }
