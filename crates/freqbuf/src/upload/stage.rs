@@ -67,6 +67,8 @@ impl Uploader {
         let staging = self.staging.clone().expect("created above");
         let len = wgpu::BufferSize::new(write_len).expect("jobs have bytes");
         let mut view = self.belt.write(device, sink.encoder(device), &staging, 0, len)?;
+        // Taken once: each `BufferViewMut::slice` goes through wgpu's backend dispatch.
+        let mut out = view.slice(..);
         for job in &self.jobs {
             let shadow = slots[job.slot].shadow();
             let mut at = job.src;
@@ -79,23 +81,24 @@ impl Uploader {
                     crate::write_behind::prefetch(&shadow[lo as usize..hi as usize]);
                 }
                 let len = hi - lo;
-                view.slice(at as usize..(at + len) as usize)
+                out.slice(at as usize..(at + len) as usize)
                     .copy_from_slice(&shadow[lo as usize..hi as usize]);
                 if job.scatter {
                     let r = [(lo / 4) as u32, (at / 4) as u32];
-                    view.slice(row as usize..(row + ROW) as usize).copy_from_slice(bytemuck::bytes_of(&r));
+                    out.slice(row as usize..(row + ROW) as usize).copy_from_slice(bytemuck::bytes_of(&r));
                     row += ROW;
                 }
                 at += len;
             }
             if job.scatter {
                 let end = [0, (at / 4) as u32];
-                view.slice(row as usize..(row + ROW) as usize).copy_from_slice(bytemuck::bytes_of(&end));
+                out.slice(row as usize..(row + ROW) as usize).copy_from_slice(bytemuck::bytes_of(&end));
                 let header = [job.ranges.len() as u32, 0];
-                view.slice(job.table as usize..(job.table + ROW) as usize)
+                out.slice(job.table as usize..(job.table + ROW) as usize)
                     .copy_from_slice(bytemuck::bytes_of(&header));
             }
         }
+        drop(out);
         drop(view);
         stats.shared.upload_calls += 1;
         stats.shared.bytes_uploaded += write_len - data;
