@@ -90,72 +90,13 @@ impl DeviceCaps {
 /// Checks `shader` against the device.
 pub(crate) fn check(shader: &ShaderReflection, caps: &DeviceCaps) -> Result<Checked, LimitError> {
     let limits = &caps.limits;
-    let fail = |binding: Option<&crate::reflect::Resource>, kind| LimitError {
-        binding: binding.map(|r| (r.binding, r.name.clone())),
-        location: binding.and_then(|r| r.location),
-        kind,
-    };
-    // Numbers first, before anything proportional to them.
-    for r in shader.used_resources() {
-        let BindingPoint { group, binding } = r.binding;
-        if group >= caps.max_groups() {
-            return Err(fail(Some(r), LimitErrorKind::Group { group, limit: caps.max_groups() }));
-        }
-        if binding >= limits.max_bindings_per_bind_group {
-            let limit = limits.max_bindings_per_bind_group;
-            return Err(fail(Some(r), LimitErrorKind::Binding { binding, limit }));
-        }
-        if r.count == 0 {
-            return Err(fail(Some(r), LimitErrorKind::UnsizedBindingArray));
-        }
-    }
-    // WebGL2's std140 blocks: wgpu refuses the pipeline (a panic by default)
-    // when a buffer's type is not a multiple of 16 bytes.
-    if !caps.downlevel.contains(wgpu::DownlevelFlags::BUFFER_BINDINGS_NOT_16_BYTE_ALIGNED) {
-        for r in shader.used_resources() {
-            let size = match r.kind {
-                ResourceKind::Uniform => r.block.as_ref().map_or(0, |b| b.size),
-                ResourceKind::Storage { .. } => r.min_size,
-                _ => 0,
-            };
-            if size % 16 != 0 {
-                return Err(fail(Some(r), LimitErrorKind::Unaligned16 { size }));
-            }
-        }
-    }
-    // Array slots on a device without vertex storage: uniform batches.
-    let batched = if shader.used_resources().any(|r| r.is_array_slot()) && !caps.storage_arrays() {
-        let module = array::batched_module(shader, &caps.limits)
-            .map_err(|(r, why)| fail(Some(r), LimitErrorKind::ArrayFallback { why }))?;
-        Some(module)
-    } else {
-        None
-    };
-    let module = batched.as_ref().unwrap_or(shader.module());
-    // Capabilities: the same validation wgpu runs in `create_shader_module`.
-    let validate = || Validator::new(ValidationFlags::all(), caps.capabilities).validate(module).err();
-    let size = shader.source().map_or_else(|| crate::stack::module_size(module), str::len);
-    let failed = crate::stack::on_deep_stack(size, validate).unwrap_or(None);
-    if let Some(e) = failed {
-        let location = shader.source().and_then(|s| e.location(s)).map(Location::from_naga);
-        if batched.is_some() {
-            let r = shader.used_resources().find(|r| r.is_array_slot());
-            let why = format!("the uniform array does not validate: {}", crate::errors::chain(e.as_inner()));
-            return Err(LimitError { location, ..fail(r, LimitErrorKind::ArrayFallback { why }) });
-        }
-        return Err(LimitError {
-            binding: None,
-            location,
-            kind: LimitErrorKind::Capability { source: Box::new(e) },
-        });
-    }
-
+    check_numbers(shader, caps)?;
+    let batched = validate(shader, caps)?;
     // Immediates: the capability check above refused them without the feature.
     if shader.immediate_size() > limits.max_immediate_size {
         let (size, limit) = (shader.immediate_size(), limits.max_immediate_size);
         return Err(fail(None, LimitErrorKind::ImmediateSize { size, limit }));
     }
-
     let uniforms = shader.used_resources().filter(|r| caps.dynamic(r)).count() as u32;
     let limit = limits.max_dynamic_uniform_buffers_per_pipeline_layout;
     if uniforms > limit {
@@ -187,6 +128,83 @@ pub(crate) fn check(shader: &ShaderReflection, caps: &DeviceCaps) -> Result<Chec
         used
     };
     Ok(Checked { visibility, batched })
+}
+
+/// A limit error at `binding`, or at none.
+fn fail(binding: Option<&crate::reflect::Resource>, kind: LimitErrorKind) -> LimitError {
+    LimitError {
+        binding: binding.map(|r| (r.binding, r.name.clone())),
+        location: binding.and_then(|r| r.location),
+        kind,
+    }
+}
+
+/// Group and binding numbers, sized binding arrays, and (on WebGL2) blocks
+/// of whole 16-byte rows: checked before anything proportional to them.
+fn check_numbers(shader: &ShaderReflection, caps: &DeviceCaps) -> Result<(), LimitError> {
+    let limits = &caps.limits;
+    for r in shader.used_resources() {
+        let BindingPoint { group, binding } = r.binding;
+        if group >= caps.max_groups() {
+            return Err(fail(Some(r), LimitErrorKind::Group { group, limit: caps.max_groups() }));
+        }
+        if binding >= limits.max_bindings_per_bind_group {
+            let limit = limits.max_bindings_per_bind_group;
+            return Err(fail(Some(r), LimitErrorKind::Binding { binding, limit }));
+        }
+        if r.count == 0 {
+            return Err(fail(Some(r), LimitErrorKind::UnsizedBindingArray));
+        }
+    }
+    // WebGL2's std140 blocks: wgpu refuses the pipeline (a panic by default)
+    // when a buffer's type is not a multiple of 16 bytes.
+    if !caps.downlevel.contains(wgpu::DownlevelFlags::BUFFER_BINDINGS_NOT_16_BYTE_ALIGNED) {
+        for r in shader.used_resources() {
+            let size = match r.kind {
+                ResourceKind::Uniform => r.block.as_ref().map_or(0, |b| b.size),
+                ResourceKind::Storage { .. } => r.min_size,
+                _ => 0,
+            };
+            if size % 16 != 0 {
+                return Err(fail(Some(r), LimitErrorKind::Unaligned16 { size }));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The module as the device will get it (an array slot made uniform
+/// batches where the device has no vertex storage), validated for the
+/// device's capabilities as `create_shader_module` would. Returns the
+/// batched module, if one was made.
+fn validate(shader: &ShaderReflection, caps: &DeviceCaps) -> Result<Option<naga::Module>, LimitError> {
+    // Array slots on a device without vertex storage: uniform batches.
+    let batched = if shader.used_resources().any(|r| r.is_array_slot()) && !caps.storage_arrays() {
+        let module = array::batched_module(shader, &caps.limits)
+            .map_err(|(r, why)| fail(Some(r), LimitErrorKind::ArrayFallback { why }))?;
+        Some(module)
+    } else {
+        None
+    };
+    let module = batched.as_ref().unwrap_or(shader.module());
+    // Capabilities: the same validation wgpu runs in `create_shader_module`.
+    let validate = || Validator::new(ValidationFlags::all(), caps.capabilities).validate(module).err();
+    let size = shader.source().map_or_else(|| crate::stack::module_size(module), str::len);
+    let failed = crate::stack::on_deep_stack(size, validate).unwrap_or(None);
+    if let Some(e) = failed {
+        let location = shader.source().and_then(|s| e.location(s)).map(Location::from_naga);
+        if batched.is_some() {
+            let r = shader.used_resources().find(|r| r.is_array_slot());
+            let why = format!("the uniform array does not validate: {}", crate::errors::chain(e.as_inner()));
+            return Err(LimitError { location, ..fail(r, LimitErrorKind::ArrayFallback { why }) });
+        }
+        return Err(LimitError {
+            binding: None,
+            location,
+            kind: LimitErrorKind::Capability { source: Box::new(e) },
+        });
+    }
+    Ok(batched)
 }
 
 /// The stages of the entry points that use `r`.

@@ -41,13 +41,12 @@ pub struct Effects {
     /// WESL packages for every effect, and the package files read.
     #[cfg_attr(not(feature = "wesl"), allow(dead_code, reason = "no packages without WESL"))]
     pub(super) wesl: super::wesl::Library,
-    /// Libraries the whole-effect check composes on, one per core, kept
-    /// while no module is added (forking a composer adds every module again).
+    /// The libraries the whole-effect check composes on, one per core.
     #[cfg_attr(
         target_arch = "wasm32",
         allow(dead_code, reason = "the check composes on one thread on the web")
     )]
-    pub(super) workers: Vec<Effects>,
+    pub(super) workers: super::parallel::Workers,
 }
 
 impl Default for Effects {
@@ -70,7 +69,7 @@ impl Effects {
             code_defs: Vec::new(),
             with_defs_copies: HashMap::new(),
             wesl: Default::default(),
-            workers: Vec::new(),
+            workers: Default::default(),
         }
     }
 

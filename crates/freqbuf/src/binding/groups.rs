@@ -32,6 +32,14 @@ pub(crate) struct BindGroups {
     probes: HashMap<wgpu::BindingType, wgpu::BindGroupLayout>,
 }
 
+/// A variant's resources by binding, owned while its bind group is built.
+#[derive(Default)]
+struct Resolved {
+    views: Vec<(u32, Vec<wgpu::TextureView>)>,
+    samplers: Vec<(u32, Vec<wgpu::Sampler>)>,
+    buffers: Vec<(u32, wgpu::Buffer)>,
+}
+
 /// What building a bind group reads.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct GroupInputs<'a> {
@@ -100,17 +108,65 @@ impl BindGroups {
         Ok(cache[owner as usize].insert(CachedGroup { group, stamp, serial }))
     }
 
+    /// Builds a variant's bind group from the owner's resources, placeholders
+    /// where it set none, and the slots' buffers.
     fn create(
         &mut self,
         v: &Variant,
         inputs: GroupInputs<'_>,
         label: &str,
     ) -> Result<wgpu::BindGroup, Error> {
-        let GroupInputs { device, registry, slots, owned } = inputs;
         // Resolve every resource first (placeholders need &mut), then borrow for the entries.
-        let mut views: Vec<(u32, Vec<wgpu::TextureView>)> = Vec::new();
-        let mut samplers: Vec<(u32, Vec<wgpu::Sampler>)> = Vec::new();
-        let mut buffers: Vec<(u32, wgpu::Buffer)> = Vec::new();
+        let resolved = self.resolve(v, &inputs)?;
+        let views: Vec<(u32, Vec<&wgpu::TextureView>)> =
+            resolved.views.iter().map(|(b, l)| (*b, l.iter().collect())).collect();
+        let samplers: Vec<(u32, Vec<&wgpu::Sampler>)> =
+            resolved.samplers.iter().map(|(b, l)| (*b, l.iter().collect())).collect();
+        fn find<T>(list: &[(u32, T)], binding: u32) -> usize {
+            list.iter().position(|(b, _)| *b == binding).expect("resolved above")
+        }
+        let mut entries = Vec::with_capacity(v.entries.len());
+        for e in &v.entries {
+            let (binding, resource) = match *e {
+                VariantEntry::Uniform(s) | VariantEntry::Array(s) => slot_resource(&inputs.slots[s.index()])?,
+                VariantEntry::Resource { binding, ty, count } => {
+                    let resource = match ty {
+                        wgpu::BindingType::Texture { .. } | wgpu::BindingType::StorageTexture { .. } => {
+                            let list = &views[find(&views, binding)].1;
+                            match count {
+                                1 => wgpu::BindingResource::TextureView(list[0]),
+                                _ => wgpu::BindingResource::TextureViewArray(list),
+                            }
+                        }
+                        wgpu::BindingType::Sampler(_) => {
+                            let list = &samplers[find(&samplers, binding)].1;
+                            match count {
+                                1 => wgpu::BindingResource::Sampler(list[0]),
+                                _ => wgpu::BindingResource::SamplerArray(list),
+                            }
+                        }
+                        _ => resolved.buffers[find(&resolved.buffers, binding)].1.as_entire_binding(),
+                    };
+                    (binding, resource)
+                }
+            };
+            entries.push(wgpu::BindGroupEntry { binding, resource });
+        }
+        Ok(inputs.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(label),
+            layout: &v.layout,
+            entries: &entries,
+        }))
+    }
+
+    /// The textures, samplers and buffers of a variant's resource entries:
+    /// the owner's, or placeholders where it set no texture or sampler. An
+    /// unset buffer is [`Error::Unset`]; a resource that fits another of the
+    /// types declared at its binding, but not this one, is
+    /// [`ParamErrorKind::Incompatible`].
+    fn resolve(&mut self, v: &Variant, inputs: &GroupInputs<'_>) -> Result<Resolved, Error> {
+        let GroupInputs { device, registry, owned, .. } = *inputs;
+        let mut out = Resolved::default();
         for e in &v.entries {
             let VariantEntry::Resource { binding, ty, count } = *e else {
                 continue;
@@ -140,7 +196,7 @@ impl BindGroups {
                             _ => self.placeholders.view(device, ty).expect("a texture type").clone(),
                         })
                         .collect();
-                    views.push((binding, list));
+                    out.views.push((binding, list));
                 }
                 wgpu::BindingType::Sampler(kind) => {
                     let comparison = kind == wgpu::SamplerBindingType::Comparison;
@@ -150,10 +206,10 @@ impl BindGroups {
                             _ => self.placeholders.sampler(device, comparison).clone(),
                         })
                         .collect();
-                    samplers.push((binding, list));
+                    out.samplers.push((binding, list));
                 }
                 _ => match set(0) {
-                    Some(Bound::Buffer(b)) => buffers.push((binding, b.clone())),
+                    Some(Bound::Buffer(b)) => out.buffers.push((binding, b.clone())),
                     _ => {
                         let name = registry
                             .bindings()
@@ -164,51 +220,7 @@ impl BindGroups {
                 },
             }
         }
-        let view_refs: Vec<(u32, Vec<&wgpu::TextureView>)> =
-            views.iter().map(|(b, l)| (*b, l.iter().collect())).collect();
-        let sampler_refs: Vec<(u32, Vec<&wgpu::Sampler>)> =
-            samplers.iter().map(|(b, l)| (*b, l.iter().collect())).collect();
-        let mut entries = Vec::with_capacity(v.entries.len());
-        for e in &v.entries {
-            let (binding, resource) = match *e {
-                VariantEntry::Uniform(s) | VariantEntry::Array(s) => slot_resource(&slots[s.index()])?,
-                VariantEntry::Resource { binding, ty, count } => {
-                    let resource = match ty {
-                        wgpu::BindingType::Texture { .. } | wgpu::BindingType::StorageTexture { .. } => {
-                            let list =
-                                &view_refs.iter().find(|(b, _)| *b == binding).expect("resolved above").1;
-                            if count > 1 {
-                                wgpu::BindingResource::TextureViewArray(list)
-                            } else {
-                                wgpu::BindingResource::TextureView(list[0])
-                            }
-                        }
-                        wgpu::BindingType::Sampler(_) => {
-                            let list =
-                                &sampler_refs.iter().find(|(b, _)| *b == binding).expect("resolved above").1;
-                            if count > 1 {
-                                wgpu::BindingResource::SamplerArray(list)
-                            } else {
-                                wgpu::BindingResource::Sampler(list[0])
-                            }
-                        }
-                        _ => buffers
-                            .iter()
-                            .find(|(b, _)| *b == binding)
-                            .expect("resolved above")
-                            .1
-                            .as_entire_binding(),
-                    };
-                    (binding, resource)
-                }
-            };
-            entries.push(wgpu::BindGroupEntry { binding, resource });
-        }
-        Ok(device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(label),
-            layout: &v.layout,
-            entries: &entries,
-        }))
+        Ok(out)
     }
 
     /// Checks that `bound` fits a binding of type `ty` by building a one-entry

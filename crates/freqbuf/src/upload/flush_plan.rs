@@ -113,58 +113,16 @@ impl Uploader {
                 report.replaced.push(slot.id());
             }
             let start = self.ranges.len();
-            if growth == Growth::Relaid {
-                slot.clear_dirty();
-                let end = (slot.gpu_capacity() as u64 * slot.stride() as u64).min(slot.shadow().len() as u64);
-                self.ranges.push((0, end));
-            } else if let Some(range) = slot.take_dense(self.dense, slot.gpu_capacity()) {
-                // Mostly dirty, found from the set's ends without a range per instance.
-                self.ranges.push(range);
-                s.dense_spans += 1;
-            } else {
-                slot.take_ranges(MERGE_GAP, slot.gpu_capacity(), &mut self.ranges);
-            }
-            let mut n = self.ranges.len() - start;
+            let n = self.take(slot, growth, s);
             if n == 0 {
                 continue;
-            }
-            // Mostly dirty: one upload of the whole span beats thousands of
-            // ranges. The clean bytes inside equal what the GPU already holds.
-            if n > 1 {
-                let (lo, hi) = (self.ranges[start].0, self.ranges[self.ranges.len() - 1].1);
-                let dirty = self.ranges[start..].iter().map(|r| r.1 - r.0).sum::<u64>();
-                if dirty as f64 >= f64::from(self.dense) * (hi - lo) as f64 {
-                    self.ranges.truncate(start);
-                    self.ranges.push((lo, hi));
-                    s.dense_spans += 1;
-                    n = 1;
-                }
             }
             // One range straight into the slot, unless a growth copy recorded
             // for this submit would land on top of it.
             if n == 1 && growth != Growth::Copied {
-                let (lo, hi) = self.ranges.pop().unwrap_or_default();
-                let buffer = slot.gpu_buffer().expect("grown above");
-                // A re-laid slot whose buffer holds no instance yet has an empty range.
-                let Some(len) = wgpu::BufferSize::new(hi - lo) else { continue };
-                let bytes = &slot.shadow()[lo as usize..hi as usize];
-                let written = if len.get() > LARGEST {
-                    queue.write_buffer(buffer, lo, bytes);
-                    Ok(())
-                } else {
-                    let upload = self.belt.write(device, sink.encoder(device), buffer, lo, len);
-                    upload.map(|mut view| view.slice(..).copy_from_slice(bytes))
-                };
-                match written {
-                    Ok(()) => {
-                        s.upload_calls += 1;
-                        s.bytes_uploaded += hi - lo;
-                    }
-                    // Nothing reached the GPU: the range stays dirty for the next flush.
-                    Err(e) => {
-                        slot.remark(lo, hi);
-                        report.error.get_or_insert(e);
-                    }
+                let range = self.ranges.pop().unwrap_or_default();
+                if let Err(e) = self.write_direct(device, queue, slot, range, sink, s) {
+                    report.error.get_or_insert(e);
                 }
                 continue;
             }
@@ -179,6 +137,75 @@ impl Uploader {
                 && self.limits.max_storage_buffers_per_shader_stage >= 3
                 && self.limits.max_storage_buffer_binding_size >= 4 * MIN_CHUNK;
             self.packed.push((i, start..self.ranges.len(), scatter));
+        }
+    }
+
+    /// Takes a slot's dirty ranges into `self.ranges`: all of a re-laid
+    /// slot, else one range where the dirty bytes are dense, else one per
+    /// run of dirty instances. Returns how many it took.
+    fn take(&mut self, slot: &mut Slot, growth: Growth, s: &mut Stats) -> usize {
+        let start = self.ranges.len();
+        if growth == Growth::Relaid {
+            slot.clear_dirty();
+            let end = (slot.gpu_capacity() as u64 * slot.stride() as u64).min(slot.shadow().len() as u64);
+            self.ranges.push((0, end));
+            return 1;
+        }
+        if let Some(range) = slot.take_dense(self.dense, slot.gpu_capacity()) {
+            // Mostly dirty, found from the set's ends without a range per instance.
+            self.ranges.push(range);
+            s.dense_spans += 1;
+            return 1;
+        }
+        slot.take_ranges(MERGE_GAP, slot.gpu_capacity(), &mut self.ranges);
+        let n = self.ranges.len() - start;
+        // Mostly dirty: one upload of the whole span beats thousands of
+        // ranges. The clean bytes inside equal what the GPU already holds.
+        if n > 1 {
+            let (lo, hi) = (self.ranges[start].0, self.ranges[self.ranges.len() - 1].1);
+            let dirty = self.ranges[start..].iter().map(|r| r.1 - r.0).sum::<u64>();
+            if dirty as f64 >= f64::from(self.dense) * (hi - lo) as f64 {
+                self.ranges.truncate(start);
+                self.ranges.push((lo, hi));
+                s.dense_spans += 1;
+                return 1;
+            }
+        }
+        n
+    }
+
+    /// Writes the shadow bytes `lo..hi` straight into the slot's buffer; on
+    /// failure they stay dirty for the next flush.
+    fn write_direct(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        slot: &mut Slot,
+        (lo, hi): (u64, u64),
+        sink: &mut Sink<'_>,
+        s: &mut Stats,
+    ) -> Result<(), Error> {
+        let buffer = slot.gpu_buffer().expect("grown above");
+        // A re-laid slot whose buffer holds no instance yet has an empty range.
+        let Some(len) = wgpu::BufferSize::new(hi - lo) else { return Ok(()) };
+        let bytes = &slot.shadow()[lo as usize..hi as usize];
+        let written = if len.get() > LARGEST {
+            queue.write_buffer(buffer, lo, bytes);
+            Ok(())
+        } else {
+            let upload = self.belt.write(device, sink.encoder(device), buffer, lo, len);
+            upload.map(|mut view| view.slice(..).copy_from_slice(bytes))
+        };
+        match written {
+            Ok(()) => {
+                s.upload_calls += 1;
+                s.bytes_uploaded += hi - lo;
+                Ok(())
+            }
+            Err(e) => {
+                slot.remark(lo, hi);
+                Err(e)
+            }
         }
     }
 

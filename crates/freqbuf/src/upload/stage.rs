@@ -42,29 +42,11 @@ impl Uploader {
             }
             size += self.window;
         }
-        let size = size.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
-        if self.staging.as_ref().is_none_or(|b| b.size() < size) {
-            let desc = wgpu::BufferDescriptor {
-                label: Some("freqbuf staging"),
-                size: size.next_power_of_two().min(super::flush_plan::staging_limit(&self.limits)).max(size),
-                usage: wgpu::BufferUsages::COPY_SRC
-                    | wgpu::BufferUsages::COPY_DST
-                    | wgpu::BufferUsages::STORAGE,
-                mapped_at_creation: false,
-            };
-            let what = || format!("staging buffer of {} bytes", desc.size);
-            self.staging = Some(scope::scoped(device, what, || device.create_buffer(&desc))?);
-            stats.shared.staging_buffers_created += 1;
-            // Scatter groups bind the staging buffer.
-            if let Some(s) = self.scatter.as_mut() {
-                s.groups.clear();
-            }
-        }
+        let staging = self.staging_buffer(device, stats, size)?;
         #[cfg(feature = "fault-injection")]
         if crate::fault::hit(crate::fault::FaultSite::Upload) {
             return Err(crate::scope::injected("staging upload".into()));
         }
-        let staging = self.staging.clone().expect("created above");
         let len = wgpu::BufferSize::new(write_len).expect("jobs have bytes");
         let mut view = self.belt.write(device, sink.encoder(device), &staging, 0, len)?;
         // Taken once: each `BufferViewMut::slice` goes through wgpu's backend dispatch.
@@ -103,5 +85,34 @@ impl Uploader {
         stats.shared.upload_calls += 1;
         stats.shared.bytes_uploaded += write_len - data;
         Ok(staging)
+    }
+
+    /// The staging buffer, made anew when smaller than `size` bytes (then
+    /// the scatter groups that bind the old one are dropped).
+    fn staging_buffer(
+        &mut self,
+        device: &wgpu::Device,
+        stats: &mut FrameStats,
+        size: u64,
+    ) -> Result<wgpu::Buffer, Error> {
+        let size = size.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+        if self.staging.as_ref().is_none_or(|b| b.size() < size) {
+            let desc = wgpu::BufferDescriptor {
+                label: Some("freqbuf staging"),
+                size: size.next_power_of_two().min(super::flush_plan::staging_limit(&self.limits)).max(size),
+                usage: wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST
+                    | wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            };
+            let what = || format!("staging buffer of {} bytes", desc.size);
+            self.staging = Some(scope::scoped(device, what, || device.create_buffer(&desc))?);
+            stats.shared.staging_buffers_created += 1;
+            // Scatter groups bind the staging buffer.
+            if let Some(s) = self.scatter.as_mut() {
+                s.groups.clear();
+            }
+        }
+        Ok(self.staging.clone().expect("created above"))
     }
 }
