@@ -24,17 +24,14 @@ use smallvec::SmallVec;
 use crate::array::Addressing;
 use crate::binding::Draw;
 use crate::binding::context::{BindContext, BindSource};
-use crate::binding::group_layouts::{Variant, VariantId};
-use crate::binding::groups::{CachedGroup, GroupInputs};
+use crate::binding::groups::GroupInputs;
 use crate::binding::state::{BindState, DrawInputs, GroupAccess};
 use crate::errors::Error;
 use crate::family::FamilyId;
 use crate::id::{ShaderId, SlotId};
-use crate::instance::InstanceResources;
 use crate::instance::{NOT_GIVEN, checked};
 use crate::limits::MAX_GROUPS;
 use crate::registry::Registry;
-use crate::slot::Slot;
 use crate::slot_plan::Frequency;
 
 /// Something bind groups can be set on: a render pass, compute pass or bundle encoder.
@@ -309,7 +306,20 @@ impl Binder {
                 }
                 None => (0, None),
             };
-            let cached = groups.group((registry, slots), (vid, v), (owner, owned), (shader_id, group))?;
+            let stamp = owned.map_or(0, |r| r.epoch);
+            let cached = match &mut groups {
+                GroupAccess::Build { device, groups, stats } => match groups.get(vid, owner, stamp) {
+                    Some(c) => c,
+                    None => {
+                        stats.bind_groups_created += 1;
+                        let inputs = GroupInputs { device, registry, slots, owned };
+                        groups.build(vid, v, owner, stamp, inputs)?
+                    }
+                },
+                GroupAccess::Shared(groups) => groups.get(vid, owner, stamp).ok_or_else(|| {
+                    Error::NotPrepared { shader: registry[shader_id].name().to_owned(), group }
+                })?,
+            };
             let (memo, bound) = &mut self.groups[group as usize];
             *memo = Memo { reusable, tag, generation, variant: vid.0, deps, index };
             // The comparison wgpu-core's binder makes: (bind group, offsets).
@@ -388,33 +398,4 @@ pub(super) fn mask(groups: std::ops::Range<u32>) -> u32 {
 #[inline]
 fn same(a: &[u32], b: &[u32]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
-}
-
-impl GroupAccess<'_> {
-    /// The bind group of variant `vid` for `owner`, as of `owned`'s
-    /// resources: cached, or built now where this access may build, else
-    /// [`Error::NotPrepared`] for `group` of the shader.
-    #[inline]
-    fn group(
-        &mut self,
-        (registry, slots): (&Registry, &[Slot]),
-        (vid, v): (VariantId, &Variant),
-        (owner, owned): (u32, Option<&InstanceResources>),
-        (shader_id, group): (ShaderId, u32),
-    ) -> Result<&CachedGroup, Error> {
-        let stamp = owned.map_or(0, |r| r.epoch);
-        match self {
-            GroupAccess::Build { device, groups, stats } => {
-                if groups.get(vid, owner, stamp).is_none() {
-                    stats.bind_groups_created += 1;
-                    let inputs = GroupInputs { device, registry, slots, owned };
-                    groups.build(vid, v, owner, stamp, inputs)?;
-                }
-                Ok(groups.get(vid, owner, stamp).expect("built above"))
-            }
-            GroupAccess::Shared(groups) => groups
-                .get(vid, owner, stamp)
-                .ok_or_else(|| Error::NotPrepared { shader: registry[shader_id].name().to_owned(), group }),
-        }
-    }
 }
