@@ -41,11 +41,9 @@ pub struct Effects {
     /// WESL packages for every effect, and the package files read.
     #[cfg_attr(not(feature = "wesl"), allow(dead_code, reason = "no packages without WESL"))]
     pub(super) wesl: super::wesl::Library,
-    /// The libraries the whole-effect check composes on, one per core.
-    #[cfg_attr(
-        target_arch = "wasm32",
-        allow(dead_code, reason = "the check composes on one thread on the web")
-    )]
+    /// The libraries the whole-effect check composes on, one per core (none
+    /// on the web, where it composes on one thread).
+    #[cfg(not(target_arch = "wasm32"))]
     pub(super) workers: super::parallel::Workers,
 }
 
@@ -69,6 +67,7 @@ impl Effects {
             code_defs: Vec::new(),
             with_defs_copies: HashMap::new(),
             wesl: Default::default(),
+            #[cfg(not(target_arch = "wasm32"))]
             workers: Default::default(),
         }
     }
