@@ -4,7 +4,9 @@
 //!
 //! It renders the frames twice, through the queue (sorted, bins kept between
 //! frames) and with the same items in submission order, prints the bind
-//! calls of both, and exits non-zero if the images differ.
+//! calls of both, and exits non-zero if the images differ, or if the last
+//! frame's pixels differ from a CPU model of the scene (`scene/model.rs`:
+//! a ray per sampled pixel, each effect's fragment shader as WGSL runs it).
 //!
 //! With `--warm`, every pipeline the effects allow is built before the first
 //! frame (`Effects::warm`); either way it prints the first frame's CPU time
@@ -19,6 +21,8 @@
 
 #[path = "support/gpu.rs"]
 mod gpu;
+#[path = "scene/model.rs"]
+mod model;
 
 use freqbuf::{Binder, Manager, SlotPlan};
 use freqbuf_effects::{
@@ -44,8 +48,9 @@ struct Args {
     pipeline_cache: Option<String>,
 }
 
-/// A run's per-frame counts, its last image and its first frame.
-type Run = (Vec<Counts>, Vec<u8>, FirstFrame);
+/// A run's per-frame counts, its last image, its first frame and the check
+/// of its last frame against the model.
+type Run = (Vec<Counts>, Vec<u8>, FirstFrame, model::Checked);
 
 /// The first frame of a run: its CPU time (up to the submit), the pipelines
 /// built during it, and what warming built before it.
@@ -94,8 +99,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         None => None,
     };
-    let (sorted, image, first) = run(&device, &queue, &args, true, cache.as_ref())?;
-    let (unsorted, image_unsorted, _) = run(&device, &queue, &args, false, None)?;
+    let (sorted, image, first, checked) = run(&device, &queue, &args, true, cache.as_ref())?;
+    let (unsorted, image_unsorted, ..) = run(&device, &queue, &args, false, None)?;
     let hash = fnv1a(&image);
     let per_frame = |c: &[Counts], f: fn(&Counts) -> u64| c.iter().map(f).sum::<u64>() / c.len() as u64;
     if args.json {
@@ -116,6 +121,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!(
             "image: {hash:016x} both ways: {}",
             if image == image_unsorted { "identical" } else { "DIFFERENT" }
+        );
+        println!(
+            "pixels: {} sampled match the CPU model, {} of them through glass ({} skipped within half a pixel of an edge)",
+            checked.matched, checked.blended, checked.skipped
         );
         let warmed = match first.warmed {
             Some((n, ms)) => format!("warmed before it: {n} pipelines in {ms:.1} ms"),
@@ -155,6 +164,8 @@ fn run(
     // Materials: each effect with and without its flag, a few colors each.
     let mut mats = Materials::new();
     let mut palette: Vec<(freqbuf::MaterialId, bool)> = Vec::new();
+    // What each material draws, for the model.
+    let mut looks = Vec::new();
     let mut rng = Lcg(7);
     // Each effect's own material struct: its two colours have its own names.
     for (effect, flag, transparent, [first, second]) in [
@@ -168,9 +179,17 @@ fn run(
             // Multiples of 1/255, so additive blending is exact in any order.
             let mut c = || (rng.next() * 5.0).floor() * 51.0 / 255.0;
             let scale = if transparent { 0.2 } else { 1.0 };
-            mats.set(&mut fb, m, first, &[c() * scale, c() * scale, c() * scale, 1.0])?;
-            mats.set(&mut fb, m, second, &[c() * scale, c() * scale, c() * scale, 1.0])?;
+            let (a, b) =
+                ([c() * scale, c() * scale, c() * scale, 1.0], [c() * scale, c() * scale, c() * scale, 1.0]);
+            mats.set(&mut fb, m, first, &a)?;
+            mats.set(&mut fb, m, second, &b)?;
             palette.push((m, transparent));
+            let (a, b, on) = (glam::Vec4::from_array(a), glam::Vec4::from_array(b), k % 2 == 1);
+            looks.push(match flag {
+                "TINT" => model::Look::Solid { color: a, tint: on.then_some(b) },
+                "WIDE" => model::Look::Stripes { dark: a, light: b, width: if on { 8.0 } else { 4.0 } },
+                _ => model::Look::Glass(if on { b } else { a }),
+            });
         }
     }
     let mut auto = AutoConstants::new();
@@ -209,6 +228,7 @@ fn run(
         let glass_pane = i >= OBJECTS;
         let candidates = palette.iter().filter(|(_, t)| *t == glass_pane).collect::<Vec<_>>();
         let (m, _) = *candidates[(rng.next() * candidates.len() as f32) as usize % candidates.len()];
+        let look = looks[palette.iter().position(|p| p.0 == m).expect("a palette material")];
         let position =
             Vec3::new(rng.next() * 40.0 - 20.0, rng.next() * 40.0 - 20.0, rng.next() * 40.0 - 20.0);
         let spin = rng.next() * std::f32::consts::TAU;
@@ -232,11 +252,12 @@ fn run(
             };
             items.push((rq.insert(&fx, &mats, item.clone())?, item));
         }
-        objects.push((object, position, spin, items));
+        objects.push((object, position, spin, items, (Mat4::IDENTITY, look)));
     }
 
     let mut counts = Vec::new();
     let mut image = Vec::new();
+    let mut view_proj = Mat4::IDENTITY;
     for frame in 0..args.frames {
         let (start, built) = (std::time::Instant::now(), fx.stats().pipelines);
         let t = frame as f32 * 0.1;
@@ -245,8 +266,9 @@ fn run(
         let proj = perspective(0.8, 1.0, 200.0);
         auto.set_time(t, 0.1, frame);
         auto.set_camera(view, Camera::new(view_m, proj, [SIZE as f32; 2]));
+        view_proj = proj * view_m;
         // A tenth of the objects move each frame.
-        for (i, (object, position, spin, items)) in objects.iter_mut().enumerate() {
+        for (i, (object, position, spin, items, (world_now, _))) in objects.iter_mut().enumerate() {
             if frame == 0 || i % 10 == frame as usize % 10 {
                 *spin += 0.3;
                 let world = Mat4::from_scale_rotation_translation(
@@ -255,6 +277,7 @@ fn run(
                     *position,
                 );
                 auto.set_world(*object, world);
+                *world_now = world;
             }
             // Blending passes draw back to front by distance.
             for (id, item) in items.iter_mut() {
@@ -315,7 +338,10 @@ fn run(
     if let Some((file, cache)) = loaded {
         file.save(&cache)?;
     }
-    Ok((counts, image, first))
+    let drawn = objects.iter().map(|o| o.4).collect::<Vec<_>>();
+    let checked = model::check(&image, SIZE, 4, view_proj, &drawn)
+        .map_err(|e| format!("the last frame differs from the CPU model: {e}"))?;
+    Ok((counts, image, first, checked))
 }
 
 /// A right-handed view matrix looking from `eye` at `at`.
