@@ -220,3 +220,86 @@ fn a_saved_pipeline_log_replays_what_the_last_run_drew() {
         next.replay_pipeline_log(&mut fb, "pipelines.toml", "[[pipeline]]\neffect = 3", |_| targets.clone());
     assert!(common::chain(&e.unwrap_err()).starts_with("pipelines.toml"));
 }
+
+const DEFS_SOURCE: &str = "
+struct M { color: vec4<f32> }
+@group(2) @binding(0) var<uniform> m: M;
+@vertex fn vs() -> @builtin(position) vec4<f32> { return m.color * f32(#{TAPS}); }
+@fragment fn fs() -> @location(0) vec4<f32> { return m.color; }
+";
+
+const DEFS_TOML: &str = "source = \"d.wgsl\"\n[defs]\nTAPS = 1
+[[technique]]\nname = \"t\"
+  [[technique.pass]]\n  name = \"color\"\n  vertex = \"vs\"\n  fragment = \"fs\"
+";
+
+/// The log names a `with_defs` copy by its base and the defs it changed,
+/// and each render pipeline's attachments. Replay makes the copy again and
+/// builds its pipeline, so the copy's draw builds nothing; an entry whose
+/// attachments the application no longer gives, whose def is gone, or whose
+/// def has another kind now is skipped with why.
+#[test]
+fn the_pipeline_log_keeps_defs_and_attachments_and_skips_what_changed() {
+    use freqbuf_effects::{DefValue, LoggedTargets};
+    let Some(h) = gpu::device() else { return };
+    let depth = Targets::color(wgpu::TextureFormat::Rgba8Unorm).with_depth(wgpu::TextureFormat::Depth32Float);
+    let plain = Targets::color(wgpu::TextureFormat::Bgra8Unorm);
+    let draw = |fx: &mut Effects, fb: &mut Manager, id, targets: &Targets| {
+        let flags = fx.flags(id, &[]).unwrap();
+        let pass = fx.technique(id, "t").unwrap().next().unwrap();
+        fx.render_pipeline(fb, pass, flags, targets).unwrap_or_else(|e| panic!("{}", common::chain(&e)));
+    };
+    let mut fx = Effects::new();
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let id = fx.add("d.effect.toml", DEFS_TOML, DEFS_SOURCE).unwrap();
+    let taps = fx.with_defs(id, &[("TAPS", DefValue::UInt(4))]).unwrap();
+    draw(&mut fx, &mut fb, taps, &depth);
+    draw(&mut fx, &mut fb, id, &plain);
+    let log = fx.pipeline_log();
+    let seen = log.iter().map(|l| (l.effect.as_str(), l.defs.clone(), l.targets.clone())).collect::<Vec<_>>();
+    let attachments = |color: &str, depth: Option<&str>| {
+        Some(LoggedTargets { color: vec![color.into()], depth: depth.map(Into::into), samples: 1 })
+    };
+    assert_eq!(
+        seen,
+        [
+            ("d", Default::default(), attachments("Bgra8Unorm", None)),
+            (
+                "d",
+                [("TAPS".to_owned(), "4".to_owned())].into(),
+                attachments("Rgba8Unorm", Some("Depth32Float"))
+            ),
+        ]
+    );
+    let saved = fx.pipeline_log_toml();
+    assert!(saved.contains("TAPS = \"4\"") && saved.contains("color = [\"Rgba8Unorm\"]"), "{saved}");
+
+    // The next start: the application now draws the base effect in HDR.
+    let mut next = Effects::new();
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let id = next.add("d.effect.toml", DEFS_TOML, DEFS_SOURCE).unwrap();
+    let hdr = Targets::color(wgpu::TextureFormat::Rgba16Float);
+    let stale = "\n[[pipeline]]\neffect = \"d\"\npass = \"t.color\"\nflags = []\ndefs = { GONE = \"2\" }\n\
+                 [[pipeline]]\neffect = \"d\"\npass = \"t.color\"\nflags = []\ndefs = { TAPS = \"yes\" }\n";
+    let report = next.replay_pipeline_log(&mut fb, "pipelines.toml", &(saved + stale), |entry| {
+        if entry.defs.is_empty() { hdr.clone() } else { depth.clone() }
+    });
+    let report = report.unwrap_or_else(|e| panic!("{}", common::chain(&e)));
+    assert_eq!(report.built, 1);
+    let why = report.skipped.iter().map(|(_, why)| why.as_str()).collect::<Vec<_>>();
+    assert_eq!(
+        why,
+        [
+            "the application now gives attachments LoggedTargets { color: [\"Rgba16Float\"], depth: None, \
+             samples: 1 }, the log has LoggedTargets { color: [\"Bgra8Unorm\"], depth: None, samples: 1 }",
+            "effect `d` has no def `GONE`",
+            "def `TAPS` of effect `d` is an unsigned integer, and the log has `yes`",
+        ]
+    );
+    let built = next.stats().pipelines;
+    let taps = next.with_defs(id, &[("TAPS", DefValue::UInt(4))]).unwrap();
+    draw(&mut next, &mut fb, taps, &depth);
+    assert_eq!(next.stats().pipelines, built, "the copy's pipeline was replayed");
+    draw(&mut next, &mut fb, id, &hdr);
+    assert_eq!(next.stats().pipelines, built + 1, "the skipped entry's pipeline is built at its draw");
+}

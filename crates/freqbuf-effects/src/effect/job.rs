@@ -147,7 +147,11 @@ impl Effects {
     /// Keeps a built pipeline in the cache, counted as built.
     pub(super) fn keep(&mut self, job: Job, built: Built) {
         self.stats.pipelines += 1;
-        self.pipelines.mark_used(job.pass, job.flags.bits);
+        let targets = match &job.kind {
+            JobKind::Render { targets, .. } => Some(targets),
+            JobKind::Compute { .. } => None,
+        };
+        self.pipelines.mark_used(job.pass, job.flags.bits, targets);
         let key = (job.pass, job.shader);
         match (job.kind, built) {
             (JobKind::Render { targets, .. }, Built::Render(pipeline)) => {

@@ -1,26 +1,64 @@
-//! The pipeline log: which (effect, pass, flags) a run built pipelines for,
+//! The pipeline log: which (effect, defs, pass, flags, attachments) a run
+//! built pipelines for,
 //! saved at exit and replayed at the next start-up, so that the pipelines
 //! the application really uses are ready before its first frame (Bevy
 //! issue 10871's ask). Use it instead of [`Effects::warm`] where an effect
 //! allows more combinations than the application ever draws.
 
+use std::collections::BTreeMap;
+
+use naga_oil::compose::ShaderDefValue;
 use serde::{Deserialize, Serialize};
 
 use super::library::Effects;
-use super::types::{FlagSet, PassId, Targets};
+use super::types::{EffectId, FlagSet, PassId, Targets};
+use super::with_defs::{DefValue, def_kind, value_text};
 use crate::error::{EffectError, EffectErrorKind};
 use freqbuf::Manager;
 
-/// One pipeline a run built: its effect's name, its pass (`technique.pass`)
-/// and the flags that were on.
+/// One pipeline a run built: its effect's name and the defs it was given
+/// other values for, its pass (`technique.pass`), the flags that were on,
+/// and the attachments of a render pipeline.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct LoggedPipeline {
-    /// The effect's name, as [`Effect::name`](super::Effect::name) gives it.
+    /// The effect's name as loaded (for an [`Effects::with_defs`] copy, its base's).
     pub effect: String,
     /// The pass, `technique.pass`.
     pub pass: String,
     /// The flags on, by name.
     pub flags: Vec<String>,
+    /// The `[defs]` an [`Effects::with_defs`] copy gave other values, by
+    /// name (`true`, `4`, `-1`); empty for the effect as loaded.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub defs: BTreeMap<String, String>,
+    /// A render pipeline's attachments; `None` for a compute pipeline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub targets: Option<LoggedTargets>,
+}
+
+/// The attachments a render pipeline was built for, formats by wgpu's
+/// name (`Rgba8Unorm`). Vertex buffer layouts are the application's to give
+/// again: replay asks it for each entry's [`Targets`].
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct LoggedTargets {
+    /// One format per color attachment.
+    pub color: Vec<String>,
+    /// The depth attachment's format, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<String>,
+    /// Samples per pixel.
+    pub samples: u32,
+}
+
+impl LoggedTargets {
+    /// The attachments of `targets`.
+    pub fn of(targets: &Targets) -> Self {
+        Self {
+            color: targets.color.iter().map(|f| format!("{f:?}")).collect(),
+            depth: targets.depth.map(|f| format!("{f:?}")),
+            samples: targets.samples,
+        }
+    }
 }
 
 /// What [`Effects::replay_pipeline_log`] did.
@@ -29,8 +67,9 @@ pub struct ReplayReport {
     /// Pipelines the log named and the library built (or had built).
     pub built: usize,
     /// Entries the library no longer has, each with why: the warnings to
-    /// show (an effect renamed, a pass or flag gone, a pass that no longer
-    /// exists under its flags).
+    /// show (an effect renamed, a pass, flag or def gone, a pass that no
+    /// longer exists under its flags, attachments the application no longer
+    /// gives).
     pub skipped: Vec<(LoggedPipeline, String)>,
 }
 
@@ -42,20 +81,35 @@ struct LogFile {
 }
 
 impl Effects {
-    /// Every pipeline built so far, once per (effect, pass, flags), in order.
-    /// Cost: one pass over what was built.
+    /// Every pipeline built so far, once per (effect, pass, flags,
+    /// attachments), in order. Cost: one pass over what was built.
     pub fn pipeline_log(&self) -> Vec<LoggedPipeline> {
         self.pipelines
             .used()
-            .map(|&(effect, pass, bits)| {
-                let e = &self.effects[effect as usize];
+            .map(|(effect, pass, bits, targets)| {
+                let e = &self.effects[*effect as usize];
+                let (base, defs) = self.defs_given(*effect);
                 LoggedPipeline {
-                    effect: e.name.clone(),
-                    pass: e.passes[pass as usize].name.clone(),
-                    flags: e.flags_on(bits).into_iter().map(str::to_owned).collect(),
+                    effect: base.to_owned(),
+                    pass: e.passes[*pass as usize].name.clone(),
+                    flags: e.flags_on(*bits).into_iter().map(str::to_owned).collect(),
+                    defs,
+                    targets: targets.clone(),
                 }
             })
             .collect()
+    }
+
+    /// The name of effect `index`'s base and the defs it was given other
+    /// values for: its own name and none for an effect as loaded.
+    fn defs_given(&self, index: u32) -> (&str, BTreeMap<String, String>) {
+        let copy = self.with_defs_copies.iter().find(|&(_, &i)| i == index);
+        let Some(((base, _), _)) = copy else {
+            return (&self.effects[index as usize].name, BTreeMap::new());
+        };
+        let (base, effect) = (&self.effects[*base as usize], &self.effects[index as usize]);
+        let changed = effect.defs.iter().zip(&base.defs).filter(|(a, b)| a != b);
+        (&base.name, changed.map(|((name, v), _)| (name.clone(), value_text(v))).collect())
     }
 
     /// [`Effects::pipeline_log`] as TOML text, to save at exit.
@@ -85,9 +139,19 @@ impl Effects {
         })?;
         let mut report = ReplayReport::default();
         for entry in log.pipeline {
-            match self.logged(&entry) {
-                Ok((pass, flags)) => {
-                    self.build(manager, pass, flags, &targets(&entry))?;
+            let found = self.logged(&entry).and_then(|(pass, flags)| {
+                let targets = targets(&entry);
+                match &entry.targets {
+                    Some(logged) if *logged != LoggedTargets::of(&targets) => Err(format!(
+                        "the application now gives attachments {:?}, the log has {logged:?}",
+                        LoggedTargets::of(&targets)
+                    )),
+                    _ => Ok((pass, flags, targets)),
+                }
+            });
+            match found {
+                Ok((pass, flags, targets)) => {
+                    self.build(manager, pass, flags, &targets)?;
                     report.built += 1;
                 }
                 Err(why) => report.skipped.push((entry, why)),
@@ -96,23 +160,56 @@ impl Effects {
         Ok(report)
     }
 
-    /// The pass and flags a log entry names, or why the library has none.
-    fn logged(&self, entry: &LoggedPipeline) -> Result<(PassId, FlagSet), String> {
-        let Some((effect, e)) = self.effects.iter().enumerate().rev().find(|(_, e)| e.name == entry.effect)
-        else {
-            return Err(format!("no effect `{}` is loaded", entry.effect));
-        };
+    /// The pass and flags a log entry names (making the effect's
+    /// [`Effects::with_defs`] copy where it names defs), or why the library
+    /// has none.
+    fn logged(&mut self, entry: &LoggedPipeline) -> Result<(PassId, FlagSet), String> {
+        let id = self.logged_effect(entry)?;
+        let e = &self.effects[id.index as usize];
         let Some(index) = e.passes.iter().position(|p| p.name == entry.pass) else {
             return Err(format!("effect `{}` has no pass `{}`", entry.effect, entry.pass));
         };
-        let id = super::types::EffectId { library: self.tag, index: effect as u32 };
         let names = entry.flags.iter().map(String::as_str).collect::<Vec<_>>();
         let flags = self.flags(id, &names).map_err(|e| crate::error::chain(&e))?;
         let pass = PassId { effect: id, index: index as u32 };
         if !self.pass(pass).exists_under(flags.bits) {
+            let e = &self.effects[id.index as usize];
             return Err(format!("pass `{}` does not exist with {}", entry.pass, e.describe(flags.bits)));
         }
         Ok((pass, flags))
+    }
+
+    /// The effect a log entry names: the one loaded under its name, or that
+    /// effect's copy with the entry's defs.
+    fn logged_effect(&mut self, entry: &LoggedPipeline) -> Result<EffectId, String> {
+        let Some(index) = self.effects.iter().rposition(|e| e.name == entry.effect) else {
+            return Err(format!("no effect `{}` is loaded", entry.effect));
+        };
+        let id = EffectId { library: self.tag, index: index as u32 };
+        if entry.defs.is_empty() {
+            return Ok(id);
+        }
+        let base = &self.effects[index].defs;
+        let mut values = Vec::new();
+        for (name, text) in &entry.defs {
+            let Some((_, now)) = base.iter().find(|(n, _)| n == name) else {
+                return Err(format!("effect `{}` has no def `{name}`", entry.effect));
+            };
+            let value = match now {
+                ShaderDefValue::Bool(_) => text.parse().ok().map(DefValue::Bool),
+                ShaderDefValue::Int(_) => text.parse().ok().map(DefValue::Int),
+                ShaderDefValue::UInt(_) => text.parse().ok().map(DefValue::UInt),
+            };
+            let value = value.ok_or_else(|| {
+                format!(
+                    "def `{name}` of effect `{}` is {}, and the log has `{text}`",
+                    entry.effect,
+                    def_kind(now)
+                )
+            })?;
+            values.push((name.as_str(), value));
+        }
+        self.with_defs(id, &values).map_err(|e| crate::error::chain(&e))
     }
 
     /// A pass's pipeline under `flags`: render passes for `targets`,

@@ -8,6 +8,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use freqbuf::{Error, Manager, ShaderId};
 
+use super::log::LoggedTargets;
 use super::types::{Bits, EffectId, PassId, Targets};
 
 /// Pipelines by (pass, permutation); see the module's doc.
@@ -22,8 +23,8 @@ pub(super) struct Pipelines {
     /// The manager's device serial the modules and pipelines were made for.
     device: u64,
     cache: Option<wgpu::PipelineCache>,
-    /// (effect, pass, flags) of every pipeline built, in order.
-    used: BTreeSet<(u32, u32, Bits)>,
+    /// (effect, pass, flags, attachments) of every pipeline built, in order.
+    used: BTreeSet<(u32, u32, Bits, Option<LoggedTargets>)>,
 }
 
 impl Pipelines {
@@ -72,13 +73,14 @@ impl Pipelines {
         self.compute.insert(key, pipeline);
     }
 
-    /// Records a pipeline built for (effect, pass, flags), for the log.
-    pub(super) fn mark_used(&mut self, pass: PassId, bits: Bits) {
-        self.used.insert((pass.effect.index, pass.index, bits));
+    /// Records a pipeline built for (effect, pass, flags) and, for a render
+    /// pass, the attachments of `targets`, for the log.
+    pub(super) fn mark_used(&mut self, pass: PassId, bits: Bits, targets: Option<&Targets>) {
+        self.used.insert((pass.effect.index, pass.index, bits, targets.map(LoggedTargets::of)));
     }
 
-    /// (effect, pass, flags) of every pipeline built, in order.
-    pub(super) fn used(&self) -> impl Iterator<Item = &(u32, u32, Bits)> {
+    /// (effect, pass, flags, attachments) of every pipeline built, in order.
+    pub(super) fn used(&self) -> impl Iterator<Item = &(u32, u32, Bits, Option<LoggedTargets>)> {
         self.used.iter()
     }
 

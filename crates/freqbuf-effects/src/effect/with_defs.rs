@@ -81,7 +81,11 @@ impl Effects {
             };
             let value = value.to_naga_oil();
             if std::mem::discriminant(&def.1) != std::mem::discriminant(&value) {
-                return Err(bad(format!("is {} in [defs], and was given {}", kind(&def.1), kind(&value))));
+                return Err(bad(format!(
+                    "is {} in [defs], and was given {}",
+                    def_kind(&def.1),
+                    def_kind(&value)
+                )));
             }
             def.1 = value;
         }
@@ -104,7 +108,8 @@ impl Effects {
     }
 }
 
-fn kind(v: &ShaderDefValue) -> &'static str {
+/// A def value's kind, for messages: `a boolean`.
+pub(super) fn def_kind(v: &ShaderDefValue) -> &'static str {
     match v {
         ShaderDefValue::Bool(_) => "a boolean",
         ShaderDefValue::Int(_) => "a signed integer",
@@ -112,7 +117,8 @@ fn kind(v: &ShaderDefValue) -> &'static str {
     }
 }
 
-fn value_text(v: &ShaderDefValue) -> String {
+/// A def's value as text: `true`, `4`, `-1`.
+pub(super) fn value_text(v: &ShaderDefValue) -> String {
     match v {
         ShaderDefValue::Bool(b) => b.to_string(),
         ShaderDefValue::Int(i) => i.to_string(),
