@@ -80,7 +80,6 @@ impl Uploader {
                     .copy_from_slice(bytemuck::bytes_of(&header));
             }
         }
-        drop(out);
         drop(view);
         stats.shared.upload_calls += 1;
         stats.shared.bytes_uploaded += write_len - data;
