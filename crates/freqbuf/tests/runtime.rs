@@ -363,9 +363,24 @@ mod random {
     enum Op {
         Create(Frequency),
         Free(Frequency, usize),
-        Set { which: usize, report: usize, seed: u32 },
+        Set {
+            which: usize,
+            report: usize,
+            seed: u32,
+        },
+        /// One member on several instances through a batch, in one `set_all`.
+        Batch {
+            whiches: Vec<usize>,
+            report: usize,
+            seed: u32,
+        },
         Register,
-        Frame { draws: Vec<(usize, usize, usize, usize)>, late: Vec<Op>, mode: u8, fault: Option<(u8, u8)> },
+        Frame {
+            draws: Vec<(usize, usize, usize, usize)>,
+            late: Vec<Op>,
+            mode: u8,
+            fault: Option<(u8, u8)>,
+        },
         Recreate,
     }
 
@@ -380,6 +395,8 @@ mod random {
             1 => (freq(), any::<usize>()).prop_map(|(f, i)| Op::Free(f, i)),
             6 => (any::<usize>(), any::<usize>(), any::<u32>())
                 .prop_map(|(which, report, seed)| Op::Set { which, report, seed }),
+            2 => (prop::collection::vec(any::<usize>(), 1..24), any::<usize>(), any::<u32>())
+                .prop_map(|(whiches, report, seed)| Op::Batch { whiches, report, seed }),
             2 => Just(Op::Register),
         ]
     }
@@ -437,6 +454,26 @@ mod random {
             self.model.values.insert((id, rep.name), words);
         }
 
+        /// Writes one member on the instances `whiches` pick (repeats
+        /// included: the last value written wins) through one batch.
+        fn set_batch(&mut self, whiches: &[usize], report: usize, seed: u32) {
+            let rep = self.reports[report % self.reports.len()];
+            let p = self.m.param(rep.name).unwrap();
+            let mut items = Vec::new();
+            for (k, &which) in whiches.iter().enumerate() {
+                let Some(id) = self.pick(p.frequency(), which) else { return };
+                let seed = seed.wrapping_add(k as u32 * 7919);
+                items.push((
+                    id,
+                    (0..rep.kind.words()).map(|w| scene::word(rep.kind, seed, w)).collect::<Vec<_>>(),
+                ));
+            }
+            scene::set_batch(&mut self.m, p, rep.kind, &items).unwrap();
+            for (id, words) in items {
+                self.model.values.insert((id, rep.name), words);
+            }
+        }
+
         fn register(&mut self) {
             if let Some(s) = scene::SHADERS.get(self.shaders.len()) {
                 let id = self.rig.register(&self.h.device, &mut self.m, s);
@@ -465,6 +502,7 @@ mod random {
                     self.model.forget(id);
                 }
                 Op::Set { which, report, seed } => self.set(which, report, seed),
+                Op::Batch { whiches, report, seed } => self.set_batch(&whiches, report, seed),
                 Op::Register => self.register(),
                 Op::Frame { .. } | Op::Recreate => unreachable!("frames and moves are not nested"),
             }

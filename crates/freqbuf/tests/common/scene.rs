@@ -189,6 +189,35 @@ pub fn set(m: &mut Manager, id: InstanceId, p: Param, kind: Kind, w: &[u32]) -> 
     }
 }
 
+/// [`set`] for many instances through one `Manager::batch` and one
+/// `set_all` call, in order (a later item for the same instance wins).
+pub fn set_batch(
+    m: &mut Manager,
+    p: Param,
+    kind: Kind,
+    items: &[(InstanceId, Vec<u32>)],
+) -> Result<(), freqbuf::Error> {
+    fn all<T: freqbuf::Uniform>(
+        m: &mut Manager,
+        p: Param,
+        items: &[(InstanceId, Vec<u32>)],
+        value: impl Fn(&[u32]) -> T,
+    ) -> Result<(), freqbuf::Error> {
+        let values = items.iter().map(|(_, w)| value(w)).collect::<Vec<_>>();
+        m.batch::<T>(p)?.set_all(items.iter().zip(&values).map(|((id, _), v)| (*id, v)))
+    }
+    let f = |w: &[u32], i: usize| f32::from_bits(w[i]);
+    match kind {
+        Kind::F32 => all(m, p, items, |w| f(w, 0)),
+        Kind::U32 => all(m, p, items, |w| w[0]),
+        Kind::Vec3 => all(m, p, items, |w| [f(w, 0), f(w, 1), f(w, 2)]),
+        Kind::Vec4 => all(m, p, items, |w| [f(w, 0), f(w, 1), f(w, 2), f(w, 3)]),
+        Kind::Mat4 => all(m, p, items, |w| -> [[f32; 4]; 4] {
+            std::array::from_fn(|c| std::array::from_fn(|r| f(w, 4 * c + r)))
+        }),
+    }
+}
+
 /// What the reference model says each instance holds, by param name.
 #[derive(Clone, Debug, Default)]
 pub struct Model {
