@@ -16,6 +16,14 @@
 //! common span then touches only the bit words, not a per-instance array as
 //! large as the slot (a cache miss per moved object at 100,000 objects).
 
+/// Whether `dirty` bytes spread over `span` bytes are dense enough, at
+/// `fraction`, to upload as that one span (the clean bytes inside equal what
+/// the GPU holds).
+#[inline]
+pub(crate) fn is_dense(dirty: u64, span: u64, fraction: f32) -> bool {
+    dirty as f64 >= f64::from(fraction) * span as f64
+}
+
 /// A dirty byte range inside one instance; `lo == hi` means clean.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Span {

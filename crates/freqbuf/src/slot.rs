@@ -309,7 +309,7 @@ impl Slot {
         let stride = self.stride as u64;
         let range = (first as u64 * stride + lo as u64, last as u64 * stride + hi as u64);
         let dirty = self.dirty.count() as u64 * (hi - lo) as u64;
-        if (dirty as f64) < f64::from(dense) * (range.1 - range.0) as f64 {
+        if !crate::dirty::is_dense(dirty, range.1 - range.0, dense) {
             return None;
         }
         self.dirty.forget();

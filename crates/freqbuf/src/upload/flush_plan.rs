@@ -164,7 +164,7 @@ impl Uploader {
         if n > 1 {
             let (lo, hi) = (self.ranges[start].0, self.ranges[self.ranges.len() - 1].1);
             let dirty = self.ranges[start..].iter().map(|r| r.1 - r.0).sum::<u64>();
-            if dirty as f64 >= f64::from(self.dense) * (hi - lo) as f64 {
+            if crate::dirty::is_dense(dirty, hi - lo, self.dense) {
                 self.ranges.truncate(start);
                 self.ranges.push((lo, hi));
                 s.dense_spans += 1;
