@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::library::Effects;
 use super::types::{EffectId, FlagSet, PassId, Targets};
-use super::with_defs::{DefValue, def_kind, value_text};
+use super::with_defs::{DefValue, changed_defs, def_kind};
 use crate::error::{EffectError, EffectErrorKind};
 use freqbuf::Manager;
 
@@ -108,8 +108,7 @@ impl Effects {
             return (&self.effects[index as usize].name, BTreeMap::new());
         };
         let (base, effect) = (&self.effects[*base as usize], &self.effects[index as usize]);
-        let changed = effect.defs.iter().zip(&base.defs).filter(|(a, b)| a != b);
-        (&base.name, changed.map(|((name, v), _)| (name.clone(), value_text(v))).collect())
+        (&base.name, changed_defs(&effect.defs, &base.defs).map(|(name, v)| (name.to_owned(), v)).collect())
     }
 
     /// [`Effects::pipeline_log`] as TOML text, to save at exit.

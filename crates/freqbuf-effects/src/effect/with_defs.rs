@@ -97,8 +97,7 @@ impl Effects {
             return Ok(id);
         }
         let mut effect = base.clone();
-        let changed = defs.iter().zip(&base.defs).filter(|(a, b)| a != b);
-        let text = changed.map(|((n, v), _)| format!("{n}={}", value_text(v))).collect::<Vec<_>>();
+        let text = changed_defs(&defs, &base.defs).map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>();
         effect.name = format!("{}{{{}}}", base.name, text.join(","));
         effect.defs = defs;
         self.effects.push(effect);
@@ -117,8 +116,18 @@ pub(super) fn def_kind(v: &ShaderDefValue) -> &'static str {
     }
 }
 
+/// The defs of `defs` whose values differ from `base`'s (the same names in
+/// the same order, as `with_defs` keeps them), as (name, value text): what a
+/// `with_defs` copy's name and the pipeline log show.
+pub(super) fn changed_defs<'a>(
+    defs: &'a [(String, ShaderDefValue)],
+    base: &'a [(String, ShaderDefValue)],
+) -> impl Iterator<Item = (&'a str, String)> {
+    defs.iter().zip(base).filter(|(a, b)| a != b).map(|((name, v), _)| (name.as_str(), value_text(v)))
+}
+
 /// A def's value as text: `true`, `4`, `-1`.
-pub(super) fn value_text(v: &ShaderDefValue) -> String {
+fn value_text(v: &ShaderDefValue) -> String {
     match v {
         ShaderDefValue::Bool(b) => b.to_string(),
         ShaderDefValue::Int(i) => i.to_string(),
