@@ -163,9 +163,8 @@ fn run(
     }
     // Materials: each effect with and without its flag, a few colors each.
     let mut mats = Materials::new();
-    let mut palette: Vec<(freqbuf::MaterialId, bool)> = Vec::new();
-    // What each material draws, for the model.
-    let mut looks = Vec::new();
+    // Each material with what it draws (its effect, flags and values), for the model.
+    let mut palette: Vec<(freqbuf::MaterialId, model::Look)> = Vec::new();
     let mut rng = Lcg(7);
     // Each effect's own material struct: its two colours have its own names.
     for (effect, flag, transparent, [first, second]) in [
@@ -183,13 +182,13 @@ fn run(
                 ([c() * scale, c() * scale, c() * scale, 1.0], [c() * scale, c() * scale, c() * scale, 1.0]);
             mats.set(&mut fb, m, first, &a)?;
             mats.set(&mut fb, m, second, &b)?;
-            palette.push((m, transparent));
             let (a, b, on) = (glam::Vec4::from_array(a), glam::Vec4::from_array(b), k % 2 == 1);
-            looks.push(match flag {
+            let look = match flag {
                 "TINT" => model::Look::Solid { color: a, tint: on.then_some(b) },
                 "WIDE" => model::Look::Stripes { dark: a, light: b, width: if on { 8.0 } else { 4.0 } },
                 _ => model::Look::Glass(if on { b } else { a }),
-            });
+            };
+            palette.push((m, look));
         }
     }
     let mut auto = AutoConstants::new();
@@ -226,19 +225,17 @@ fn run(
     let mut objects = Vec::new();
     for i in 0..OBJECTS + GLASS {
         let glass_pane = i >= OBJECTS;
-        let candidates = palette.iter().filter(|(_, t)| *t == glass_pane).collect::<Vec<_>>();
-        let (m, _) = *candidates[(rng.next() * candidates.len() as f32) as usize % candidates.len()];
-        let look = looks[palette.iter().position(|p| p.0 == m).expect("a palette material")];
+        let is_glass = |look: &model::Look| matches!(look, model::Look::Glass(_));
+        let candidates = palette.iter().filter(|(_, look)| is_glass(look) == glass_pane).collect::<Vec<_>>();
+        let (m, look) = *candidates[(rng.next() * candidates.len() as f32) as usize % candidates.len()];
         let position =
             Vec3::new(rng.next() * 40.0 - 20.0, rng.next() * 40.0 - 20.0, rng.next() * 40.0 - 20.0);
         let spin = rng.next() * std::f32::consts::TAU;
         let object = fb.create_object();
-        let effect = if glass_pane {
-            glass
-        } else if candidates.iter().position(|c| c.0 == m).unwrap() < 8 {
-            solid
-        } else {
-            stripes
+        let effect = match look {
+            model::Look::Solid { .. } => solid,
+            model::Look::Stripes { .. } => stripes,
+            model::Look::Glass(_) => glass,
         };
         let mut items = Vec::new();
         for pass in fx.technique(effect, "main")? {
