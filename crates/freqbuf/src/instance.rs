@@ -295,7 +295,7 @@ impl InstanceTable {
             return Err(Error::StaleHandle(f)); // the frame
         }
         let key = self.key(id)?;
-        let index = self.sets[f.index()].remove(key.into()).ok_or(Error::StaleHandle(f))?;
+        let index = self.sets[f.index()].remove(key.into()).ok_or_else(|| Error::StaleHandle(f))?;
         self.frees += 1;
         if let Some(r) = self.resources[f.index()].get_mut(index as usize) {
             if !r.items.is_empty() {
@@ -311,7 +311,7 @@ impl InstanceTable {
     #[inline]
     pub(crate) fn index(&self, id: InstanceId) -> Result<u32, Error> {
         let key = self.key(id)?;
-        self.sets[id.frequency.index()].get(key.into()).ok_or(Error::StaleHandle(id.frequency))
+        self.sets[id.frequency.index()].get(key.into()).ok_or_else(|| Error::StaleHandle(id.frequency))
     }
 
     /// Dense indices of a draw's instances by frequency, or [`NOT_GIVEN`],
