@@ -73,6 +73,9 @@ impl InstanceList {
         if self.tag != instances.tag() || self.frees != instances.frees() {
             return Err(Error::StaleList);
         }
-        self.indices.get(position).copied().ok_or_else(|| Error::ListPosition { position, len: self.indices.len() })
+        self.indices
+            .get(position)
+            .copied()
+            .ok_or_else(|| Error::ListPosition { position, len: self.indices.len() })
     }
 }
