@@ -30,6 +30,10 @@ pub struct Freqbuf {
     pub(crate) list: Option<DrawList>,
     /// The pipeline of each draw, in draw order.
     pub(crate) pipelines: Vec<usize>,
+    /// (first draw, pipeline) at each change of pipeline, in draw order:
+    /// where a callback sees only some draws, a search of this small table
+    /// stays in cache, where reading `pipelines` at draws far apart misses.
+    pub(crate) pipeline_starts: Vec<(usize, usize)>,
     /// With `--one-submit`: the flush is recorded into the frame's encoder
     /// (`Manager::flush_into`), one submit per frame.
     pub(crate) one_submit: bool,
@@ -149,6 +153,12 @@ impl Freqbuf {
             threads: None,
             list: None,
             pipelines: draws.iter().map(|&(s, _)| s).collect(),
+            pipeline_starts: draws
+                .iter()
+                .enumerate()
+                .filter(|&(i, (s, _))| i == 0 || draws[i - 1].0 != *s)
+                .map(|(i, &(s, _))| (i, s))
+                .collect(),
             draws,
             one_submit: false,
             indirect: None,
@@ -374,10 +384,12 @@ impl Method for Freqbuf {
             let list = self
                 .list
                 .get_or_insert_with(|| m.draw_list(draws.iter().map(|(_, d)| d)).expect("flushed, live"));
-            let pipelines = &self.pipelines;
+            let starts = &self.pipeline_starts;
             Binder::new()
                 .draw_indirect(&mut self.m, &gpu.queue, &mut pass, list, &mut indirect, |pass, i| {
-                    pass.set_pipeline(&shared.pipelines[pipelines[i]])
+                    // Called where the shader changes: draws far apart.
+                    let at = starts.partition_point(|&(first, _)| first <= i) - 1;
+                    pass.set_pipeline(&shared.pipelines[starts[at].1])
                 })
                 .expect("draw");
             self.indirect = Some(indirect);
