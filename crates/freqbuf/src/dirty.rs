@@ -153,22 +153,18 @@ impl DirtySet {
         Some((first as u32, last as u32, self.common.lo, self.common.hi))
     }
 
-    /// Marks every instance clean without visiting them one by one; for a
-    /// caller that took them all as one range ([`DirtySet::uniform`]).
+    /// Marks every instance clean without visiting them one by one (after
+    /// a flush took them all as one range, [`DirtySet::uniform`], or the
+    /// whole slot).
     ///
     /// Cost: the bit words (a sixty-fourth of the instances).
-    pub(crate) fn forget(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.bits.fill(0);
         self.summary.fill(0);
         self.own.fill(0);
         self.common = Span::default();
         self.count = 0;
         self.owned = 0;
-    }
-
-    /// Marks every instance clean.
-    pub(crate) fn clear(&mut self) {
-        self.drain_below(u32::MAX, |_, _, _| {});
     }
 }
 
@@ -225,7 +221,7 @@ mod tests {
     }
 
     /// `uniform` gives the ends only while every dirty instance has the
-    /// common span; `forget` then leaves nothing, and marking starts afresh.
+    /// common span; `clear` then leaves nothing, and marking starts afresh.
     #[test]
     fn uniform_ends_hold_only_for_one_common_span() {
         let mut d = DirtySet::default();
@@ -241,11 +237,11 @@ mod tests {
         assert_eq!(d.uniform(), None);
         assert_eq!(drain(&mut d, 5_001).last(), Some(&(5_000, 0, 4)));
         assert_eq!(d.uniform(), Some((9_999, 9_999, 0, 64)), "the own span drained");
-        d.forget();
+        d.clear();
         assert_eq!((d.count(), d.uniform()), (0, None));
         assert!(drain(&mut d, u32::MAX).is_empty());
         d.mark(3, 4, 8);
-        assert_eq!(d.uniform(), Some((3, 3, 4, 8)), "a new common span after forget");
+        assert_eq!(d.uniform(), Some((3, 3, 4, 8)), "a new common span after clear");
     }
 
     #[test]

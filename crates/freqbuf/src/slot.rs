@@ -312,7 +312,7 @@ impl Slot {
         if !crate::dirty::is_dense(dirty, range.1 - range.0, dense) {
             return None;
         }
-        self.dirty.forget();
+        self.dirty.clear();
         Some(range)
     }
 
