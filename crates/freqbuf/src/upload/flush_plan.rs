@@ -113,7 +113,7 @@ impl Uploader {
                 report.replaced.push(slot.id());
             }
             let start = self.ranges.len();
-            let n = self.take(slot, growth, s);
+            let (n, bytes) = self.take(slot, growth, s);
             if n == 0 {
                 continue;
             }
@@ -126,7 +126,7 @@ impl Uploader {
                 }
                 continue;
             }
-            s.bytes_uploaded += self.ranges[start..].iter().map(|r| r.1 - r.0).sum::<u64>();
+            s.bytes_uploaded += bytes;
             let buffer_size = slot.gpu_capacity() as u64 * slot.gpu_stride() as u64;
             let scatter = match self.strategy {
                 FlushStrategy::Copies => false,
@@ -142,36 +142,36 @@ impl Uploader {
 
     /// Takes a slot's dirty ranges into `self.ranges`: all of a re-laid
     /// slot, else one range where the dirty bytes are dense, else one per
-    /// run of dirty instances. Returns how many it took.
-    fn take(&mut self, slot: &mut Slot, growth: Growth, s: &mut Stats) -> usize {
+    /// run of dirty instances. Returns how many it took, and their bytes.
+    fn take(&mut self, slot: &mut Slot, growth: Growth, s: &mut Stats) -> (usize, u64) {
         let start = self.ranges.len();
         if growth == Growth::Relaid {
             slot.clear_dirty();
             let end = (slot.gpu_capacity() as u64 * slot.stride() as u64).min(slot.shadow().len() as u64);
             self.ranges.push((0, end));
-            return 1;
+            return (1, end);
         }
         if let Some(range) = slot.take_dense(self.dense, slot.gpu_capacity()) {
             // Mostly dirty, found from the set's ends without a range per instance.
             self.ranges.push(range);
             s.dense_spans += 1;
-            return 1;
+            return (1, range.1 - range.0);
         }
         slot.take_ranges(MERGE_GAP, slot.gpu_capacity(), &mut self.ranges);
         let n = self.ranges.len() - start;
+        let dirty = self.ranges[start..].iter().map(|r| r.1 - r.0).sum::<u64>();
         // Mostly dirty: one upload of the whole span beats thousands of
         // ranges. The clean bytes inside equal what the GPU already holds.
         if n > 1 {
             let (lo, hi) = (self.ranges[start].0, self.ranges[self.ranges.len() - 1].1);
-            let dirty = self.ranges[start..].iter().map(|r| r.1 - r.0).sum::<u64>();
             if crate::dirty::is_dense(dirty, hi - lo, self.dense) {
                 self.ranges.truncate(start);
                 self.ranges.push((lo, hi));
                 s.dense_spans += 1;
-                return 1;
+                return (1, hi - lo);
             }
         }
-        n
+        (n, dirty)
     }
 
     /// Writes the shadow bytes `lo..hi` straight into the slot's buffer; on
