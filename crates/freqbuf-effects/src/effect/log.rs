@@ -7,12 +7,11 @@
 
 use std::collections::BTreeMap;
 
-use naga_oil::compose::ShaderDefValue;
 use serde::{Deserialize, Serialize};
 
 use super::library::Effects;
 use super::types::{EffectId, FlagSet, PassId, Targets};
-use super::with_defs::{DefValue, changed_defs, def_kind};
+use super::with_defs::{changed_defs, def_kind, parse_value};
 use crate::error::{EffectError, EffectErrorKind};
 use freqbuf::Manager;
 
@@ -194,12 +193,7 @@ impl Effects {
             let Some((_, now)) = base.iter().find(|(n, _)| n == name) else {
                 return Err(format!("effect `{}` has no def `{name}`", entry.effect));
             };
-            let value = match now {
-                ShaderDefValue::Bool(_) => text.parse().ok().map(DefValue::Bool),
-                ShaderDefValue::Int(_) => text.parse().ok().map(DefValue::Int),
-                ShaderDefValue::UInt(_) => text.parse().ok().map(DefValue::UInt),
-            };
-            let value = value.ok_or_else(|| {
+            let value = parse_value(now, text).ok_or_else(|| {
                 format!(
                     "def `{name}` of effect `{}` is {}, and the log has `{text}`",
                     entry.effect,

@@ -134,3 +134,13 @@ fn value_text(v: &ShaderDefValue) -> String {
         ShaderDefValue::UInt(u) => u.to_string(),
     }
 }
+
+/// `text`, as [`value_text`] writes it, read as a value of `like`'s kind;
+/// `None` where it is not one.
+pub(super) fn parse_value(like: &ShaderDefValue, text: &str) -> Option<DefValue> {
+    match like {
+        ShaderDefValue::Bool(_) => text.parse().ok().map(DefValue::Bool),
+        ShaderDefValue::Int(_) => text.parse().ok().map(DefValue::Int),
+        ShaderDefValue::UInt(_) => text.parse().ok().map(DefValue::UInt),
+    }
+}
