@@ -187,7 +187,12 @@ impl<'a, T: Uniform> Batch<'a, T> {
     where
         T: 'v,
     {
-        self.write_all(items, |c, id: I| c.index(id.into()))
+        let offset = self.target.check.param.offset;
+        self.target.write_all(
+            items,
+            |c, id: I| c.index(id.into()),
+            |slot, i, v| Self::land(slot, i, offset, v),
+        )
     }
 
     /// [`Batch::set_all`] by position in `list`, with no handle lookup.
@@ -199,26 +204,17 @@ impl<'a, T: Uniform> Batch<'a, T> {
     where
         T: 'v,
     {
-        self.write_all(items, |c, position| c.listed(list, position))
+        let offset = self.target.check.param.offset;
+        self.target.write_all(
+            items,
+            |c, position| c.listed(list, position),
+            |slot, i, v| Self::land(slot, i, offset, v),
+        )
     }
 
     #[inline]
     fn write(&mut self, index: u32, value: &T) {
         Self::land(self.target.slot, index, self.target.check.param.offset, value);
-    }
-
-    /// `set_all`'s writes, each instance found by `index`.
-    #[inline]
-    fn write_all<'v, K>(
-        &mut self,
-        items: impl IntoIterator<Item = (K, &'v T)>,
-        index: impl Fn(&Check<'a>, K) -> Result<u32, Error>,
-    ) -> Result<(), Error>
-    where
-        T: 'v,
-    {
-        let offset = self.target.check.param.offset;
-        self.target.write_all(items, index, |slot, i, v| Self::land(slot, i, offset, v))
     }
 
     #[inline]
@@ -278,7 +274,12 @@ impl<'a, T: ShaderStruct> StructBatch<'a, T> {
     where
         T: 'v,
     {
-        self.write_all(items, |c, id: I| c.index(id.into()))
+        let bytes = &mut self.bytes;
+        self.target.write_all(
+            items,
+            |c, id: I| c.index(id.into()),
+            |slot, i, v| slot.write_struct(i, v, bytes),
+        )
     }
 
     /// [`StructBatch::set_all`] by position in `list`, with no handle lookup.
@@ -290,25 +291,16 @@ impl<'a, T: ShaderStruct> StructBatch<'a, T> {
     where
         T: 'v,
     {
-        self.write_all(items, |c, position| c.listed(list, position))
+        let bytes = &mut self.bytes;
+        self.target.write_all(
+            items,
+            |c, position| c.listed(list, position),
+            |slot, i, v| slot.write_struct(i, v, bytes),
+        )
     }
 
     #[inline]
     fn write(&mut self, index: u32, value: &T) {
         self.target.slot.write_struct(index, value, &mut self.bytes);
-    }
-
-    /// `set_all`'s writes, each instance found by `index`.
-    #[inline]
-    fn write_all<'v, K>(
-        &mut self,
-        items: impl IntoIterator<Item = (K, &'v T)>,
-        index: impl Fn(&Check<'a>, K) -> Result<u32, Error>,
-    ) -> Result<(), Error>
-    where
-        T: 'v,
-    {
-        let bytes = &mut self.bytes;
-        self.target.write_all(items, index, |slot, i, v| slot.write_struct(i, v, bytes))
     }
 }
