@@ -122,7 +122,7 @@ impl State {
         };
         surface.configure(&device, &config);
         let downlevel = adapter.get_downlevel_capabilities().flags;
-        let gpu = Headless { device, queue, info: adapter.get_info(), downlevel };
+        let gpu = Headless { device, queue, info: adapter.get_info(), downlevel, adapter };
         let scene = Scene::new(&SceneParams { objects, ..SceneParams::reference() });
         let shared = Shared::with_format(&gpu, &scene, format);
         let method = Freqbuf::new(&gpu, &scene);

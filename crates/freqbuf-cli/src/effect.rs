@@ -58,7 +58,10 @@ pub(crate) fn effect(plan: &SlotPlan, wesl: &WeslArgs, args: &EffectArgs) -> Exi
             return ExitCode::FAILURE;
         }
     };
-    fx.set_defs(&wesl.defs());
+    if let Err(e) = fx.set_defs(&wesl.defs()) {
+        eprintln!("error: {:#}", anyhow::Error::new(e));
+        return ExitCode::FAILURE;
+    }
     for dir in module_dirs {
         if let Err(e) = fx.add_module_dir(dir) {
             eprintln!("error: {:#}", anyhow::Error::new(e));

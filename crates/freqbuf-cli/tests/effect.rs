@@ -222,6 +222,35 @@ fn defs_set_in_code_are_given_with_def() {
     assert!(stderr.contains("`two` is not true, false or an integer"), "{stderr}");
 }
 
+/// A `--def` name that is not an identifier, or one given twice, is the
+/// command line's mistake, said as such, not blamed on the shader.
+#[test]
+fn bad_def_names_are_the_command_lines_not_the_shaders() {
+    let dir = Dir::new("def_names");
+    std::fs::write(dir.0.join("g.wesl"), "@compute @workgroup_size(1) fn main() {}\n").unwrap();
+    let toml = "source = \"g.wesl\"\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"main\"\n";
+    std::fs::write(dir.0.join("g.effect.toml"), toml).unwrap();
+    let wesl = dir.0.join("g.wesl").display().to_string();
+    let effect = dir.0.join("g.effect.toml").display().to_string();
+    let cases = [
+        ("=1", "def `` is not an identifier"),
+        ("A B=1", "def `A B` is not an identifier"),
+        ("const=1", "def `const` is a WGSL keyword or reserved word"),
+        ("fn=1", "def `fn` is a WGSL keyword or reserved word"),
+        ("1X=1", "def `1X` is not an identifier"),
+        ("G=1,G=2", "def `G` is given twice"),
+    ];
+    for (def, said) in cases {
+        for args in [["reflect", "--def", def, &wesl], ["effect", "--def", def, &effect]] {
+            let (code, _, stderr) = run(&args);
+            assert_eq!(code, 1, "{args:?}: {stderr}");
+            assert!(stderr.contains(said), "{args:?}: {stderr}");
+            assert!(stderr.contains("defs set in code"), "{args:?}: {stderr}");
+            assert!(!stderr.contains("WESL compiler"), "{args:?} blamed the shader: {stderr}");
+        }
+    }
+}
+
 /// Who uses a slot is a phrase per effect; `--verbose` names every
 /// permutation, and the JSON always does.
 #[test]

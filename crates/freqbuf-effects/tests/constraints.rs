@@ -166,3 +166,44 @@ fn conditional_groups_and_passes_that_need_a_flag_off() {
         .map(|id| check(&mut fx, id));
     assert!(matches!(e, Ok(Err(ref m)) if m.contains("no compute entry point `plain`")), "{e:?}");
 }
+
+/// Past 20 constrained flags, satisfiability is decided by search, not by
+/// repairing samples: a long implication chain that one combination meets
+/// (B01..B19 on, X, Z1, Z2 off) is accepted, and the check's combinations
+/// each meet every rule; the same chain made contradictory is refused.
+#[test]
+fn a_long_chain_that_one_combination_meets_is_satisfiable() {
+    let mut flags = vec!["X".to_owned(), "Z1".to_owned(), "Z2".to_owned()];
+    flags.extend((1..=19).map(|i| format!("B{i:02}")));
+    let list = flags.iter().map(|f| format!("\"{f}\"")).collect::<Vec<_>>().join(", ");
+    let mut wgsl = String::from("@compute @workgroup_size(1) fn main() {\n    var v = 0u;\n");
+    for (i, f) in flags.iter().enumerate() {
+        wgsl += &format!("#ifdef {f}\n    v = v + {}u;\n#endif\n", 1u32 << i);
+    }
+    wgsl += "    _ = v;\n}\n";
+    let chain = (2..=19).map(|i| format!("B{i:02} = [\"B{:02}\"]\n", i - 1)).collect::<String>();
+    let toml = |more_exclusive: &str| {
+        format!(
+            "flags = [{list}]\nsource = \"x.wgsl\"\none_of = [[\"X\", \"B19\"]]\nat_most_one = [[\"Z1\", \"Z2\"]{more_exclusive}]\n\
+             [implies]\nX = [\"Z1\", \"Z2\"]\n{chain}\
+             [[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"main\"\n"
+        )
+    };
+    let mut fx = Effects::new();
+    let id =
+        fx.add("chain.effect.toml", &toml(""), &wgsl).unwrap_or_else(|e| panic!("{}", common::chain(&e)));
+    // X is impossible (it needs both of an at-most-one pair), so B19 is on,
+    // and the chain puts B01..B18 on.
+    let on = (1..=19).map(|i| format!("B{i:02}")).collect::<Vec<_>>();
+    let on = on.iter().map(String::as_str).collect::<Vec<_>>();
+    fx.flags(id, &on).unwrap_or_else(|e| panic!("{}", common::chain(&e)));
+    assert!(fx.flags(id, &["X", "Z1", "Z2"]).is_err());
+    let report = check(&mut fx, id).unwrap();
+    // Z1, Z2 or neither (X, which needs both, stays off).
+    assert_eq!((report.permutations, report.exhaustive), (3, true), "{report:?}");
+
+    // B01 also excludes B19 (and so the whole chain): no combination is left.
+    let contradiction = toml(", [\"B01\", \"B19\"]");
+    let e = fx.add("contra.effect.toml", &contradiction, &wgsl).unwrap_err();
+    assert_eq!(common::chain(&e), "contra.effect.toml: no combination of the flags meets every constraint");
+}

@@ -112,3 +112,39 @@ fn writes_past_the_store_survive_flag_changes_and_derived_materials() {
     // `d` keeps the SHINY it was derived with.
     assert_eq!(seen(h, (&mut fx, e), &mut fb, &mats, d), [0.5, 0.5, 0.5, 0.5, 4.0, 7.0], "derived");
 }
+
+/// A refused `set_struct` changes nothing: no field before the bad one
+/// lands, and nothing oversized stays in the store to break later calls.
+#[test]
+fn a_refused_set_struct_changes_nothing() {
+    let Some(h) = gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let mut fx = Effects::new();
+    let e = fx.add("s.effect.toml", TOML, WGSL).unwrap();
+    let mut mats = Materials::new();
+    let m = mats.create(&mut fx, &mut fb, e, &[]).unwrap();
+    mats.set(&mut fb, m, "color", &[3.5f32, 2.5, 3.5, 4.5]).unwrap();
+    let before = seen(h, (&mut fx, e), &mut fb, &mats, m);
+    assert_eq!(before, [3.5, 2.5, 3.5, 4.5, 32.0, 0.0]);
+
+    // `tints` has 5 elements where the block has 2; `color` comes first.
+    #[derive(freqbuf::ShaderStruct)]
+    struct TooLong {
+        color: [f32; 4],
+        shininess: f32,
+        #[shader(array)]
+        tints: [[f32; 4]; 5],
+    }
+    let bad = TooLong { color: [100.5; 4], shininess: 1.0, tints: [[9.0; 4]; 5] };
+    let err = mats.set_struct(&mut fb, m, &bad).unwrap_err();
+    let text = freqbuf::Report(&err).to_string();
+    assert!(
+        text.contains("parameter `tints`") && text.contains("the member takes 32 bytes, the value has 80"),
+        "{text}"
+    );
+    assert_eq!(seen(h, (&mut fx, e), &mut fb, &mats, m), before, "a refused set_struct wrote a field");
+    // Later calls work: nothing oversized was kept.
+    mats.set_flags(&mut fx, &mut fb, m, &["SHINY"]).unwrap();
+    let child = mats.derive(&mut fb, m).unwrap();
+    assert_eq!(seen(h, (&mut fx, e), &mut fb, &mats, child), [3.5, 2.5, 3.5, 4.5, 64.0, 0.0]);
+}

@@ -14,6 +14,8 @@ pub struct Headless {
     pub info: wgpu::AdapterInfo,
     /// The adapter's downlevel flags, for [`crate::Manager::with_downlevel`].
     pub downlevel: wgpu::DownlevelFlags,
+    /// The adapter, for what the device does not say (a format's usages).
+    pub adapter: wgpu::Adapter,
 }
 
 /// Why no device could be had: no adapter on the enabled backends (install
@@ -21,7 +23,8 @@ pub struct Headless {
 type HeadlessError = Box<dyn std::error::Error + Send + Sync>;
 
 impl Headless {
-    /// A real (non-noop) adapter on Vulkan, then GL, with WebGPU's default
+    /// A real (non-noop) adapter on Vulkan, then GL (or on the backends
+    /// `WGPU_BACKEND` names, as `WGPU_BACKEND=gl`), with WebGPU's default
     /// limits (offset alignment 256, 4 bind groups): what most users get, and
     /// binding arrays and indirect first instances where the adapter supports them.
     ///
@@ -46,7 +49,7 @@ impl Headless {
 
     fn real(adapter_limits: bool) -> Result<Self, HeadlessError> {
         let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
-            backends: wgpu::Backends::VULKAN | wgpu::Backends::GL,
+            backends: (wgpu::Backends::VULKAN | wgpu::Backends::GL).with_env(),
             ..wgpu::InstanceDescriptor::new_without_display_handle()
         });
         open(&instance, adapter_limits)
@@ -59,8 +62,9 @@ fn open(instance: &wgpu::Instance, adapter_limits: bool) -> Result<Headless, Hea
         ..Default::default()
     }))
     .map_err(|e| {
+        let env = std::env::var("WGPU_BACKEND").map(|b| format!(" (WGPU_BACKEND={b})")).unwrap_or_default();
         format!(
-            "no GPU adapter found ({e}); for a software Vulkan GPU: apt-get install -y mesa-vulkan-drivers"
+            "no GPU adapter found{env} ({e}); for a software Vulkan GPU: apt-get install -y mesa-vulkan-drivers"
         )
     })?;
     let offered = adapter.limits();
@@ -83,5 +87,5 @@ fn open(instance: &wgpu::Instance, adapter_limits: bool) -> Result<Headless, Hea
     }))
     .map_err(|e| format!("the adapter refused a device: {e}"))?;
     let downlevel = adapter.get_downlevel_capabilities().flags;
-    Ok(Headless { device, queue, info: adapter.get_info(), downlevel })
+    Ok(Headless { device, queue, info: adapter.get_info(), downlevel, adapter })
 }

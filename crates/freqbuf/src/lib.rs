@@ -122,7 +122,7 @@ pub use typed::{ShaderField, ShaderStruct, StructParam};
 pub mod error {
     pub use crate::errors::{
         LayoutErrorKind, LimitErrorKind, Location, MemberSite, ParamErrorKind, ReflectError,
-        ReflectErrorKind, ResourceSite,
+        ReflectErrorKind, ResourceSite, WgpuError, WgpuErrorKind,
     };
 }
 

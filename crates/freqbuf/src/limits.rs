@@ -26,13 +26,16 @@ pub(crate) struct DeviceCaps {
     pub(crate) features: wgpu::Features,
     pub(crate) downlevel: wgpu::DownlevelFlags,
     capabilities: Capabilities,
+    /// Shaders reach the device as GLSL (wgpu's GL backend, WebGL2).
+    gl: bool,
 }
 
 impl DeviceCaps {
     /// The device's limits and features; the downlevel flags live on the
     /// adapter, so the caller passes them (WebGPU-compliant when it cannot).
     pub(crate) fn new(device: &wgpu::Device, downlevel: wgpu::DownlevelFlags) -> Self {
-        Self::from_parts(device.limits(), device.features(), downlevel)
+        let gl = device.adapter_info().backend == wgpu::Backend::Gl;
+        Self { gl, ..Self::from_parts(device.limits(), device.features(), downlevel) }
     }
 
     pub(crate) fn from_parts(
@@ -41,7 +44,7 @@ impl DeviceCaps {
         downlevel: wgpu::DownlevelFlags,
     ) -> Self {
         let capabilities = wgpu_naga_bridge::features_to_naga_capabilities(features, downlevel);
-        Self { limits, features, downlevel, capabilities }
+        Self { limits, features, downlevel, capabilities, gl: false }
     }
 
     /// Whether array slots can be storage buffers: every stage, the vertex
@@ -156,6 +159,9 @@ fn check_numbers(shader: &ShaderReflection, caps: &DeviceCaps) -> Result<(), Lim
             return Err(fail(Some(r), LimitErrorKind::UnsizedBindingArray));
         }
     }
+    if caps.gl {
+        check_gl_matrices(shader)?;
+    }
     // WebGL2's std140 blocks: wgpu refuses the pipeline (a panic by default)
     // when a buffer's type is not a multiple of 16 bytes.
     if !caps.downlevel.contains(wgpu::DownlevelFlags::BUFFER_BINDINGS_NOT_16_BYTE_ALIGNED) {
@@ -171,6 +177,37 @@ fn check_numbers(shader: &ShaderReflection, caps: &DeviceCaps) -> Result<(), Lim
         }
     }
     Ok(())
+}
+
+/// naga's GLSL output declares a uniform block's `matCx2` as a GLSL matrix,
+/// whose std140 columns are 16 bytes apart where WGSL's are 8 (wgpu#4371,
+/// open for GLSL): the shader would read wrong values, silently. Refused.
+fn check_gl_matrices(shader: &ShaderReflection) -> Result<(), LimitError> {
+    let module = shader.module();
+    for r in shader.used_resources().filter(|r| r.kind == ResourceKind::Uniform) {
+        let global = module.global_variables.iter().find(|(_, g)| {
+            g.space == naga::AddressSpace::Uniform
+                && g.binding
+                    .as_ref()
+                    .is_some_and(|b| (b.group, b.binding) == (r.binding.group, r.binding.binding))
+        });
+        if let Some(ty) = global.and_then(|(_, g)| two_row_matrix(module, g.ty)) {
+            return Err(fail(Some(r), LimitErrorKind::GlMatrix { ty }));
+        }
+    }
+    Ok(())
+}
+
+/// The first `matCx2` type inside `ty`, in WGSL.
+fn two_row_matrix(module: &naga::Module, ty: naga::Handle<naga::Type>) -> Option<String> {
+    match &module.types[ty].inner {
+        naga::TypeInner::Matrix { rows: naga::VectorSize::Bi, columns, .. } => {
+            Some(format!("mat{}x2", *columns as u8))
+        }
+        naga::TypeInner::Array { base, .. } => two_row_matrix(module, *base),
+        naga::TypeInner::Struct { members, .. } => members.iter().find_map(|m| two_row_matrix(module, m.ty)),
+        _ => None,
+    }
 }
 
 /// The module as the device will get it (an array slot made uniform

@@ -36,7 +36,7 @@ pub(crate) fn scoped<T>(
     let first = ready(validation.pop());
     let second = ready(oom.pop());
     match first.or(second) {
-        Some(e) => Err(Error::Wgpu { what: what(), source: std::sync::Arc::new(e) }),
+        Some(e) => Err(Error::Wgpu { what: what(), source: e.into() }),
         None => Ok(out),
     }
 }
@@ -56,5 +56,5 @@ fn ready<T>(future: impl Future<Output = Option<T>>) -> Option<T> {
 pub(crate) fn injected(what: String) -> Error {
     let source =
         wgpu::Error::Validation { source: "injected fault".into(), description: "injected fault".into() };
-    Error::Wgpu { what, source: std::sync::Arc::new(source) }
+    Error::Wgpu { what, source: source.into() }
 }

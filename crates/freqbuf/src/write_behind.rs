@@ -8,7 +8,8 @@
 //! 20–40 ns when the shadow is warm). Queuing the write, prefetching its
 //! bytes and landing it `DEPTH` items later overlaps those misses. The queue
 //! holds the caller's references, not copies of the values, and is drained
-//! before `set_all` returns, so nothing can see a write that has not landed.
+//! before `set_all` returns (or unwinds), so nothing can see a write that has
+//! not landed, and none is lost.
 
 use crate::slot::Slot;
 
@@ -18,35 +19,50 @@ const DEPTH: usize = 8;
 /// Lands every `(key, value)` of `items` on the instance `index(key)`
 /// resolves to, with `land(slot, index, value)`, each `DEPTH` items after its
 /// shadow bytes (`width` at `offset` of the instance) were prefetched. Stops
-/// at the first key that does not resolve, with the items before it landed.
+/// at the first key that does not resolve, with the items before it landed;
+/// if `items` or `index` panics, the items before it land too, as they
+/// would in a loop of single writes.
 #[inline]
 pub(crate) fn write_all<K, V: Copy, E>(
     slot: &mut Slot,
     (offset, width): (u32, usize),
     items: impl IntoIterator<Item = (K, V)>,
     mut index: impl FnMut(K) -> Result<u32, E>,
-    mut land: impl FnMut(&mut Slot, u32, V),
+    land: impl FnMut(&mut Slot, u32, V),
 ) -> Result<(), E> {
-    let mut queue: [Option<(u32, V)>; DEPTH] = [None; DEPTH];
-    let mut at = 0;
-    let result = items.into_iter().try_for_each(|(key, value)| {
+    let mut pending = Pending { slot, queue: [None; DEPTH], at: 0, land };
+    items.into_iter().try_for_each(|(key, value)| {
         let i = index(key)?;
-        if let Some(bytes) = slot.shadow_span(i, offset, width) {
+        if let Some(bytes) = pending.slot.shadow_span(i, offset, width) {
             prefetch(bytes);
         }
-        if let Some((i, v)) = queue[at].replace((i, value)) {
-            land(slot, i, v);
+        if let Some((i, v)) = pending.queue[pending.at].replace((i, value)) {
+            (pending.land)(pending.slot, i, v);
         }
-        at = (at + 1) % DEPTH;
+        pending.at = (pending.at + 1) % DEPTH;
         Ok(())
-    });
-    // The oldest first: a later write to the same instance lands last.
-    for k in 0..DEPTH {
-        if let Some((i, v)) = queue[(at + k) % DEPTH].take() {
-            land(slot, i, v);
+    })
+    // `pending` drops here, or while unwinding, and lands what it holds.
+}
+
+/// The writes queued and not landed yet; dropping it lands them.
+struct Pending<'s, V: Copy, L: FnMut(&mut Slot, u32, V)> {
+    slot: &'s mut Slot,
+    queue: [Option<(u32, V)>; DEPTH],
+    /// The oldest entry's place in `queue`.
+    at: usize,
+    land: L,
+}
+
+impl<V: Copy, L: FnMut(&mut Slot, u32, V)> Drop for Pending<'_, V, L> {
+    fn drop(&mut self) {
+        // The oldest first: a later write to the same instance lands last.
+        for k in 0..DEPTH {
+            if let Some((i, v)) = self.queue[(self.at + k) % DEPTH].take() {
+                (self.land)(self.slot, i, v);
+            }
         }
     }
-    result
 }
 
 /// Asks the CPU to bring `bytes` (its first and last cache line) into its

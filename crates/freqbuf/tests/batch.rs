@@ -355,3 +355,38 @@ fn set_all_writes_a_frame_in_one_call_in_order_and_stops_at_the_first_refused_it
     assert!(matches!(e, Error::StaleList), "{e:?}");
     assert_eq!(rig.read(h, ids[0]), expected(&model));
 }
+
+/// A panic in the caller's iterator of `set_all` or `set_all_in` loses none
+/// of the writes before it, as a loop of `Batch::set` would not: the
+/// write-behind queue lands what it holds while unwinding.
+#[test]
+fn writes_before_a_panicking_iterator_land() {
+    let Some(h) = gpu::device() else { return };
+    let mut rig = Rig::new(h);
+    let world_p = rig.fb.param("world").unwrap();
+    let ids: Vec<ObjectId> = (0..N).map(|_| rig.fb.create_object()).collect();
+    let list = rig.fb.instance_list(ids.iter().copied()).unwrap();
+    let mut model: Vec<Option<Object>> = vec![Some(Object::default()); N];
+    let worlds: Vec<_> = (0..N).map(world).collect();
+    let panics_at = 20;
+
+    for listed in [false, true] {
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut batch = rig.fb.batch(world_p).unwrap();
+            let items = (0..N).map(|i| {
+                assert!(i != panics_at, "the caller's iterator panics");
+                i
+            });
+            if listed {
+                batch.set_all_in(&list, items.map(|i| (i, &worlds[(i + 7) % N]))).unwrap();
+            } else {
+                batch.set_all(items.map(|i| (ids[i], &worlds[i]))).unwrap();
+            }
+        }));
+        assert!(run.is_err(), "the iterator panicked");
+        for (i, m) in model.iter_mut().enumerate().take(panics_at) {
+            m.as_mut().unwrap().world = if listed { worlds[(i + 7) % N] } else { worlds[i] };
+        }
+        assert_eq!(rig.read(h, ids[0]), expected(&model), "listed: {listed}");
+    }
+}

@@ -30,6 +30,14 @@ const W: u32 = 64;
 const N: u32 = 1000;
 const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Float;
 
+/// [`gpu::device_with`], where the device renders to [`FORMAT`].
+fn device_with(
+    features: wgpu::Features,
+    adjust: impl FnOnce(&mut wgpu::Limits),
+) -> Option<freqbuf::Headless> {
+    gpu::device_with(features, adjust).filter(|h| gpu::renders_to(h, FORMAT))
+}
+
 fn pixel(i: u32) -> [f32; 4] {
     let (x, y) = ((i % W) as f32 + 0.5, (i / W) as f32 + 0.5);
     let h = N.div_ceil(W) as f32;
@@ -263,22 +271,22 @@ fn steps(h: &Headless, uniform_batch: Option<usize>) {
 
 #[test]
 fn runs_draw_what_each_object_holds_with_indirect_first_instance() {
-    let Some(h) = gpu::device_with(wgpu::Features::INDIRECT_FIRST_INSTANCE, |_| {}) else { return };
+    let Some(h) = device_with(wgpu::Features::INDIRECT_FIRST_INSTANCE, |_| {}) else { return };
     steps(&h, None);
 }
 
 #[test]
 fn without_indirect_first_instance_runs_are_drawn_command_by_command() {
-    let Some(h) = gpu::device_with(wgpu::Features::empty(), |_| {}) else { return };
+    let Some(h) = device_with(wgpu::Features::empty(), |_| {}) else { return };
     assert!(!h.device.features().contains(wgpu::Features::INDIRECT_FIRST_INSTANCE));
     steps(&h, None);
 }
 
 #[test]
 fn without_storage_buffers_runs_end_at_each_uniform_batch() {
-    let Some(h) = gpu::device_with(wgpu::Features::INDIRECT_FIRST_INSTANCE, |l| {
-        l.max_storage_buffers_per_shader_stage = 0
-    }) else {
+    let Some(h) =
+        device_with(wgpu::Features::INDIRECT_FIRST_INSTANCE, |l| l.max_storage_buffers_per_shader_stage = 0)
+    else {
         return;
     };
     // 80-byte elements: 816 per 64 KiB uniform batch.
@@ -316,9 +324,9 @@ fn two_passes_before_a_submit(h: &Headless) {
 
 #[test]
 fn one_indirect_draws_in_two_passes_before_a_submit_draws_each_its_own_arguments() {
-    let Some(h) = gpu::device_with(wgpu::Features::INDIRECT_FIRST_INSTANCE, |_| {}) else { return };
+    let Some(h) = device_with(wgpu::Features::INDIRECT_FIRST_INSTANCE, |_| {}) else { return };
     two_passes_before_a_submit(&h);
-    let Some(h) = gpu::device_with(wgpu::Features::empty(), |_| {}) else { return };
+    let Some(h) = device_with(wgpu::Features::empty(), |_| {}) else { return };
     two_passes_before_a_submit(&h);
 }
 
@@ -329,11 +337,9 @@ fn one_indirect_draws_in_two_passes_before_a_submit_draws_each_its_own_arguments
 #[test]
 fn kept_indirect_draws_draw_after_recreate_on_a_new_instance() {
     let features = wgpu::Features::INDIRECT_FIRST_INSTANCE;
-    let (Some(a), Some(b), Some(c)) = (
-        gpu::device_with(features, |_| {}),
-        gpu::device_with(features, |_| {}),
-        gpu::device_with(features, |_| {}),
-    ) else {
+    let (Some(a), Some(b), Some(c)) =
+        (device_with(features, |_| {}), device_with(features, |_| {}), device_with(features, |_| {}))
+    else {
         return;
     };
     let mut s = Scene::new(&a);
@@ -358,7 +364,7 @@ fn kept_indirect_draws_draw_after_recreate_on_a_new_instance() {
 /// as on one that only replays it.
 #[test]
 fn bind_counts_are_what_reached_the_pass() {
-    let Some(h) = gpu::device_with(wgpu::Features::INDIRECT_FIRST_INSTANCE, |_| {}) else { return };
+    let Some(h) = device_with(wgpu::Features::INDIRECT_FIRST_INSTANCE, |_| {}) else { return };
     let mut s = Scene::new(&h);
     let all = (0..s.objects.len()).map(|i| s.draw_of(i)).collect::<Vec<_>>();
     s.fb.take_stats();
@@ -397,7 +403,7 @@ fn bind_counts_are_what_reached_the_pass() {
 /// instanced command.
 #[test]
 fn elements_out_of_order_are_one_command_each_and_in_order_one_instanced_command() {
-    let Some(h) = gpu::device_with(wgpu::Features::INDIRECT_FIRST_INSTANCE, |_| {}) else { return };
+    let Some(h) = device_with(wgpu::Features::INDIRECT_FIRST_INSTANCE, |_| {}) else { return };
     let mut s = Scene::new(&h);
     for reverse in [true, false] {
         let mut order = (0..N as usize).collect::<Vec<_>>();

@@ -51,10 +51,12 @@ const MATERIALS: usize = 3;
 fn devices() -> Option<&'static [Headless]> {
     static DEVICES: OnceLock<Option<Vec<Headless>>> = OnceLock::new();
     let open = || {
-        gpu::device()?;
+        if !gpu::renders_to(gpu::device()?, FORMAT) {
+            return None;
+        }
         let first = wgpu::Features::INDIRECT_FIRST_INSTANCE;
         let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
-            backends: wgpu::Backends::VULKAN | wgpu::Backends::GL,
+            backends: (wgpu::Backends::VULKAN | wgpu::Backends::GL).with_env(),
             ..wgpu::InstanceDescriptor::new_without_display_handle()
         });
         let adapter = pollster::block_on(instance.request_adapter(&Default::default())).expect("an adapter");
@@ -66,7 +68,7 @@ fn devices() -> Option<&'static [Headless]> {
                 }))
                 .expect("a device with indirect first instances");
             let downlevel = adapter.get_downlevel_capabilities().flags;
-            Headless { device, queue, info: adapter.get_info(), downlevel }
+            Headless { device, queue, info: adapter.get_info(), downlevel, adapter: adapter.clone() }
         });
         let others = [first, wgpu::Features::empty()].map(|f| gpu::device_with(f, |_| {}).unwrap());
         Some(same.into_iter().chain(others).collect())

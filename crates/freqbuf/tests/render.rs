@@ -214,8 +214,8 @@ fn binding_array_elements_are_set_by_index() {
     if !h.device.features().contains(wgpu::Features::TEXTURE_BINDING_ARRAY) {
         let err = m.register(shader).unwrap_err();
         assert!(err.to_string().contains("TEXTURE_BINDING_ARRAY"), "{err}");
-        eprintln!("SKIPPED: the adapter has no texture binding arrays; checked the error instead");
-        return;
+        // The error is checked; what the elements hold needs the feature.
+        return gpu::skip_unoffered(h, "TEXTURE_BINDING_ARRAY");
     }
     let t = target(h);
     let id = m.register(shader).unwrap();
@@ -226,9 +226,9 @@ fn binding_array_elements_are_set_by_index() {
     m.object(o).set_by_name("object_id", &[77u32, 0, 0, 0]).unwrap();
     m.material(mat).set_texture("GMRTs[2]", &texel(h, [1, 2, 3, 4])).unwrap();
     let err = m.material(mat).set_texture("GMRTs[4]", &texel(h, [0; 4])).unwrap_err();
-    assert!(err.to_string().contains("out of range"), "{err}");
+    assert!(common::chain(&err).contains("out of range"), "{err:?}");
     let err = m.material(mat).set_texture("GMRTs", &texel(h, [0; 4])).unwrap_err();
-    assert!(err.to_string().contains("GMRTs[0]"), "{err}");
+    assert!(common::chain(&err).contains("GMRTs[0]"), "{err:?}");
     m.flush(&h.queue).unwrap();
     let (recs, _) = render(h, &mut m, &t, &p, &[Draw::new(id).material(mat).object(o)]);
     assert_eq!(recs[0][0], 77);
@@ -243,7 +243,7 @@ fn binding_arrays_without_the_feature_are_a_clear_error() {
     }
     // A device that does not enable TEXTURE_BINDING_ARRAY, whatever the adapter offers.
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
-        backends: wgpu::Backends::VULKAN | wgpu::Backends::GL,
+        backends: (wgpu::Backends::VULKAN | wgpu::Backends::GL).with_env(),
         ..wgpu::InstanceDescriptor::new_without_display_handle()
     });
     let adapter = pollster::block_on(instance.request_adapter(&Default::default())).expect("an adapter");

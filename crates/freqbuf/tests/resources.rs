@@ -222,6 +222,10 @@ fn depth(h: &freqbuf::Headless, samples: u32, value: f32) -> wgpu::TextureView {
 #[test]
 fn a_texture_may_change_type_between_permutations_at_one_binding() {
     let Some(h) = gpu::device() else { return };
+    if h.info.backend == wgpu::Backend::Gl {
+        // wgpu panics creating the rig's pipeline: the shader reads depth with textureLoad.
+        return gpu::skip_unoffered(h, "textureLoad-of-depth");
+    }
     let mut m = Manager::new(&h.device, SlotPlan::default());
     let mut rig = Rig::new(&h.device, 1);
     let plain = rig.register(&h.device, &mut m, &PLAIN_DEPTH);

@@ -47,6 +47,27 @@ fn expected(base: f32) -> Vec<u32> {
     w
 }
 
+/// On wgpu's GL backend a uniform block's `mat2x2` would read wrongly
+/// (wgpu#4371), so `ALL` is refused, typed, at registration: checked here
+/// instead of the values.
+fn refused_on_gl(h: &freqbuf::Headless) -> bool {
+    if h.info.backend != wgpu::Backend::Gl {
+        return false;
+    }
+    let mut m = Manager::new(&h.device, SlotPlan::default());
+    let src = common::scene::source(&ALL);
+    let shader =
+        freqbuf::reflect::ShaderReflection::new("all.wgsl", freqbuf::reflect::ShaderSource::Wgsl(&src))
+            .unwrap();
+    let err = m.register(shader).unwrap_err();
+    let text = common::chain(&err);
+    assert!(
+        text.contains("`v` at @group(0) @binding(3): it holds a mat2x2, and on wgpu's GL backend"),
+        "{text}"
+    );
+    true
+}
+
 fn run(m: &mut Manager, rig: &Rig, id: freqbuf::ShaderId) -> Vec<u32> {
     let h = gpu::device().unwrap();
     m.flush(&h.queue).unwrap();
@@ -56,6 +77,9 @@ fn run(m: &mut Manager, rig: &Rig, id: freqbuf::ShaderId) -> Vec<u32> {
 #[test]
 fn glam_values_have_wgsl_layouts() {
     let Some(h) = gpu::device() else { return };
+    if refused_on_gl(h) {
+        return;
+    }
     let mut m = Manager::new(&h.device, SlotPlan::default());
     let mut rig = Rig::new(&h.device, 1);
     let id = rig.register(&h.device, &mut m, &ALL);
@@ -79,6 +103,9 @@ fn glam_values_have_wgsl_layouts() {
 #[test]
 fn mint_values_have_wgsl_layouts() {
     let Some(h) = gpu::device() else { return };
+    if refused_on_gl(h) {
+        return;
+    }
     let mut m = Manager::new(&h.device, SlotPlan::default());
     let mut rig = Rig::new(&h.device, 1);
     let id = rig.register(&h.device, &mut m, &ALL);

@@ -86,8 +86,9 @@ impl PipelineCacheFile {
     }
 
     /// Writes `cache`'s data under this file's header (through a temporary
-    /// file, so that a crash mid-write leaves the old file). A cache with no
-    /// data writes nothing.
+    /// file of this call's own, so that a crash mid-write leaves the old
+    /// file, and of saves at once the last rename wins whole). A cache with
+    /// no data writes nothing.
     pub fn save(&self, cache: &wgpu::PipelineCache) -> Result<(), EffectError> {
         let Some(data) = cache.get_data() else { return Ok(()) };
         let header = format!("{MAGIC}\n{}\n{} {:016x}\n", self.key, data.len(), checksum(&data));
@@ -97,9 +98,19 @@ impl PipelineCacheFile {
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir).map_err(io)?;
         }
-        let temporary = self.path.with_extension("partial");
-        std::fs::write(&temporary, &bytes).map_err(io)?;
-        std::fs::rename(&temporary, &self.path).map_err(io)
+        // A name of this save's own: two saves at once (two threads, two
+        // processes) must not write, or rename away, each other's file.
+        static SAVES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = SAVES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut name = self.path.file_name().unwrap_or_default().to_owned();
+        name.push(format!(".{}-{n}.partial", std::process::id()));
+        let temporary = self.path.with_file_name(name);
+        let written =
+            std::fs::write(&temporary, &bytes).and_then(|()| std::fs::rename(&temporary, &self.path));
+        if written.is_err() {
+            let _ = std::fs::remove_file(&temporary);
+        }
+        written.map_err(io)
     }
 
     /// The data after a header that matches, and what was found.

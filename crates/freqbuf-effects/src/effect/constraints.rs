@@ -151,19 +151,19 @@ impl FlagRules {
         Ok(Self { rules })
     }
 
-    /// Whether the constraints allow the flags in `bits` on together.
-    pub(crate) fn allows(&self, bits: Bits) -> bool {
-        self.rules.iter().all(|r| r.allows(bits))
-    }
-
     /// The first constraint `bits` breaks, in words.
     pub(crate) fn broken(&self, bits: Bits) -> Option<String> {
         self.rules.iter().find(|r| !r.allows(bits)).map(ToString::to_string)
     }
 
-    /// Whether some combination of the flags meets every constraint.
+    /// Whether some combination of the flags meets every constraint. A
+    /// search too long to finish (rule sets far past any real effect's)
+    /// counts as satisfiable: only a proven contradiction is refused.
     pub(crate) fn satisfiable(&self) -> bool {
-        !self.combinations(0, usize::MAX).0.is_empty()
+        let free = self.mentioned();
+        let mut search = Search::new(&self.rules, free, SEARCH_STEPS);
+        let order = search.order(free);
+        search.first(0, 0, &order, None).is_some() || search.steps == 0
     }
 
     /// Every constraint, in words, in the order the file gives them.
@@ -184,78 +184,146 @@ impl FlagRules {
         })
     }
 
-    /// `bits` moved to an allowed combination near it: implied flags switched
-    /// on, all but the first of a group switched off, the first of an empty
-    /// `one_of` switched on. `None` where that does not settle.
-    fn repair(&self, mut bits: Bits) -> Option<Bits> {
-        let lowest = |b: Bits| b & b.wrapping_neg();
-        for _ in 0..8 {
-            if self.allows(bits) {
-                return Some(bits);
-            }
-            for rule in &self.rules {
-                match rule {
-                    Rule::Implies((f, _), (g, _), Needs::All) if bits & f != 0 => bits |= g,
-                    Rule::Implies((f, _), (g, _), Needs::OneOf)
-                        if bits & f != 0 && (bits & g).count_ones() > 1 =>
-                    {
-                        bits &= !g | lowest(bits & g);
-                    }
-                    Rule::Implies((f, _), (g, _), _) if bits & f != 0 && bits & g == 0 => bits |= lowest(*g),
-                    Rule::OneOf(g, _) | Rule::AtMostOne(g, _) if (bits & g).count_ones() > 1 => {
-                        bits &= !g | lowest(bits & g);
-                    }
-                    Rule::OneOf(g, _) if bits & g == 0 => bits |= lowest(*g),
-                    _ => {}
-                }
-            }
-        }
-        self.allows(bits).then_some(bits)
-    }
-
     /// The combinations the whole-effect check composes, over the `tested`
     /// flags, and whether they are every one the constraints allow. Flags
     /// that only constraints name take part, then drop out: `one_of` over a
     /// tested and an untested flag allows the tested one off.
     ///
-    /// All allowed combinations are taken while there are at most `limit`;
-    /// above that (or above 20 free flags, where listing them is too
-    /// costly), no flag, each flag alone, each pair and all of them, each
-    /// moved to an allowed combination near it.
+    /// The allowed combinations are found by a search that prunes any
+    /// partial choice a rule rules out (never walking all `2^n`), in
+    /// ascending order, while there are at most `limit`. Above that: no
+    /// flag, each flag alone, each pair and all of them, each moved to the
+    /// allowed combination nearest it.
     pub(crate) fn combinations(&self, tested: Bits, limit: usize) -> (Vec<Bits>, bool) {
         let free = tested | self.mentioned();
-        let keep = |bits: Bits, seen: &mut HashSet<Bits>, out: &mut Vec<Bits>| {
-            if seen.insert(bits & tested) {
-                out.push(bits & tested);
-            }
-        };
-        if free.count_ones() <= 20 {
-            let (mut seen, mut out) = (HashSet::new(), Vec::new());
-            // Every subset of `free`, the empty one first.
-            let mut sub: Bits = 0;
-            loop {
-                if self.allows(sub) {
-                    keep(sub, &mut seen, &mut out);
-                }
-                if out.len() > limit {
-                    break;
-                }
-                sub = sub.wrapping_sub(free) & free;
-                if sub == 0 {
-                    return (out, true);
-                }
-            }
+        let mut search = Search::new(&self.rules, free, SEARCH_STEPS);
+        let mut out = Vec::new();
+        let tested_first = search.order(tested);
+        let rest = search.order(free & !tested);
+        if search.each(0, 0, &tested_first, &rest, &mut |bits| {
+            out.push(bits & tested);
+            out.len() <= limit
+        }) {
+            return (out, true);
         }
-        let (mut seen, mut out) = (HashSet::new(), Vec::new());
-        let singles = (0..Bits::BITS).map(|i| (1 as Bits) << i).filter(|b| free & b != 0).collect::<Vec<_>>();
+        let singles = search.order(free);
         let mut samples = vec![0, free];
         for (k, a) in singles.iter().enumerate() {
             samples.push(*a);
             samples.extend(singles[k + 1..].iter().map(|b| a | b));
         }
-        for bits in samples.into_iter().filter_map(|b| self.repair(b)) {
-            keep(bits, &mut seen, &mut out);
+        let (mut seen, mut out) = (HashSet::new(), Vec::new());
+        for sample in samples {
+            let mut search = Search::new(&self.rules, free, SAMPLE_STEPS);
+            if let Some(bits) = search.first(0, 0, &singles, Some(sample)) {
+                if seen.insert(bits & tested) {
+                    out.push(bits & tested);
+                }
+            }
         }
         (out, false)
+    }
+}
+
+/// Search steps for the whole of one question; a rule set that needs more
+/// is far past what any effect writes (Bevy's largest settles in thousands).
+const SEARCH_STEPS: usize = 1 << 22;
+/// Search steps for one sample's nearest allowed combination.
+const SAMPLE_STEPS: usize = 1 << 14;
+
+/// A depth-first search over flag choices, one flag at a time, that drops
+/// every partial choice some rule can no longer be met under.
+struct Search<'a> {
+    rules: &'a [Rule],
+    /// The flags that take part; the others stay off.
+    free: Bits,
+    /// Steps left; at 0 the search stops, unfinished.
+    steps: usize,
+}
+
+impl<'a> Search<'a> {
+    fn new(rules: &'a [Rule], free: Bits, steps: usize) -> Self {
+        Self { rules, free, steps }
+    }
+
+    /// The single bits of `bits`, highest first (so that trying each off,
+    /// then on, visits combinations in ascending order).
+    fn order(&self, bits: Bits) -> Vec<Bits> {
+        (0..Bits::BITS).rev().map(|i| (1 as Bits) << i).filter(|b| bits & b != 0).collect()
+    }
+
+    /// Whether every rule can still be met, with `on` on, `off` off and the
+    /// other free flags still open.
+    fn open(&self, on: Bits, off: Bits) -> bool {
+        let open = self.free & !(on | off);
+        let one = |g: &Bits| (on & g).count_ones() == 1 || ((on & g) == 0 && g & open != 0);
+        self.rules.iter().all(|rule| match rule {
+            Rule::OneOf(g, _) => one(g),
+            Rule::AtMostOne(g, _) => (on & g).count_ones() <= 1,
+            Rule::Implies((f, _), (g, _), needs) => {
+                on & f == 0
+                    || match needs {
+                        Needs::All => g & off == 0,
+                        Needs::OneOf => one(g),
+                        Needs::AnyOf => on & g != 0 || g & open != 0,
+                    }
+            }
+        })
+    }
+
+    /// The first allowed combination choosing the flags of `order` (the
+    /// others are off), trying each as `prefer` has it first (off, without
+    /// `prefer`).
+    fn first(&mut self, on: Bits, off: Bits, order: &[Bits], prefer: Option<Bits>) -> Option<Bits> {
+        let Some((&flag, rest)) = order.split_first() else {
+            return Some(on);
+        };
+        let choices = match prefer {
+            Some(p) if p & flag != 0 => [true, false],
+            _ => [false, true],
+        };
+        for set in choices {
+            if self.steps == 0 {
+                return None;
+            }
+            self.steps -= 1;
+            let (on, off) = if set { (on | flag, off) } else { (on, off | flag) };
+            if self.open(on, off) {
+                if let Some(found) = self.first(on, off, rest, prefer) {
+                    return Some(found);
+                }
+            }
+        }
+        None
+    }
+
+    /// Calls `found` with each choice of the flags of `order` that some
+    /// choice of `rest` completes into an allowed combination (the first
+    /// such completion), in ascending order, until it returns false.
+    /// Whether it went through every one.
+    fn each(
+        &mut self,
+        on: Bits,
+        off: Bits,
+        order: &[Bits],
+        rest: &[Bits],
+        found: &mut dyn FnMut(Bits) -> bool,
+    ) -> bool {
+        let Some((&flag, tail)) = order.split_first() else {
+            return match self.first(on, off, rest, None) {
+                Some(bits) => found(bits),
+                None => self.steps > 0,
+            };
+        };
+        for (on, off) in [(on, off | flag), (on | flag, off)] {
+            if self.steps == 0 {
+                return false;
+            }
+            self.steps -= 1;
+            if self.open(on, off) && !self.each(on, off, tail, rest, found) {
+                return false;
+            }
+        }
+        true
     }
 }

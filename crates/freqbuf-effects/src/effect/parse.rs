@@ -42,6 +42,9 @@ pub(super) fn defs(
     let mut defs = Vec::new();
     for (name, value) in declared {
         let bad = |what: String| at(value.span(), EffectErrorKind::BadDef { name: name.clone(), what });
+        if let Some(what) = super::with_defs::def_name_problem(name) {
+            return Err(bad(what));
+        }
         if flags.contains(name) {
             return Err(bad("is also a flag; a def has one value for every permutation".into()));
         }

@@ -52,8 +52,14 @@ impl Effects {
     /// `[defs]`: those a renderer sets in code (Bevy's `MATERIAL_BIND_GROUP`),
     /// the CLI's `--def`. Replaces the previous call's. A name that is one of
     /// a later effect's flags is [`EffectErrorKind::BadDef`] when it loads.
-    pub fn set_defs(&mut self, values: &[(&str, DefValue)]) {
+    ///
+    /// A name that is not a WGSL identifier (`A B`, `1X`, a keyword such as
+    /// `fn`), or one given twice, is [`EffectErrorKind::BadDef`], and the
+    /// previous defs stay.
+    pub fn set_defs(&mut self, values: &[(&str, DefValue)]) -> Result<(), EffectError> {
+        check_code_defs(values)?;
         self.code_defs = values.iter().map(|&(n, v)| (n.to_owned(), v.to_naga_oil())).collect();
+        Ok(())
     }
 
     /// The effect `id` with some of its `[defs]` given other values: an
@@ -143,4 +149,42 @@ pub(super) fn parse_value(like: &ShaderDefValue, text: &str) -> Option<DefValue>
         ShaderDefValue::Int(_) => text.parse().ok().map(DefValue::Int),
         ShaderDefValue::UInt(_) => text.parse().ok().map(DefValue::UInt),
     }
+}
+
+/// What a def's name must be: a WGSL identifier, since WESL sees it as
+/// `constants::NAME` and `@if(NAME)`, and naga_oil as `#ifdef NAME`. `None`
+/// when it is one, else why not.
+pub(crate) fn def_name_problem(name: &str) -> Option<String> {
+    let mut chars = name.chars();
+    let ident = chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && chars.all(|c| c.is_alphanumeric() || c == '_');
+    if !ident {
+        return Some("is not an identifier (a letter or `_`, then letters, digits or `_`)".into());
+    }
+    if name == "_" || name.starts_with("__") {
+        return Some("is not a WGSL identifier (`_` alone, or a leading `__`)".into());
+    }
+    if naga::keywords::wgsl::RESERVED.contains(&name) {
+        return Some("is a WGSL keyword or reserved word".into());
+    }
+    None
+}
+
+/// Defs given in code (`set_defs`, `reflect_wesl`, the CLI's `--def`): each
+/// name an identifier, none twice.
+pub(crate) fn check_code_defs(values: &[(&str, DefValue)]) -> Result<(), EffectError> {
+    let bad = |name: &str, what: String| EffectError {
+        file: "defs set in code (`set_defs`, `--def`)".into(),
+        location: None,
+        kind: Box::new(EffectErrorKind::BadDef { name: name.to_owned(), what }),
+    };
+    for (i, &(name, _)) in values.iter().enumerate() {
+        if let Some(what) = def_name_problem(name) {
+            return Err(bad(name, what));
+        }
+        if values[..i].iter().any(|&(n, _)| n == name) {
+            return Err(bad(name, "is given twice".into()));
+        }
+    }
+    Ok(())
 }

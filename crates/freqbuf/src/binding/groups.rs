@@ -234,7 +234,7 @@ impl BindGroups {
         bound: &Bound,
     ) -> Result<(), String> {
         let text = |e: Error| match e {
-            Error::Wgpu { source, .. } => innermost(&source),
+            Error::Wgpu { source, .. } => source.innermost().to_owned(),
             e => e.to_string(),
         };
         let layout = match self.probes.entry(ty) {
@@ -326,10 +326,4 @@ pub(crate) fn describe(ty: wgpu::BindingType) -> String {
         }
         other => format!("{other:?}"),
     }
-}
-
-/// The most specific line of wgpu's error: its description ends with the cause.
-fn innermost(e: &wgpu::Error) -> String {
-    let text = e.to_string();
-    text.lines().map(str::trim).rfind(|l| !l.is_empty()).unwrap_or("").to_owned()
 }

@@ -106,6 +106,15 @@ pub enum LimitErrorKind {
         /// Bytes the buffer's type takes.
         size: u32,
     },
+    /// A uniform block holds a `matCx2`, which wgpu's GL backend lays out
+    /// wrongly (wgpu#4371): use `vec2` members, or a storage buffer.
+    #[error(
+        "it holds a {ty}, and on wgpu's GL backend (WebGL2 included) naga's GLSL gives a uniform block's {ty} 16-byte columns where WGSL's are 8 bytes apart, so the shader would read wrong values (wgpu#4371); declare its columns as vec2<f32> members, or use a storage buffer"
+    )]
+    GlMatrix {
+        /// The matrix type, in WGSL (`mat2x2`).
+        ty: String,
+    },
     /// The shader needs a capability the device's features do not give (f16, f64, i64, ...).
     #[error("the device cannot run this shader")]
     Capability {

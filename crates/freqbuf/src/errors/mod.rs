@@ -25,6 +25,8 @@ pub use reflect::{ReflectError, ReflectErrorKind};
 pub use report::Report;
 pub(crate) use report::chain;
 use report::debug_as_report;
+mod wgpu_error;
+pub use wgpu_error::{WgpuError, WgpuErrorKind};
 
 use std::fmt;
 
@@ -146,9 +148,9 @@ pub enum Error {
     Wgpu {
         /// What was being created, and for which shader or slot.
         what: String,
-        /// wgpu's error, whole (shared, so that `Error` stays `Clone`).
+        /// wgpu's error, as its kind and text.
         #[source]
-        source: std::sync::Arc<wgpu::Error>,
+        source: WgpuError,
     },
     /// The shader needs something the device or freqbuf does not support.
     #[error("{shader}: {what}")]

@@ -19,7 +19,11 @@ pub fn adapter_limits_device() -> Option<&'static Headless> {
 
 fn open(requested: Result<Headless, Box<dyn std::error::Error + Send + Sync>>) -> Option<Headless> {
     match requested {
-        Ok(h) => Some(h),
+        Ok(h) => {
+            // Once per device, so that a run's log says what it tested on.
+            eprintln!("GPU tests run on {} ({:?}, {})", h.info.name, h.info.backend, h.info.driver_info);
+            Some(h)
+        }
         Err(e) if std::env::var("CI").as_deref() == Ok("true") => {
             panic!("CI=true requires a GPU adapter, and there is none: {e}")
         }
@@ -35,6 +39,38 @@ fn open(requested: Result<Headless, Box<dyn std::error::Error + Send + Sync>>) -
 pub fn skip(why: &str) {
     assert!(std::env::var("CI").as_deref() != Ok("true"), "CI=true requires it: {why}");
     eprintln!("SKIPPED: {why}");
+}
+
+/// What no driver CI runs on offers, by backend: one `backend what why`
+/// a line; `.ci/run` prints it at the end of every run.
+const UNOFFERED: &str = include_str!("../../../../.ci/unoffered");
+
+/// A test needs `what` (a feature, a use of a format), which the device
+/// lacks. With CI=true that fails, unless `.ci/unoffered` lists `what` for
+/// this backend; elsewhere the test says why it skipped.
+pub fn skip_unoffered(h: &Headless, what: &str) {
+    let backend = format!("{:?}", h.info.backend).to_lowercase();
+    let listed = UNOFFERED.lines().filter(|l| !l.starts_with('#')).any(|l| {
+        let mut words = l.split_whitespace();
+        words.next() == Some(backend.as_str()) && words.next() == Some(what)
+    });
+    assert!(
+        listed || std::env::var("CI").as_deref() != Ok("true"),
+        "CI=true requires {what}, which {} ({backend}) lacks and .ci/unoffered does not list for {backend}",
+        h.info.name
+    );
+    eprintln!("SKIPPED: {} ({backend}) lacks {what}", h.info.name);
+}
+
+/// Whether the device can render to `format`; where it cannot, the test
+/// skips ([`skip_unoffered`]).
+pub fn renders_to(h: &Headless, format: wgpu::TextureFormat) -> bool {
+    let usages = h.adapter.get_texture_format_features(format).allowed_usages;
+    let renders = usages.contains(wgpu::TextureUsages::RENDER_ATTACHMENT);
+    if !renders {
+        skip_unoffered(h, &format!("render-to-{format:?}"));
+    }
+    renders
 }
 
 /// Reads a buffer back (it must have COPY_SRC usage).
@@ -224,7 +260,7 @@ pub fn device_with_limits(adjust: impl FnOnce(&mut wgpu::Limits)) -> Option<Head
 pub fn device_with(features: wgpu::Features, adjust: impl FnOnce(&mut wgpu::Limits)) -> Option<Headless> {
     device()?;
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
-        backends: wgpu::Backends::VULKAN | wgpu::Backends::GL,
+        backends: (wgpu::Backends::VULKAN | wgpu::Backends::GL).with_env(),
         ..wgpu::InstanceDescriptor::new_without_display_handle()
     });
     let adapter = pollster::block_on(instance.request_adapter(&Default::default())).expect("an adapter");
@@ -237,7 +273,7 @@ pub fn device_with(features: wgpu::Features, adjust: impl FnOnce(&mut wgpu::Limi
     }))
     .expect("a device with these features and limits");
     let downlevel = adapter.get_downlevel_capabilities().flags;
-    Some(Headless { device, queue, info: adapter.get_info(), downlevel })
+    Some(Headless { device, queue, info: adapter.get_info(), downlevel, adapter })
 }
 
 /// Builds each draw's compute pipeline (its shader, the given entry point),

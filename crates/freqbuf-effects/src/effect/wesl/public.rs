@@ -96,6 +96,7 @@ impl Effects {
         flags: &[&str],
         defs: &[(&str, DefValue)],
     ) -> Result<ShaderReflection, EffectError> {
+        crate::effect::with_defs::check_code_defs(defs)?;
         let path = path.as_ref();
         let name = path.display().to_string();
         let text = read_text(path).map_err(|e| EffectError {
