@@ -83,16 +83,26 @@ impl Target {
 
     /// Begins the pass a method draws its frame in.
     pub fn pass<'e>(&self, encoder: &'e mut wgpu::CommandEncoder) -> wgpu::RenderPass<'e> {
+        self.pass_from(encoder, wgpu::LoadOp::Clear(wgpu::Color::BLACK))
+    }
+
+    /// A further pass of the same frame: it keeps what the passes before it drew.
+    pub fn next_pass<'e>(&self, encoder: &'e mut wgpu::CommandEncoder) -> wgpu::RenderPass<'e> {
+        self.pass_from(encoder, wgpu::LoadOp::Load)
+    }
+
+    fn pass_from<'e>(
+        &self,
+        encoder: &'e mut wgpu::CommandEncoder,
+        load: wgpu::LoadOp<wgpu::Color>,
+    ) -> wgpu::RenderPass<'e> {
         encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("stress"),
             color_attachments: &[Some(wgpu::RenderPassColorAttachment {
                 view: &self.view,
                 depth_slice: None,
                 resolve_target: None,
-                ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
-                    store: wgpu::StoreOp::Store,
-                },
+                ops: wgpu::Operations { load, store: wgpu::StoreOp::Store },
             })],
             ..Default::default()
         })

@@ -73,18 +73,36 @@ const TYPES: [(&str, &str, &str); 4] = [
 }",
         "even",
     ),
-    (
-        "checker.wgsl",
-        "struct Material { cells: vec2<u32>, light: vec4<f32>, dark: vec4<f32> }
-@group(2) @binding(0) var<uniform> material: Material;
+    // Compiled from WESL by the effects layer (`CHECKER_WESL`), not registered as WGSL.
+    ("checker.wgsl", "", "light"),
+];
+
+/// The checker type as a WESL effect: its tint is an `@if` flag, switched
+/// on, and its bind group a `constants` value from the effect's `[defs]`,
+/// as Bevy 0.20 writes its materials. Draws what a WGSL checker would.
+const CHECKER_TOML: &str = r#"source = "checker.wesl"
+family = "checker.wgsl"
+flags = ["TINTED"]
+[defs]
+MATERIAL_GROUP = 2
+[[technique]]
+name = "t"
+  [[technique.pass]]
+  name = "p"
+  vertex = "vs"
+  fragment = "fs"
+"#;
+const CHECKER_FRAGMENT: &str = "
+struct Material { cells: vec2<u32>, light: vec4<f32>, dark: vec4<f32> }
+@group(constants::MATERIAL_GROUP) @binding(0) var<uniform> material: Material;
 @fragment fn fs(v: VsOut) -> @location(0) vec4<f32> {
     let c = vec2<u32>(v.pos.xy) / material.cells;
     if ((c.x + c.y + frame.phase / 4u) & 1u) == 0u { return material.light; }
-    return material.dark + v.tint;
-}",
-        "light",
-    ),
-];
+    var dark = material.dark;
+    @if(TINTED)
+    dark = dark + v.tint;
+    return dark;
+}";
 
 /// `k / 255`: a value that 8-bit unorm stores exactly, and that sums of
 /// such values keep exact.
@@ -133,12 +151,13 @@ impl Demo {
     /// Registers the shaders, builds their pipelines and sets frame 0's
     /// values. `downlevel` is the adapter's: with the device's limits it
     /// decides whether objects live in a storage buffer or in batched uniform arrays.
-    pub fn new(device: &wgpu::Device, downlevel: wgpu::DownlevelFlags) -> Result<Self, Error> {
+    pub fn new(device: &wgpu::Device, downlevel: wgpu::DownlevelFlags) -> Result<Self, DemoError> {
         let mut m = Manager::with_downlevel(device, SlotPlan::default(), downlevel);
         let mut shaders = Vec::new();
-        for (name, fragment, _) in TYPES {
+        for (name, fragment, _) in &TYPES[..3] {
             shaders.push(m.register_wgsl(name, &format!("{COMMON}{fragment}"))?);
         }
+        shaders.push(checker(&mut m)?);
         let pipelines =
             shaders.iter().map(|&s| pipeline(device, &m, s)).collect::<Result<Vec<_>, Error>>()?;
         let colors =
@@ -294,6 +313,29 @@ fn set_in<T: freqbuf::Uniform>(
 ) -> Result<(), Error> {
     let p = m.param_in(family, name)?;
     m.material(id).set(p, value)
+}
+
+/// Why the scene could not be made: the core or the effects layer said so.
+#[derive(Debug, thiserror::Error)]
+pub enum DemoError {
+    /// The core refused a shader or a value.
+    #[error(transparent)]
+    Manager(#[from] Error),
+    /// A name the scene looks up is not in its shaders.
+    #[error(transparent)]
+    Param(#[from] freqbuf::ParamError),
+    /// The WESL effect did not load or compose.
+    #[error(transparent)]
+    Effect(#[from] freqbuf_effects::EffectError),
+}
+
+/// The checker type's shader: its WESL effect loaded from text, composed
+/// with `TINTED` on and registered in `m`.
+fn checker(m: &mut Manager) -> Result<ShaderId, DemoError> {
+    let mut fx = freqbuf_effects::Effects::new();
+    let effect = fx.add("checker.effect.toml", CHECKER_TOML, &format!("{COMMON}{CHECKER_FRAGMENT}"))?;
+    let flags = fx.flags(effect, &["TINTED"])?;
+    Ok(fx.shader(m, flags)?)
 }
 
 /// The type's pipeline: the scene's vertex stage and its fragment stage.
