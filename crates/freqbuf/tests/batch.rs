@@ -373,10 +373,7 @@ fn writes_before_a_panicking_iterator_land() {
     for listed in [false, true] {
         let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let mut batch = rig.fb.batch(world_p).unwrap();
-            let items = (0..N).map(|i| {
-                assert!(i != panics_at, "the caller's iterator panics");
-                i
-            });
+            let items = (0..N).inspect(|&i| assert!(i != panics_at, "the caller's iterator panics"));
             if listed {
                 batch.set_all_in(&list, items.map(|i| (i, &worlds[(i + 7) % N]))).unwrap();
             } else {
