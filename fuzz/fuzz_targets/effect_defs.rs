@@ -82,7 +82,7 @@ fuzz_target!(|data: &[u8]| {
     body.push_str("@fragment fn fs() -> @location(0) vec4<f32> { let m = material; return m.base; }\n");
     let mut fx = Effects::new();
     let code_refs = code.iter().map(|(n, v)| (n.as_str(), *v)).collect::<Vec<_>>();
-    fx.set_defs(&code_refs);
+    fx.set_defs(&code_refs).expect("D0..D5 are identifiers, each given once");
     let effect = fx.add("fuzz.effect.toml", &toml, &body).unwrap_or_else(|e| panic!("{e:?}\n{toml}\n{body}"));
     let later_refs = later.iter().map(|(n, v)| (n.as_str(), *v)).collect::<Vec<_>>();
     let effect = if later.is_empty() {
