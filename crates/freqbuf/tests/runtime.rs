@@ -374,6 +374,18 @@ mod random {
             report: usize,
             seed: u32,
         },
+        /// Writes by position through an `InstanceList` (repeats allowed);
+        /// with `free`, an instance is freed between the list and the write,
+        /// which the list then refuses, writing nothing.
+        Listed {
+            whiches: Vec<usize>,
+            report: usize,
+            seed: u32,
+            free: Option<usize>,
+        },
+        /// The flush's density rule: 0 makes every slot's flush one dense
+        /// range, 2 none, between the two by share.
+        Density(u8),
         Register,
         Frame {
             draws: Vec<(usize, usize, usize, usize)>,
@@ -397,6 +409,14 @@ mod random {
                 .prop_map(|(which, report, seed)| Op::Set { which, report, seed }),
             2 => (prop::collection::vec(any::<usize>(), 1..24), any::<usize>(), any::<u32>())
                 .prop_map(|(whiches, report, seed)| Op::Batch { whiches, report, seed }),
+            2 => (
+                prop::collection::vec(any::<usize>(), 1..24),
+                any::<usize>(),
+                any::<u32>(),
+                prop::option::weighted(0.25, any::<usize>()),
+            )
+                .prop_map(|(whiches, report, seed, free)| Op::Listed { whiches, report, seed, free }),
+            1 => (0..4u8).prop_map(Op::Density),
             2 => Just(Op::Register),
         ]
     }
@@ -474,6 +494,39 @@ mod random {
             }
         }
 
+        /// A batch by position in an `InstanceList` of the picked instances;
+        /// a free after the list makes it stale, and the write changes nothing.
+        fn set_listed(&mut self, whiches: &[usize], report: usize, seed: u32, free: Option<usize>) {
+            let rep = self.reports[report % self.reports.len()];
+            let p = self.m.param(rep.name).unwrap();
+            let Some(ids) = whiches.iter().map(|&w| self.pick(p.frequency(), w)).collect::<Option<Vec<_>>>()
+            else {
+                return;
+            };
+            let list = self.m.instance_list(ids.iter().copied()).unwrap();
+            // The frame is one instance, never freed.
+            let free = free.filter(|_| p.frequency() != Frequency::Frame);
+            if let Some(i) = free {
+                self.apply(Op::Free(p.frequency(), i));
+            }
+            let items = (0..ids.len())
+                .map(|k| {
+                    let seed = seed.wrapping_add(k as u32 * 7919);
+                    (k, (0..rep.kind.words()).map(|w| scene::word(rep.kind, seed, w)).collect::<Vec<_>>())
+                })
+                .collect::<Vec<_>>();
+            let written = scene::set_batch_in(&mut self.m, p, rep.kind, &list, &items);
+            if free.is_some() {
+                assert!(matches!(written, Err(freqbuf::Error::StaleList)), "{written:?}");
+                return;
+            }
+            written.unwrap();
+            // Repeats: the last write to an instance is what it holds.
+            for (k, words) in items {
+                self.model.values.insert((ids[k], rep.name), words);
+            }
+        }
+
         fn register(&mut self) {
             if let Some(s) = scene::SHADERS.get(self.shaders.len()) {
                 let id = self.rig.register(&self.h.device, &mut self.m, s);
@@ -503,6 +556,8 @@ mod random {
                 }
                 Op::Set { which, report, seed } => self.set(which, report, seed),
                 Op::Batch { whiches, report, seed } => self.set_batch(&whiches, report, seed),
+                Op::Listed { whiches, report, seed, free } => self.set_listed(&whiches, report, seed, free),
+                Op::Density(d) => self.m.set_dense_fraction([0.0, 0.25, 0.75, 2.0][d as usize % 4]),
                 Op::Register => self.register(),
                 Op::Frame { .. } | Op::Recreate => unreachable!("frames and moves are not nested"),
             }
@@ -531,7 +586,11 @@ mod random {
     }
 
     fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
-        let (Some(h), Some(other)) = (gpu::device(), gpu::adapter_limits_device()) else {
+        static THIRD: std::sync::OnceLock<Option<freqbuf::Headless>> = std::sync::OnceLock::new();
+        let third = THIRD.get_or_init(|| gpu::device_with(wgpu::Features::empty(), |_| {}));
+        let (Some(h), Some(other), Some(third)) =
+            (gpu::device(), gpu::adapter_limits_device(), third.as_ref())
+        else {
             return Ok(());
         };
         let mut w = World {
@@ -548,7 +607,15 @@ mod random {
             let (draws, late, mode, fault) = match op {
                 Op::Frame { draws, late, mode, fault } => (draws, late, mode, fault),
                 Op::Recreate => {
-                    w.h = if std::ptr::eq(w.h, h) { other } else { h };
+                    // In turn: the adapter-limits device, a device of a new
+                    // wgpu Instance, and back to the first.
+                    w.h = if std::ptr::eq(w.h, h) {
+                        other
+                    } else if std::ptr::eq(w.h, other) {
+                        third
+                    } else {
+                        h
+                    };
                     w.m.recreate(&w.h.device).unwrap();
                     w.rig = w.rig.moved(&w.h.device, &mut w.m, 16);
                     continue;

@@ -197,15 +197,53 @@ pub fn set_batch(
     kind: Kind,
     items: &[(InstanceId, Vec<u32>)],
 ) -> Result<(), freqbuf::Error> {
+    let ids = items.iter().map(|(id, _)| *id).collect::<Vec<_>>();
+    let words = items.iter().map(|(_, w)| w.clone()).collect::<Vec<_>>();
+    batch_of(m, p, kind, Keys::Ids(&ids), &words)
+}
+
+/// [`set_batch`] by position in `list` (`Batch::set_all_in`).
+pub fn set_batch_in(
+    m: &mut Manager,
+    p: Param,
+    kind: Kind,
+    list: &freqbuf::InstanceList,
+    items: &[(usize, Vec<u32>)],
+) -> Result<(), freqbuf::Error> {
+    let positions = items.iter().map(|(k, _)| *k).collect::<Vec<_>>();
+    let words = items.iter().map(|(_, w)| w.clone()).collect::<Vec<_>>();
+    batch_of(m, p, kind, Keys::Listed(list, &positions), &words)
+}
+
+/// Where a batch's items land: by handle, or by position in a list.
+#[derive(Clone, Copy)]
+enum Keys<'a> {
+    Ids(&'a [InstanceId]),
+    Listed(&'a freqbuf::InstanceList, &'a [usize]),
+}
+
+/// One `set_all` or `set_all_in` of `words` (a value each) at `keys`.
+fn batch_of(
+    m: &mut Manager,
+    p: Param,
+    kind: Kind,
+    keys: Keys<'_>,
+    words: &[Vec<u32>],
+) -> Result<(), freqbuf::Error> {
     fn all<T: freqbuf::Uniform>(
         m: &mut Manager,
         p: Param,
-        items: &[(InstanceId, Vec<u32>)],
+        (keys, words): (Keys<'_>, &[Vec<u32>]),
         value: impl Fn(&[u32]) -> T,
     ) -> Result<(), freqbuf::Error> {
-        let values = items.iter().map(|(_, w)| value(w)).collect::<Vec<_>>();
-        m.batch::<T>(p)?.set_all(items.iter().zip(&values).map(|((id, _), v)| (*id, v)))
+        let values = words.iter().map(|w| value(w)).collect::<Vec<_>>();
+        let mut batch = m.batch::<T>(p)?;
+        match keys {
+            Keys::Ids(ids) => batch.set_all(ids.iter().copied().zip(&values)),
+            Keys::Listed(list, positions) => batch.set_all_in(list, positions.iter().copied().zip(&values)),
+        }
     }
+    let items = (keys, words);
     let f = |w: &[u32], i: usize| f32::from_bits(w[i]);
     match kind {
         Kind::F32 => all(m, p, items, |w| f(w, 0)),
