@@ -4,8 +4,9 @@
 //! wgpu would reject about a shader's bindings is checked here first, against
 //! `device.limits()` and `device.features()`: group and binding numbers, dynamic
 //! uniform buffers per pipeline layout, per-stage binding counts, binding
-//! arrays, and the shader's capabilities (f16, f64, i64, ...) through naga's
-//! validator. Error scopes around object creation are the second net.
+//! arrays (the feature, then their element counts), and the shader's
+//! capabilities (f16, f64, i64, ...) through naga's validator. Error scopes
+//! around object creation are the second net.
 //!
 //! Visibility: a binding is visible in the stages that use it (from
 //! reflection), widened to every stage when the device's per-stage limits
@@ -61,6 +62,12 @@ impl DeviceCaps {
         Addressing::for_array(self.storage_arrays(), &self.limits, stride)
     }
 
+    /// The largest uniform binding, as the registry bounds blocks by it.
+    #[inline]
+    pub(crate) fn max_uniform(&self) -> u32 {
+        self.limits.max_uniform_buffer_binding_size.min(u32::MAX as u64) as u32
+    }
+
     /// Group indices a pipeline layout may use, capped by what a binder tracks.
     #[inline]
     pub(crate) fn max_groups(&self) -> u32 {
@@ -90,8 +97,25 @@ impl DeviceCaps {
     }
 }
 
-/// Checks `shader` against the device.
-pub(crate) fn check(shader: &ShaderReflection, caps: &DeviceCaps) -> Result<Checked, LimitError> {
+/// Every device rule for `shader`, as `Manager::register`, `Manager::recreate`
+/// and `Registry::check_device` all ask it: the features its bindings need,
+/// then [`check`].
+pub(crate) fn check_shader(shader: &ShaderReflection, caps: &DeviceCaps) -> Result<Checked, crate::Error> {
+    let arrays = caps.features.contains(wgpu::Features::TEXTURE_BINDING_ARRAY);
+    if let Some(r) = shader.used_resources().find(|r| r.count > 1 && !arrays) {
+        return Err(crate::Error::Unsupported {
+            shader: shader.name().to_owned(),
+            what: format!(
+                "`{}` is a binding array of {}, and the device lacks Features::TEXTURE_BINDING_ARRAY",
+                r.name, r.count
+            ),
+        });
+    }
+    check(shader, caps).map_err(|e| e.into_error(shader.name()))
+}
+
+/// Checks `shader` against the device's limits.
+fn check(shader: &ShaderReflection, caps: &DeviceCaps) -> Result<Checked, LimitError> {
     let limits = &caps.limits;
     check_numbers(shader, caps)?;
     let batched = validate(shader, caps)?;

@@ -211,3 +211,45 @@ fn uniform_types_off_16_bytes_are_errors_where_the_device_needs_them() {
     // A device that allows it takes the short type as it is.
     Manager::new(&h.device, SlotPlan::default()).register_wgsl("short.wgsl", short).unwrap();
 }
+
+/// Every device rule lives in one place: `Registry::check_device` gives the
+/// answer `Manager::register` gives, for every shader of the tests' corpus
+/// (`tests/shaders`, its `bad/` and wgpu's examples), on a device with
+/// binding arrays and on one without.
+#[test]
+fn check_device_answers_as_register_does() {
+    let Some(h) = gpu::device() else { return };
+    let Some(plain) = gpu::device_with(wgpu::Features::empty(), |_| {}) else { return };
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/shaders");
+    let mut paths = Vec::new();
+    for dir in ["", "/bad", "/wgpu"] {
+        for entry in std::fs::read_dir(format!("{root}{dir}")).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_file() {
+                paths.push(path);
+            }
+        }
+    }
+    paths.sort();
+    let mut compared = 0;
+    for device in [&h.device, &plain.device] {
+        for path in &paths {
+            // Files that do not reflect never reach either check.
+            let Ok(shader) = freqbuf::reflect::ShaderReflection::from_path(path, None) else { continue };
+            let checked = freqbuf::Registry::check_device(&shader, &device.limits(), device.features());
+            let registered = Manager::new(device, SlotPlan::default()).register(shader).map(drop);
+            let text = |r: &Result<(), Error>| r.as_ref().err().map(|e| common::chain(e));
+            match (&checked, &registered) {
+                // The registry's own rules (a block over the uniform limit) come after the device's.
+                (Ok(()), Err(Error::Layout { .. })) => {}
+                _ => assert_eq!(text(&checked), text(&registered), "{}", path.display()),
+            }
+            compared += 1;
+        }
+    }
+    assert!(compared > 30, "{compared} shaders compared");
+    let arrays =
+        freqbuf::reflect::ShaderReflection::from_path(format!("{root}/texture_array.wgsl"), None).unwrap();
+    let refused = freqbuf::Registry::check_device(&arrays, &plain.device.limits(), plain.device.features());
+    assert!(matches!(refused, Err(Error::Unsupported { .. })), "{refused:?}");
+}

@@ -103,8 +103,7 @@ impl Manager {
         downlevel: wgpu::DownlevelFlags,
     ) -> Self {
         let caps = DeviceCaps::new(device, downlevel);
-        let max_uniform = caps.limits.max_uniform_buffer_binding_size.min(u32::MAX as u64) as u32;
-        let registry = Registry::with_limit(plan, max_uniform);
+        let registry = Registry::with_limit(plan, caps.max_uniform());
         Self {
             device: device.clone(),
             instances: InstanceTable::new(registry.tag()),

@@ -21,17 +21,7 @@ impl Manager {
     /// binding combination.
     pub fn register(&mut self, shader: ShaderReflection) -> Result<ShaderId, Error> {
         let shader = self.registry.planned(shader);
-        let arrays = self.caps.features.contains(wgpu::Features::TEXTURE_BINDING_ARRAY);
-        if let Some(r) = shader.used_resources().find(|r| r.count > 1 && !arrays) {
-            return Err(Error::Unsupported {
-                shader: shader.name().to_owned(),
-                what: format!(
-                    "`{}` is a binding array of {}, and the device lacks Features::TEXTURE_BINDING_ARRAY",
-                    r.name, r.count
-                ),
-            });
-        }
-        let checked = limits::check(&shader, &self.caps).map_err(|e| e.into_error(shader.name()))?;
+        let checked = limits::check_shader(&shader, &self.caps)?;
         let staged = self.registry.stage(&shader)?;
         let prepared = self.layouts.prepare(&self.device, &shader, &self.caps, checked)?;
         // Everything that can fail has passed: commit.
@@ -77,11 +67,10 @@ impl Manager {
             });
         }
         for (_, shader) in self.registry.shaders() {
-            limits::check(shader, &caps).map_err(|e| e.into_error(shader.name()))?;
+            limits::check_shader(shader, &caps)?;
         }
         // The registry follows the device: later registrations meet its limit.
-        let max_uniform = caps.limits.max_uniform_buffer_binding_size.min(u32::MAX as u64) as u32;
-        self.registry.check_uniform_limit(max_uniform)?;
+        self.registry.check_uniform_limit(caps.max_uniform())?;
         let layouts = self.layouts.recreate(device, &self.registry)?;
         // Everything new exists: switch over.
         self.layouts.install(layouts);
@@ -98,7 +87,7 @@ impl Manager {
         let dense = self.uploader.dense;
         self.uploader = Uploader::new(self.uploader.strategy, caps.limits.clone());
         self.uploader.dense = dense;
-        self.registry.set_uniform_limit(max_uniform);
+        self.registry.set_uniform_limit(caps.max_uniform());
         self.caps = caps;
         Ok(())
     }

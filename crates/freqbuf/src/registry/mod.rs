@@ -233,7 +233,7 @@ impl Registry {
         features: wgpu::Features,
     ) -> Result<(), Error> {
         let caps = DeviceCaps::from_parts(limits.clone(), features, wgpu::DownlevelFlags::compliant());
-        limits::check(shader, &caps).map(drop).map_err(|e| e.into_error(shader.name()))
+        limits::check_shader(shader, &caps).map(drop)
     }
 
     /// Every registered shader, with its id.
