@@ -214,6 +214,8 @@ fn measure(args: &Args, gpu: &Headless, shared: &Shared, baselines: &[String], p
     let scene0 = Scene::new(&params);
     // The floor of bytes, and the final state the encode floor draws.
     let mut final_scene = scene0.clone();
+    // The untimed frame 0 every method draws first (below) moves it too.
+    final_scene.apply(&final_scene.changes(0));
     let mut minimal = 0u64;
     for f in 1..=params.frames {
         let c = final_scene.changes(f);
