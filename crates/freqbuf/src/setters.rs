@@ -197,20 +197,23 @@ impl InstanceMut<'_> {
         };
         // wgpu's own validation judges the resource, on a one-entry bind group,
         // before anything changes; a mismatch would otherwise fail at draw time.
-        // Where permutations declare other types here, one of them must fit
-        // (the bind group of each pipeline checks its own when built).
+        // Where permutations declare other textures or samplers here, one of
+        // them must fit (the bind group of each pipeline checks its own when
+        // built); a storage buffer read in one and written in another must
+        // allow both, the widest use.
+        let buffer = matches!(ty, wgpu::BindingType::Buffer { .. });
         let first = self.groups.probe(self.device, ty, &bound);
-        if let Err(message) = first {
-            let fits =
-                shared.alternates.iter().any(|&alt| self.groups.probe(self.device, alt, &bound).is_ok());
-            if !fits {
-                let expected = std::iter::once(ty).chain(shared.alternates.iter().copied()).map(describe);
-                let kind = ParamErrorKind::Incompatible {
-                    expected: expected.collect::<Vec<_>>().join(" or "),
-                    message,
-                };
-                return Err(ParamError { name: name.to_owned(), kind }.into());
-            }
+        let alternates = shared.alternates.iter().map(|&alt| self.groups.probe(self.device, alt, &bound));
+        let failed = if buffer {
+            first.and_then(|()| alternates.collect::<Result<Vec<()>, String>>().map(drop)).err()
+        } else {
+            first.err().filter(|_| !alternates.into_iter().any(|r| r.is_ok()))
+        };
+        if let Some(message) = failed {
+            let expected = std::iter::once(ty).chain(shared.alternates.iter().copied()).map(describe);
+            let joined = expected.collect::<Vec<_>>().join(if buffer { " and " } else { " or " });
+            let kind = ParamErrorKind::Incompatible { expected: joined, message };
+            return Err(ParamError { name: name.to_owned(), kind }.into());
         }
         self.instances.set_resource(f, index, resource.binding, element, bound);
         Ok(())

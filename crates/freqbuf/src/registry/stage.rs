@@ -247,15 +247,20 @@ fn layout_error(shader: &str, binding: BindingPoint, kind: LayoutErrorKind) -> E
 
 /// `res`'s binding type when it may differ from `first`'s at one point: two
 /// textures (sampled, depth or storage: Bevy's `MESHLET` reads a depth
-/// pyramid's first mip as an r32uint storage texture) or two samplers of one
-/// count, whose types each pipeline layout declares for itself. Uniform and
-/// storage blocks share bytes, so they keep one type; a texture in one
-/// permutation and a sampler in another are two bindings of their own
-/// (`ResourceClass`), never alternates. `None` when the types are equal.
+/// pyramid's first mip as an r32uint storage texture), two samplers of one
+/// count, or two storage buffers the application sets that differ in access
+/// (Bevy's `cluster_raster` reads with `POPULATE_PASS` what it writes
+/// without), whose types each pipeline layout declares for itself. Uniform
+/// blocks and array slots share bytes freqbuf lays out, so they keep one
+/// type; a texture in one permutation and a sampler in another are two
+/// bindings of their own (`ResourceClass`), never alternates. `None` when
+/// the types are equal.
 fn alternate_type(first: &Resource, res: &Resource) -> Option<wgpu::BindingType> {
     use ResourceKind as K;
     let texture = |k: &ResourceKind| matches!(k, K::Texture { .. } | K::StorageTexture { .. });
+    let buffer = |r: &Resource| matches!(r.kind, K::Storage { .. }) && !r.is_slot() && !r.is_array_slot();
     let same_kind = (texture(&first.kind) && texture(&res.kind))
+        || (buffer(first) && buffer(res))
         || matches!((&first.kind, &res.kind), (K::Sampler { .. }, K::Sampler { .. }));
     if !same_kind || first.kind == res.kind || first.count != res.count {
         return None;
