@@ -254,3 +254,53 @@ fn only_pass_takes_the_one_pass_and_refuses_a_technique_of_several() {
         "o: technique `two` of effect `o` has 2 passes; loop over Effects::technique"
     );
 }
+
+/// A name the effect's own source tests is one of its flags or defs: a
+/// misspelt flag (`TINTD` for `TINTED`) or one never declared is refused at
+/// load, at its place, with the closest names; `#define`d names and defs
+/// count, and a library module may test names the effect does not set.
+#[test]
+fn a_tested_name_that_is_no_flag_or_def_is_refused_at_load() {
+    let toml = |flags: &str, defs: &str| {
+        format!(
+            "source = \"t.wgsl\"\nflags = [{flags}]\n{defs}[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"main\"\n"
+        )
+    };
+    let wgsl = "@compute @workgroup_size(1) fn main() {\n    var x = 0u;\n#ifdef TINTED\n    x = 1u;\n#endif\n    _ = x;\n}\n";
+    let mut fx = Effects::new();
+    let e = fx.add("t.effect.toml", &toml("\"TINTD\"", ""), wgsl).unwrap_err();
+    assert_eq!(
+        common::chain(&e),
+        "t.wgsl:3:8: `TINTED` is tested here, and is neither a flag nor a def of the effect; did you mean `TINTD`?"
+    );
+    let e = fx.add("t.effect.toml", &toml("", ""), wgsl).unwrap_err();
+    assert!(common::chain(&e).ends_with("is neither a flag nor a def of the effect"), "{e}");
+    fx.add("t.effect.toml", &toml("\"TINTED\"", ""), wgsl).unwrap();
+    fx.add("t.effect.toml", &toml("", "[defs]\nTINTED = true\n"), wgsl).unwrap();
+    fx.add("t.effect.toml", &toml("", ""), &format!("#define TINTED\n{wgsl}")).unwrap();
+    // `#if` expressions: every name in them, values and `true`/`false` aside.
+    let valued = "@compute @workgroup_size(1) fn main() {\n#if LIGHTS == 4 && SHADOWS == true\n    _ = 1u;\n#endif\n}\n";
+    let e = fx.add("v.effect.toml", &toml("", "[defs]\nLIGHTS = 4\n"), valued).unwrap_err();
+    assert!(common::chain(&e).starts_with("t.wgsl:2:20: `SHADOWS` is tested here"), "{e}");
+    // A library module tests what it likes: only the effect's texts are held to it.
+    fx.add_module("lib.wgsl", "#define_import_path lib\n#ifdef ANYTHING\nfn f() {}\n#endif\nfn g() {}\n")
+        .unwrap();
+    let importing = format!("#import lib\n{}", wgsl.replace("TINTED", "TINT"));
+    fx.add("i.effect.toml", &toml("\"TINT\"", ""), &importing).unwrap();
+}
+
+/// WESL's `@if` names are held to the same rule: `@if(GLOWW)` with the flag
+/// `GLOW` is refused at its place.
+#[cfg(feature = "wesl")]
+#[test]
+fn a_misspelt_wesl_if_is_refused_at_load() {
+    let toml = "source = \"g.wesl\"\nflags = [\"GLOW\"]\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"main\"\n";
+    let wesl =
+        "@compute @workgroup_size(1) fn main() {\n    var x = 0u;\n    @if(GLOWW) x = 1u;\n    _ = x;\n}\n";
+    let e = Effects::new().add("g.effect.toml", toml, wesl).unwrap_err();
+    assert_eq!(
+        common::chain(&e),
+        "g.wesl:3:9: `GLOWW` is tested here, and is neither a flag nor a def of the effect; did you mean `GLOW`?"
+    );
+    Effects::new().add("g.effect.toml", toml, &wesl.replace("GLOWW", "GLOW")).unwrap();
+}

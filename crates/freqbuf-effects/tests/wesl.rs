@@ -186,7 +186,8 @@ fn wesl_errors_point_into_their_file_and_name_the_permutation_and_who_refused() 
 #[test]
 fn add_reads_imports_from_the_library_packages() {
     let mut fx = Effects::new();
-    let toml = "source = \"m.wesl\"\nflags = [\"TINT\"]\n[defs]\nMATERIAL_BIND_GROUP = 1\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  vertex = \"vertex\"\n  fragment = \"fragment\"\n";
+    // `SCALE`, which tinted.wesl tests, is a def here, off: not a flag.
+    let toml = "source = \"m.wesl\"\nflags = [\"TINT\"]\n[defs]\nMATERIAL_BIND_GROUP = 1\nSCALE = false\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  vertex = \"vertex\"\n  fragment = \"fragment\"\n";
     let source = format!("{}\n{}", text("tinted.wesl"), text("fullscreen.wesl"));
     let early = fx.add("m.effect.toml", toml, &source).unwrap();
     let e = fx.check(&Registry::new(SlotPlan::default()), early, None).unwrap_err();

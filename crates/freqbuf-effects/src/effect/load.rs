@@ -188,6 +188,12 @@ impl Effects {
             stages: &stage_files,
             read,
         })?;
+        // A name the effect's own texts test is one of its flags or defs.
+        let known = flags.iter().chain(defs.iter().map(|(n, _)| n)).map(String::as_str).collect::<Vec<_>>();
+        super::tested_names::check(&source_file, &source, &known)?;
+        for f in &stage_files {
+            super::tested_names::check(&f.file, &f.text, &known)?;
+        }
         let tested = match &wesl {
             Some(w) => passes.iter().fold(w.tested_bits(&flags), |m, p| m | p.deciding()),
             None => {

@@ -25,6 +25,7 @@ mod passes;
 mod permutations;
 mod pipeline;
 mod pipelines;
+mod tested_names;
 mod types;
 mod warm;
 mod wesl;

@@ -1,6 +1,7 @@
 //! Effect errors: a bad effect file, a permutation that does not compose, a
 //! flag the effect does not have, permutations that disagree about a slot.
 
+use super::suggest;
 use freqbuf::Error;
 use freqbuf::error::Location;
 
@@ -88,6 +89,19 @@ pub enum EffectErrorKind {
         technique: String,
         /// How many passes it has.
         passes: usize,
+    },
+    /// The effect's source or a stage file tests a name (`#ifdef`, `@if`)
+    /// that is neither one of its flags nor one of its defs: a typo, or a
+    /// flag the effect file does not declare, whose branch could never be taken.
+    #[error(
+        "`{name}` is tested here, and is neither a flag nor a def of the effect{}",
+        suggest(.suggestions)
+    )]
+    UnknownTest {
+        /// The name tested.
+        name: String,
+        /// The closest flags and defs, best first.
+        suggestions: Vec<String>,
     },
     /// A flag is declared twice, or an effect declares more flags than fit.
     #[error("{0}")]

@@ -1,6 +1,7 @@
 //! Material and auto-constant errors: names no permutation has, values of the
 //! wrong shape, semantics bound to a member of another frequency.
 
+use super::suggest;
 use freqbuf::{Error, Frequency};
 
 use super::EffectError;
@@ -112,14 +113,6 @@ pub enum MaterialErrorKind {
     /// The manager refused a value or resource.
     #[error(transparent)]
     Manager(#[from] Error),
-}
-
-fn suggest(list: &[String]) -> String {
-    if list.is_empty() {
-        String::new()
-    } else {
-        format!("; did you mean {}?", list.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", "))
-    }
 }
 
 impl From<EffectError> for MaterialError {

@@ -12,5 +12,4 @@ mod value;
 
 pub use auto::{AutoConstants, Camera, Semantic};
 pub use math::{IntoColumns, IntoVec2};
-pub(crate) use store::closest;
 pub use store::{Materials, validate_tables};

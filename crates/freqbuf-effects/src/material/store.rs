@@ -318,7 +318,7 @@ impl Materials {
             subject: format!("`{name}`"),
             kind: Box::new(MaterialErrorKind::Unknown {
                 effect: info.name.clone(),
-                suggestions: closest(&first, known.iter().map(String::as_str)),
+                suggestions: crate::error::closest(&first, known.iter().map(String::as_str)),
             }),
         })
     }
@@ -461,16 +461,4 @@ pub fn validate_tables(
         crate::Semantic::parse(semantic)?.check(merged, Some(e.family()), member)?;
     }
     Ok(())
-}
-
-/// Up to three known names closest to `name`, best first.
-pub(crate) fn closest<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Vec<String> {
-    let mut scored = known
-        .into_iter()
-        .map(|k| (strsim::jaro_winkler(name, k), k))
-        .filter(|(score, _)| *score > 0.7)
-        .collect::<Vec<_>>();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
-    scored.dedup_by(|a, b| a.1 == b.1);
-    scored.into_iter().take(3).map(|(_, k)| k.to_owned()).collect()
 }

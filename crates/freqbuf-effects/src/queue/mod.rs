@@ -313,7 +313,7 @@ fn known(name: &str, cx: &QueueContext<'_, '_>) -> Result<(), MaterialError> {
     if cx.effects.pass_names().any(|n| n == name) {
         return Ok(());
     }
-    let suggestions = crate::material::closest(name, cx.effects.pass_names());
+    let suggestions = crate::error::closest(name, cx.effects.pass_names());
     Err(MaterialError {
         subject: format!("pass `{name}`"),
         kind: Box::new(MaterialErrorKind::UnknownPass { suggestions }),
