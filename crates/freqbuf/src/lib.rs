@@ -132,6 +132,20 @@ pub mod shape {
     pub use crate::typed::{FieldType, StructMember};
 }
 
+/// What `freqbuf-effects` shares with the core for reading untrusted shader
+/// text: naga_oil and the WESL compiler recurse as naga does, and effect
+/// files and modules are read under the same limits. Not an API: the two
+/// crates move together, and a renderer never needs these.
+#[doc(hidden)]
+pub mod __effects {
+    pub use crate::stack::on_deep_stack;
+
+    /// Reads a regular file of at most `limit` bytes, as reflection does.
+    pub fn read_file(path: &std::path::Path, limit: u64) -> Result<Vec<u8>, String> {
+        crate::reflect::read_file(path, limit)
+    }
+}
+
 /// What `#[derive(ShaderStruct)]` expands to calls; not an API.
 #[doc(hidden)]
 pub mod __derive {

@@ -14,13 +14,6 @@ use crate::errors::Error;
 /// becomes `Error::Wgpu` naming `what`.
 ///
 /// Cost: two scope pushes and pops, a few hundred nanoseconds; only on cold paths.
-#[cfg_attr(
-    target_arch = "wasm32",
-    expect(
-        clippy::arc_with_non_send_sync,
-        reason = "wgpu's errors are not Send on the web; the Arc only makes Error cloneable"
-    )
-)]
 pub(crate) fn scoped<T>(
     device: &wgpu::Device,
     what: impl FnOnce() -> String,

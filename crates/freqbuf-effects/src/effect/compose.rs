@@ -287,7 +287,7 @@ impl Compose {
     }
 }
 
-/// Runs naga_oil on a stack sized for the input ([`freqbuf::reflect::on_deep_stack`]):
+/// Runs naga_oil on a stack sized for the input (the core's `on_deep_stack`):
 /// its WGSL parser recurses over nesting as naga's does. A panic inside it
 /// becomes an error naming the file.
 fn deep<T: Send>(
@@ -296,7 +296,7 @@ fn deep<T: Send>(
     len: usize,
     f: impl FnOnce() -> T + Send,
 ) -> Result<T, EffectError> {
-    freqbuf::reflect::on_deep_stack(len, f).map_err(|panic| {
+    freqbuf::__effects::on_deep_stack(len, f).map_err(|panic| {
         let what = panic
             .downcast_ref::<&str>()
             .map(|s| (*s).to_owned())

@@ -236,7 +236,7 @@ pub(super) type ReadStage<'a> = &'a mut dyn FnMut(&str) -> Result<(String, Strin
 /// Reads an effect file or a WGSL source as `ShaderReflection::from_path`
 /// reads shaders: a regular UTF-8 file within the same size limit.
 pub(super) fn read_text(path: &Path) -> Result<String, String> {
-    let bytes = freqbuf::reflect::read_file(path, ShaderReflection::MAX_FILE_SIZE)?;
+    let bytes = freqbuf::__effects::read_file(path, ShaderReflection::MAX_FILE_SIZE)?;
     String::from_utf8(bytes).map_err(|e| format!("not UTF-8: {e}"))
 }
 

@@ -25,7 +25,6 @@ mod globals;
 mod link;
 mod types;
 
-pub use crate::stack::on_deep_stack;
 pub(crate) use types::ResourceClass;
 pub(crate) use types::wgsl_name;
 pub use types::{BlockLayout, EntryPoint, Member, MemberType, Resource, ResourceKind, ValueType};
@@ -360,7 +359,7 @@ fn feature_off(shader: String, feature: &'static str) -> ReflectError {
 ///
 /// Tools that read shader-like inputs (effect files, modules) read them
 /// through this, so that no input can block or exhaust memory.
-pub fn read_file(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
+pub(crate) fn read_file(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
     use std::io::Read;
     let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
     if !meta.is_file() {

@@ -49,7 +49,7 @@ impl Sources {
         let len = self.parts[part].modules.values().map(|&i| self.files[i].text.len()).sum();
         let sources = self.clone();
         let run = || compile(sources, part, &features, &constants, flags);
-        let (module, map) = freqbuf::reflect::on_deep_stack(len, run).map_err(|panic| {
+        let (module, map) = freqbuf::__effects::on_deep_stack(len, run).map_err(|panic| {
             let message = panic
                 .downcast_ref::<&str>()
                 .map(|s| (*s).to_owned())

@@ -165,8 +165,8 @@ impl<'a, 'r> Finder<'a, 'r> {
         let mut queue = vec![(main.clone(), first)];
         while let Some((path, index)) = queue.pop() {
             let text = self.files[index].text.clone();
-            let refs =
-                freqbuf::reflect::on_deep_stack(text.len(), || references(&text, &path)).unwrap_or_default();
+            let refs = freqbuf::__effects::on_deep_stack(text.len(), || references(&text, &path))
+                .unwrap_or_default();
             for module in refs.iter().map(canonical) {
                 if is_constants(&module) || modules.contains_key(&module) || missing.contains_key(&module) {
                     continue;
