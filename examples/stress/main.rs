@@ -50,6 +50,11 @@ struct Args {
     /// Seed of the scene.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Runs the whole comparison N times, methods interleaved each time, and
+    /// reports each method's median CPU ms (of each run's median frame) with
+    /// the spread, and each ratio's median and range.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    repeat: u32,
     /// Print one JSON object instead of tables.
     #[arg(long)]
     json: bool,
@@ -93,7 +98,10 @@ struct Run {
     /// CPU ms of each frame, in order.
     frames: Vec<f64>,
     cost: Cost,
+    /// The median frame's CPU ms; with `--repeat`, the median of each run's.
     cpu_ms: f64,
+    /// Each repeat's median frame, in order (one without `--repeat`).
+    repeats: Vec<f64>,
     hash: u64,
     pixels: Vec<u8>,
     /// Frames whose flush uploaded some slot as one dense span.
@@ -147,7 +155,7 @@ fn main() {
     let shares = args
         .moving
         .iter()
-        .map(|&m| measure(&args, &gpu, &shared, &baselines, params(&args, m)))
+        .map(|&m| measure_repeated(&args, &gpu, &shared, &baselines, params(&args, m)))
         .collect::<Vec<_>>();
     let last = shares.last().expect("--moving has a value");
     if let Some(path) = &args.png {
@@ -207,6 +215,41 @@ fn params(args: &Args, moving: f64) -> SceneParams {
         seed: args.seed,
         object_storage: args.object_storage,
     }
+}
+
+/// [`measure`] `--repeat` times: each method's CPU ms is the median of its
+/// runs' medians, each run kept in `repeats`; a run whose image differs from
+/// the first run's marks the method's image as different.
+fn measure_repeated(
+    args: &Args,
+    gpu: &Headless,
+    shared: &Shared,
+    baselines: &[String],
+    params: SceneParams,
+) -> Share {
+    let mut share = measure(args, gpu, shared, baselines, params.clone());
+    for k in 1..args.repeat {
+        eprintln!("repeat {}/{}", k + 1, args.repeat);
+        let again = measure(args, gpu, shared, baselines, params.clone());
+        for (run, other) in share.runs.iter_mut().zip(again.runs) {
+            run.repeats.push(other.cpu_ms);
+            if other.hash != run.hash {
+                run.hash = 0;
+            }
+        }
+    }
+    for run in &mut share.runs {
+        run.cpu_ms = median(&run.repeats);
+    }
+    share
+}
+
+/// The middle value (the mean of the middle two for an even count).
+pub(crate) fn median(values: &[f64]) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
 }
 
 /// Runs every method over the frames of one scene and reads their images back.
@@ -348,6 +391,7 @@ fn measure(args: &Args, gpu: &Headless, shared: &Shared, baselines: &[String], p
                     dense: false,
                 },
                 cpu_ms: ms(e.times[e.times.len() / 2]),
+                repeats: vec![ms(e.times[e.times.len() / 2])],
                 hash: fnv1a(&pixels),
                 pixels,
                 dense_frames: e.dense_frames,

@@ -78,6 +78,9 @@ pub(crate) fn print_table(share: &Share, real: bool) {
             (fb.cpu_ms - floor.cpu_ms) * 1e6 / p.objects as f64
         );
     }
+    if fb.repeats.len() > 1 {
+        print_repeats(runs);
+    }
     if real {
         let same = runs.iter().all(|r| r.hash == fb.hash);
         println!(
@@ -87,6 +90,31 @@ pub(crate) fn print_table(share: &Share, real: bool) {
         );
     } else {
         println!("final images:                         not compared (noop backend renders nothing)");
+    }
+    println!();
+}
+
+/// `a`'s CPU ms over `b`'s, repeat by repeat: the median and the range.
+fn ratio(a: &Run, b: &Run) -> (f64, f64, f64) {
+    let r = a.repeats.iter().zip(&b.repeats).map(|(x, y)| x / y).collect::<Vec<_>>();
+    let (lo, hi) = r.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+    (crate::median(&r), lo, hi)
+}
+
+/// Each method's CPU ms over the repeats, and its ratio to freqbuf.
+fn print_repeats(runs: &[Run]) {
+    let n = runs[0].repeats.len();
+    println!("over {n} repeats (each the median frame of one run): median (min-max)");
+    println!("{:<18} {:>22} {:>22}", "method", "cpu ms/frame", "cpu ×fb");
+    for r in runs {
+        let (lo, hi) = r.repeats.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+        let (m, rlo, rhi) = ratio(r, &runs[0]);
+        println!(
+            "{:<18} {:>22} {:>22}",
+            r.name,
+            format!("{:.2} ({lo:.2}-{hi:.2})", r.cpu_ms),
+            format!("{m:.3} ({rlo:.3}-{rhi:.3})")
+        );
     }
     println!();
 }
@@ -126,6 +154,7 @@ pub(crate) fn print_json(shares: &[Share]) {
                             "upload_calls_per_frame": r.cost.upload_calls,
                             "bind_calls_per_frame": r.cost.bind_calls,
                             "cpu_ms_per_frame": r.cpu_ms,
+                            "cpu_ms_per_repeat": r.repeats,
                             "cpu_ns_per_draw": r.cpu_ms * 1e6 / p.objects as f64,
                             "cpu_ns_per_moved_object": ns_per_moved(share, r),
                             "dense_flush_frames": r.dense_frames,
@@ -139,6 +168,7 @@ pub(crate) fn print_json(shares: &[Share]) {
                           "materials": p.materials, "views": p.views, "moving": p.moving,
                           "material_changes": p.material_changes, "frames": p.frames, "seed": p.seed},
                 "methods": methods,
+                "ratios": ratios(&share.runs),
                 "minimal_bytes_per_frame": share.minimal,
             })
         })
@@ -147,6 +177,22 @@ pub(crate) fn print_json(shares: &[Share]) {
         "{}",
         serde_json::to_string_pretty(&serde_json::json!({ "shares": shares })).expect("plain values")
     );
+}
+
+/// Every method's CPU ms over every other's, `"a/b": {median, min, max}`
+/// over the repeats (one value each without `--repeat`).
+fn ratios(runs: &[Run]) -> serde_json::Map<String, serde_json::Value> {
+    let mut out = serde_json::Map::new();
+    for a in runs {
+        for b in runs.iter().filter(|b| b.name != a.name) {
+            let (median, min, max) = ratio(a, b);
+            out.insert(
+                format!("{}/{}", a.name, b.name),
+                serde_json::json!({"median": median, "min": min, "max": max}),
+            );
+        }
+    }
+    out
 }
 
 /// An SVG line chart, one line per method: CPU ms per frame by frame for one
