@@ -162,7 +162,7 @@ impl<'a, T: Uniform> Batch<'a, T> {
 
     /// Sets the member on the instance at `position` of `list`
     /// ([`Manager::instance_list`](crate::Manager::instance_list)), with no
-    /// handle lookup. A list made before a free is [`Error::StaleList`].
+    /// handle lookup. A list made before a free is [`Error::StaleInstanceList`].
     ///
     /// Cost: a compare and copy of the value's bytes, and a dirty bit.
     #[inline]

@@ -8,7 +8,7 @@
 //! miss per write at 100,000 objects). It is the write side of a
 //! [`DrawList`](crate::DrawList), with the same rule: it holds while no
 //! instance of the manager is freed (a freed index may go to another
-//! handle); after a free, writes through it are [`Error::StaleList`] until
+//! handle); after a free, writes through it are [`Error::StaleInstanceList`] until
 //! it is made again. Write a changing set through handles
 //! ([`Batch::set`](crate::Batch::set)).
 
@@ -71,7 +71,7 @@ impl InstanceList {
     #[inline]
     pub(crate) fn index(&self, instances: &InstanceTable, position: usize) -> Result<u32, Error> {
         if self.tag != instances.tag() || self.frees != instances.frees() {
-            return Err(Error::StaleList);
+            return Err(Error::StaleInstanceList);
         }
         #[allow(
             clippy::unnecessary_lazy_evaluations,

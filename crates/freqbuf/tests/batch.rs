@@ -285,13 +285,13 @@ fn batches_write_by_position_through_an_instance_list_until_a_free() {
     let foreign = other.fb.create_object();
     let foreign_list = other.fb.instance_list([foreign]).unwrap();
     let mut worlds = rig.fb.batch(world_p).unwrap();
-    assert!(matches!(worlds.set_in(&foreign_list, 0, &world(1)), Err(Error::StaleList)));
+    assert!(matches!(worlds.set_in(&foreign_list, 0, &world(1)), Err(Error::StaleInstanceList)));
 
     // A free makes the list stale (index 7 may go to another handle); a new list writes again.
     rig.fb.free_object(ids[7]).unwrap();
     model[7] = None;
     let mut worlds = rig.fb.batch(world_p).unwrap();
-    assert!(matches!(worlds.set_in(&list, 0, &world(3)), Err(Error::StaleList)));
+    assert!(matches!(worlds.set_in(&list, 0, &world(3)), Err(Error::StaleInstanceList)));
     let live: Vec<ObjectId> = ids.iter().enumerate().filter(|&(i, _)| i != 7).map(|(_, &id)| id).collect();
     let list = rig.fb.instance_list(live.iter().copied()).unwrap();
     let mut worlds = rig.fb.batch(world_p).unwrap();
@@ -352,7 +352,11 @@ fn set_all_writes_a_frame_in_one_call_in_order_and_stops_at_the_first_refused_it
     // A stale list refuses its first item and writes nothing.
     let w = world(7);
     let e = worlds.set_all_in(&list, [(0usize, &w)]).unwrap_err();
-    assert!(matches!(e, Error::StaleList), "{e:?}");
+    assert!(matches!(e, Error::StaleInstanceList), "{e:?}");
+    assert_eq!(
+        e.to_string(),
+        "the instance list is stale: an instance was freed since it was made, or another manager made it"
+    );
     assert_eq!(rig.read(h, ids[0]), expected(&model));
 }
 

@@ -517,7 +517,7 @@ mod random {
                 .collect::<Vec<_>>();
             let written = scene::set_batch_in(&mut self.m, p, rep.kind, &list, &items);
             if free.is_some() {
-                assert!(matches!(written, Err(freqbuf::Error::StaleList)), "{written:?}");
+                assert!(matches!(written, Err(freqbuf::Error::StaleInstanceList)), "{written:?}");
                 return;
             }
             written.unwrap();

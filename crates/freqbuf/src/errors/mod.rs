@@ -179,6 +179,13 @@ pub enum Error {
     /// [`crate::Manager::draw_list`].
     #[error("the draw list is stale: an instance was freed since it was made, or another manager made it")]
     StaleList,
+    /// An [`InstanceList`](crate::InstanceList) was made before an instance
+    /// was freed, or by another manager: make it again with
+    /// [`crate::Manager::instance_list`].
+    #[error(
+        "the instance list is stale: an instance was freed since it was made, or another manager made it"
+    )]
+    StaleInstanceList,
     /// An [`InstanceList`](crate::InstanceList) was given handles of two frequencies.
     #[error("an instance list holds one frequency; it was given {first:?} and {other:?} handles")]
     ListFrequencies {

@@ -24,7 +24,7 @@ impl Manager {
     /// Resolves `ids` (handles of one frequency) to dense indices once, for
     /// [`Batch::set_in`] and [`StructBatch::set_in`] to write by position
     /// with no handle lookup. Holds until an instance is freed
-    /// ([`Error::StaleList`] after). Cost: one handle lookup per id.
+    /// ([`Error::StaleInstanceList`] after). Cost: one handle lookup per id.
     pub fn instance_list<I: Into<InstanceId>>(
         &self,
         ids: impl IntoIterator<Item = I>,
