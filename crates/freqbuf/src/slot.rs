@@ -1,7 +1,10 @@
 //! `Slot`: one shared uniform buffer for one binding point.
 //!
 //! A slot holds every instance of its frequency at `index * stride` in one GPU
-//! buffer, bound with dynamic offsets, and keeps a CPU shadow of the same bytes.
+//! buffer, bound with a dynamic offset per instance (a uniform block), or whole
+//! as a storage array indexed by instance, or in batches of a uniform array
+//! where the device has no vertex storage (an array slot, `Addressing`), and
+//! keeps a CPU shadow of the same bytes.
 //! Writes go to the shadow and mark a byte range of the instance dirty; only
 //! [`crate::Manager::flush`] touches the GPU. Use a slot (through the manager)
 //! for data shared by many shaders; bind a plain buffer yourself for data that

@@ -192,8 +192,9 @@ impl Layouts {
             for g in &mut groups {
                 let key = (g.group, std::mem::take(&mut g.layout_entries));
                 if !self.index.contains_key(&key) {
+                    let label = group_label(key.0, &key.1);
                     g.layout = Some(device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                        label: Some("freqbuf group"),
+                        label: Some(&label),
                         entries: &key.1,
                     }));
                 }
@@ -335,9 +336,10 @@ impl Layouts {
             || "bind group layouts on the new device".into(),
             || {
                 keys.iter()
-                    .map(|(_, entries)| {
+                    .map(|(v, entries)| {
+                        let label = group_label(self.variants[v.0 as usize].group, entries);
                         device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                            label: Some("freqbuf group"),
+                            label: Some(&label),
                             entries,
                         })
                     })
@@ -392,5 +394,14 @@ fn uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
             min_binding_size: None,
         },
         count: None,
+    }
+}
+
+/// A bind group layout's label: its group, and whether it is a gap's empty
+/// layout (which a pipeline binds too: the bind call nothing else explains).
+fn group_label(group: u32, entries: &[wgpu::BindGroupLayoutEntry]) -> String {
+    match entries.len() {
+        0 => format!("freqbuf group {group} (empty: fills a gap before a later group)"),
+        n => format!("freqbuf group {group} ({n} bindings)"),
     }
 }

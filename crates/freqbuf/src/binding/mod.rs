@@ -1,4 +1,4 @@
-//! Binding: bind group layouts generated from reflection ([`layouts`]), the
+//! Binding: bind group layouts generated from reflection (`group_layouts`), the
 //! bind group cache with placeholders and instance resources ([`groups`]),
 //! the frozen per-frame [`state`] binders read, the draw [`binder`], draw
 //! lists resolved once and their bind ([`list`]), and lists issued as

@@ -1,16 +1,18 @@
 //! Flush: moving the dirty bytes of every slot's CPU shadow to the GPU.
 //!
 //! Per slot, dirty instances give sorted, coalesced byte ranges. A slot with one
-//! range is written directly with `queue.write_buffer`. The ranges of all other
-//! slots are packed into one staging buffer with a single upload call, then moved
-//! into place on the GPU by one of two [`FlushStrategy`]s. Either way a frame
-//! makes at most one upload call per slot, and the work is proportional to the
-//! dirty bytes, not to the number of instances.
+//! range is written straight into its buffer through the kept staging belt
+//! (`queue.write_buffer` only past 16 MiB, a re-laid slot or a first upload).
+//! The ranges of all other slots are packed into one staging buffer with a
+//! single upload call, then moved into place on the GPU by one of two
+//! [`FlushStrategy`]s. Either way a frame makes at most one upload call per
+//! slot, and the work is proportional to the dirty bytes, not to the number of
+//! instances.
 //!
-//! The steps, one file each: [`plan`] (grow buffers, take ranges, cut chunks),
-//! [`stage`] (one upload call per chunk), [`moves`] (copies and scatter
-//! dispatches, one submit per chunk), with the scatter pipeline in [`scatter`].
-
+//! The steps, one file each: `flush_plan` (grow buffers, take ranges, write
+//! single ranges, cut chunks), `stage` (one upload call per chunk), `moves`
+//! (copies and scatter dispatches), with the scatter pipeline in `scatter` and
+//! the kept staging memory in `belt`.
 mod belt;
 mod flush_plan;
 mod moves;
