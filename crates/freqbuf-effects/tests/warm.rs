@@ -207,7 +207,8 @@ fn a_saved_pipeline_log_replays_what_the_last_run_drew() {
     let mut fb = Manager::new(&h.device, SlotPlan::default());
     let stale = "\n[[pipeline]]\neffect = \"gone\"\npass = \"t.color\"\nflags = []\n\
                  [[pipeline]]\neffect = \"w\"\npass = \"t.removed\"\nflags = []\n";
-    let report = next.replay_pipeline_log(&mut fb, "pipelines.toml", &(saved + stale), |_| targets.clone());
+    let report =
+        next.replay_pipeline_log(&mut fb, "pipelines.toml", &(saved.clone() + stale), |_| targets.clone());
     let report = report.unwrap_or_else(|e| panic!("{}", common::chain(&e)));
     assert_eq!(report.built, 2);
     let why = report.skipped.iter().map(|(_, why)| why.as_str()).collect::<Vec<_>>();
@@ -218,6 +219,24 @@ fn a_saved_pipeline_log_replays_what_the_last_run_drew() {
     let e =
         next.replay_pipeline_log(&mut fb, "pipelines.toml", "[[pipeline]]\neffect = 3", |_| targets.clone());
     assert!(common::chain(&e.unwrap_err()).starts_with("pipelines.toml"));
+
+    // The log twice over, on 2 threads with progress: each pipeline is built
+    // once and reported once, and the draws then build nothing.
+    let mut third = Effects::new();
+    let id = third.add("w.effect.toml", TOML, SOURCE).unwrap();
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let mut seen = Vec::new();
+    let twice = saved.clone() + &saved;
+    let report = third
+        .replay_pipeline_log_with(&mut fb, "pipelines.toml", &twice, |_| targets.clone(), 2, &mut |p| {
+            seen.push((p.done, p.total));
+        })
+        .unwrap_or_else(|e| panic!("{}", common::chain(&e)));
+    assert_eq!((report.built, report.skipped.len()), (4, 0));
+    assert_eq!(seen, [(1, 2), (2, 2)]);
+    assert_eq!(third.stats().pipelines, 2);
+    draw(&mut third, &mut fb, id);
+    assert_eq!(third.stats().pipelines, 2, "every draw's pipeline was replayed");
 }
 
 const DEFS_SOURCE: &str = "

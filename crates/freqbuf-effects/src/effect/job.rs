@@ -26,6 +26,19 @@ enum JobKind {
     Compute { module: wgpu::ShaderModule },
 }
 
+impl Job {
+    /// Whether `other` builds the same pipeline (a log may name one twice).
+    pub(super) fn same(&self, other: &Job) -> bool {
+        self.pass == other.pass
+            && self.shader == other.shader
+            && match (&self.kind, &other.kind) {
+                (JobKind::Render { targets: a, .. }, JobKind::Render { targets: b, .. }) => a == b,
+                (JobKind::Compute { .. }, JobKind::Compute { .. }) => true,
+                _ => false,
+            }
+    }
+}
+
 /// A built pipeline, on its way into the library's cache.
 pub(super) enum Built {
     Render(wgpu::RenderPipeline),

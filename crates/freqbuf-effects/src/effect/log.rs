@@ -130,12 +130,29 @@ impl Effects {
         text: &str,
         targets: impl Fn(&LoggedPipeline) -> Targets,
     ) -> Result<ReplayReport, EffectError> {
+        self.replay_pipeline_log_with(manager, file, text, targets, 1, &mut |_| {})
+    }
+
+    /// [`Effects::replay_pipeline_log`] on `threads` threads (0: one per
+    /// core; on the web, always this one), as [`Effects::warm_with`] builds:
+    /// modules and layouts are made here, the pipelines on the threads, and
+    /// `progress` runs on this thread after each is built.
+    pub fn replay_pipeline_log_with(
+        &mut self,
+        manager: &mut Manager,
+        file: &str,
+        text: &str,
+        targets: impl Fn(&LoggedPipeline) -> Targets,
+        threads: usize,
+        progress: &mut dyn FnMut(super::WarmProgress),
+    ) -> Result<ReplayReport, EffectError> {
         let log: LogFile = toml::from_str(text).map_err(|e| EffectError {
             file: file.to_owned(),
             location: None,
             kind: Box::new(EffectErrorKind::Toml(e.to_string())),
         })?;
         let mut report = ReplayReport::default();
+        let mut jobs = Vec::new();
         for entry in log.pipeline {
             let found = self.logged(&entry).and_then(|(pass, flags)| {
                 let targets = targets(&entry);
@@ -149,13 +166,19 @@ impl Effects {
             });
             match found {
                 Ok((pass, flags, targets)) => {
-                    self.build(manager, pass, flags, &targets)?;
+                    let render = self.pass(pass).vertex.is_some().then_some(&targets);
+                    // Two entries of one pipeline: the second finds the first's job pending.
+                    if let Some(job) = self.job(manager, pass, flags, render)?.1 {
+                        if !jobs.iter().any(|j: &super::job::Job| j.same(&job)) {
+                            jobs.push(job);
+                        }
+                    }
                     report.built += 1;
                 }
                 Err(why) => report.skipped.push((entry, why)),
             }
         }
-        Ok(report)
+        self.build_jobs(manager, jobs, threads, progress).map(|()| report)
     }
 
     /// The pass and flags a log entry names (making the effect's
@@ -203,21 +226,5 @@ impl Effects {
             values.push((name.as_str(), value));
         }
         self.with_defs(id, &values).map_err(|e| crate::error::chain(&e))
-    }
-
-    /// A pass's pipeline under `flags`: render passes for `targets`,
-    /// compute passes as they are.
-    pub(super) fn build(
-        &mut self,
-        manager: &mut Manager,
-        pass: PassId,
-        flags: FlagSet,
-        targets: &Targets,
-    ) -> Result<(), EffectError> {
-        if self.pass(pass).vertex.is_some() {
-            self.render_pipeline(manager, pass, flags, targets).map(drop)
-        } else {
-            self.compute_pipeline(manager, pass, flags).map(drop)
-        }
     }
 }

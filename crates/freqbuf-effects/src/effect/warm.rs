@@ -86,6 +86,18 @@ impl Effects {
                 }
             }
         }
+        self.build_jobs(manager, jobs, threads, progress).map(|()| report)
+    }
+
+    /// Builds `jobs` on up to `threads` threads and keeps each pipeline; the
+    /// first that failed is the error, after every other is kept.
+    pub(super) fn build_jobs(
+        &mut self,
+        manager: &Manager,
+        jobs: Vec<Job>,
+        threads: usize,
+        progress: &mut dyn FnMut(WarmProgress),
+    ) -> Result<(), EffectError> {
         let built = build_all(manager, &jobs, self.pipelines.cache(), threads, progress);
         let mut first = None;
         for (job, built) in jobs.into_iter().zip(built) {
@@ -96,7 +108,7 @@ impl Effects {
                 }
             }
         }
-        first.map_or(Ok(report), Err)
+        first.map_or(Ok(()), Err)
     }
 }
 
