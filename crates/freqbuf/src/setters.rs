@@ -203,11 +203,11 @@ impl InstanceMut<'_> {
         // allow both, the widest use.
         let buffer = matches!(ty, wgpu::BindingType::Buffer { .. });
         let first = self.groups.probe(self.device, ty, &bound);
-        let alternates = shared.alternates.iter().map(|&alt| self.groups.probe(self.device, alt, &bound));
+        let mut alternates = shared.alternates.iter().map(|&alt| self.groups.probe(self.device, alt, &bound));
         let failed = if buffer {
-            first.and_then(|()| alternates.collect::<Result<Vec<()>, String>>().map(drop)).err()
+            first.and_then(|()| alternates.collect::<Result<(), String>>()).err()
         } else {
-            first.err().filter(|_| !alternates.into_iter().any(|r| r.is_ok()))
+            first.err().filter(|_| !alternates.any(|r| r.is_ok()))
         };
         if let Some(message) = failed {
             let expected = std::iter::once(ty).chain(shared.alternates.iter().copied()).map(describe);
