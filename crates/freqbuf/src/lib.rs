@@ -132,12 +132,14 @@ pub mod shape {
     pub use crate::typed::{FieldType, StructMember};
 }
 
-/// What `freqbuf-effects` shares with the core for reading untrusted shader
-/// text: naga_oil and the WESL compiler recurse as naga does, and effect
-/// files and modules are read under the same limits. Not an API: the two
-/// crates move together, and a renderer never needs these.
+/// What `freqbuf-effects` shares with the core: reading untrusted shader
+/// text (naga_oil and the WESL compiler recurse as naga does, and effect
+/// files and modules are read under the same limits) and the suggestions of
+/// every "did you mean". Not an API: the two crates move together, and a
+/// renderer never needs these.
 #[doc(hidden)]
 pub mod __effects {
+    pub use crate::name::closest;
     pub use crate::stack::on_deep_stack;
 
     /// Reads a regular file of at most `limit` bytes, as reflection does.

@@ -91,7 +91,7 @@ pub(crate) fn parse_path(path: &str) -> Result<Path<'_>, ParamErrorKind> {
 }
 
 /// Up to three known names closest to `name`, best first.
-pub(crate) fn closest<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+pub fn closest<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Vec<String> {
     let mut scored = known
         .into_iter()
         .map(|k| (strsim::jaro_winkler(name, k), k))

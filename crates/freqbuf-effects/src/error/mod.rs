@@ -43,18 +43,9 @@ macro_rules! debug_as_report {
 
 debug_as_report!(EffectError, MaterialError);
 
-/// Up to three known names closest to `name`, best first: the suggestions
-/// of every "did you mean" in this crate.
-pub(crate) fn closest<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Vec<String> {
-    let mut scored = known
-        .into_iter()
-        .map(|k| (strsim::jaro_winkler(name, k), k))
-        .filter(|(score, _)| *score > 0.7)
-        .collect::<Vec<_>>();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
-    scored.dedup_by(|a, b| a.1 == b.1);
-    scored.into_iter().take(3).map(|(_, k)| k.to_owned()).collect()
-}
+/// Up to three known names closest to `name`, best first: the core's rule,
+/// so that both crates suggest alike.
+pub(crate) use freqbuf::__effects::closest;
 
 /// `; did you mean `a`, `b`?`, or nothing without suggestions.
 fn suggest(list: &[String]) -> String {
