@@ -39,6 +39,7 @@ impl ShaderReflection {
             let base = linked.entry_points.len();
             linked.entry_points.extend(part.entry_points.iter().cloned());
             linked.immediate_size = linked.immediate_size.max(part.immediate_size);
+            linked.indexing.extend(part.indexing.iter().cloned());
             for res in &part.resources {
                 let mut res = res.clone();
                 name_file(&mut res, part.name());
@@ -57,6 +58,8 @@ impl ShaderReflection {
         let used: Vec<_> = linked.resources.iter().filter(|r| r.is_used()).map(|r| r.binding).collect();
         linked.resources.retain(|r| r.is_used() || !used.contains(&r.binding));
         linked.resources.sort_by_key(|r| r.binding);
+        linked.indexing.sort();
+        linked.indexing.dedup();
         linked
     }
 

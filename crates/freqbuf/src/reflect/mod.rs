@@ -22,9 +22,11 @@ use crate::slot_plan::BindingPoint;
 mod block;
 mod entry;
 mod globals;
+mod index;
 mod link;
 mod types;
 
+pub use index::{IndexSource, Indexing};
 pub(crate) use types::ResourceClass;
 pub(crate) use types::wgsl_name;
 pub use types::{BlockLayout, EntryPoint, Member, MemberType, Resource, ResourceKind, ValueType};
@@ -57,6 +59,8 @@ pub struct ShaderReflection {
     info: ModuleInfo,
     entry_points: Vec<EntryPoint>,
     resources: Vec<Resource>,
+    /// Every array it indexes, with where the index comes from (`index.rs`).
+    indexing: Vec<Indexing>,
     /// Bytes of `var<immediate>` data its entry points read.
     immediate_size: u32,
     /// The text it came from, for `line:column` in later errors.
@@ -229,12 +233,14 @@ impl ShaderReflection {
             globals::Globals { name: &name, module: &module, info: &info, layouter: &layouter, source };
         let (mut resources, immediate_size) = globals.resources()?;
         resources.sort_by_key(|r| r.binding);
+        let indexing = index::indexing(&module);
         Ok(Self {
             name,
             module,
             info,
             entry_points,
             resources,
+            indexing,
             immediate_size,
             source: source.map(str::to_owned),
             family: None,
@@ -310,6 +316,15 @@ impl ShaderReflection {
     #[inline]
     pub fn resources(&self) -> &[Resource] {
         &self.resources
+    }
+
+    /// Every storage array and binding array its functions index, with where
+    /// each index comes from, sorted and once per pair: how registration finds
+    /// that a material slab is indexed through object data
+    /// (`materials[objects[i].material]`). Cost: none (found at reflection).
+    #[inline]
+    pub fn indexing(&self) -> &[Indexing] {
+        &self.indexing
     }
 
     /// The resource at `point`, if the shader declares one.
