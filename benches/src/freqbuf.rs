@@ -200,10 +200,10 @@ impl Freqbuf {
         groups: std::ops::Range<u32>,
         mut draw: impl FnMut(&mut wgpu::RenderPass<'_>, usize, u32),
     ) {
-        let (m, draws) = (&self.m, &self.draws);
-        let list = self
-            .list
-            .get_or_insert_with(|| m.draw_list(draws.iter().map(|(_, d)| d)).expect("flushed, live"));
+        if self.list.is_none() {
+            self.list = Some(self.m.draw_list(self.draws.iter().map(|(_, d)| d)).expect("flushed, live"));
+        }
+        let list = self.list.as_mut().expect("made above");
         let pipelines = &self.pipelines;
         let mut current = usize::MAX;
         Binder::new()
@@ -380,10 +380,10 @@ impl Method for Freqbuf {
         }
         if let Some(mut indirect) = self.indirect.take() {
             let mut pass = target.pass(&mut enc);
-            let (m, draws) = (&self.m, &self.draws);
-            let list = self
-                .list
-                .get_or_insert_with(|| m.draw_list(draws.iter().map(|(_, d)| d)).expect("flushed, live"));
+            if self.list.is_none() {
+                self.list = Some(self.m.draw_list(self.draws.iter().map(|(_, d)| d)).expect("flushed, live"));
+            }
+            let list = self.list.as_mut().expect("made above");
             let starts = &self.pipeline_starts;
             Binder::new()
                 .draw_indirect(&mut self.m, &gpu.queue, &mut pass, list, &mut indirect, |pass, i| {

@@ -11,6 +11,7 @@ use slotmap::{DefaultKey, Key, KeyData, SlotMap};
 use crate::errors::Error;
 use crate::family::FamilyId;
 use crate::reflect::ResourceClass;
+use crate::slab::Links;
 use crate::slot_plan::{BindingPoint, Frequency};
 
 /// An instance handle without its type: the manager's tag (so that a handle
@@ -242,6 +243,8 @@ pub(crate) struct InstanceTable {
     epoch: u64,
     /// Instances freed so far: a draw list's dense indices hold while it does.
     frees: u64,
+    /// Slab pointers written into instances (`slab.rs`).
+    links: Links,
 }
 
 impl InstanceTable {
@@ -254,7 +257,16 @@ impl InstanceTable {
         let mut implied = [None; Frequency::COUNT];
         implied[Frequency::Frame.index()] = Some(RawKey { tag, key: key.data() });
         let families = Default::default();
-        Self { tag, sets, implied, resources: Default::default(), families, epoch: 0, frees: 0 }
+        Self {
+            tag,
+            sets,
+            implied,
+            resources: Default::default(),
+            families,
+            epoch: 0,
+            frees: 0,
+            links: Links::default(),
+        }
     }
 
     /// A new instance of `K`'s frequency and its dense index, pending until
@@ -301,6 +313,7 @@ impl InstanceTable {
         )]
         let index = self.sets[f.index()].remove(key.into()).ok_or_else(|| Error::StaleHandle(f))?;
         self.frees += 1;
+        self.links.freed(f, index);
         if let Some(r) = self.resources[f.index()].get_mut(index as usize) {
             if !r.items.is_empty() {
                 r.items.clear();
@@ -353,6 +366,18 @@ impl InstanceTable {
     /// A flush happened: every live instance is on the GPU.
     pub(crate) fn mark_flushed(&mut self) {
         self.sets.iter_mut().for_each(Instances::mark_flushed);
+        self.links.flushed();
+    }
+
+    /// The slab pointers linking has written.
+    #[inline]
+    pub(crate) fn links(&self) -> &Links {
+        &self.links
+    }
+
+    #[inline]
+    pub(crate) fn links_mut(&mut self) -> &mut Links {
+        &mut self.links
     }
 
     /// The resources of instance `index` of `f`, if it ever set one.

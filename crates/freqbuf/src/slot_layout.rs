@@ -11,6 +11,7 @@ use crate::id::ShaderId;
 use crate::name::Segment;
 use crate::name::is_padding;
 use crate::reflect::{BlockLayout, Member, MemberType};
+use crate::slab::SlabSource;
 use crate::slot_plan::{BindingPoint, Frequency};
 
 /// The merged layout of one slot: every member any registered shader declares.
@@ -28,6 +29,8 @@ pub struct SlotLayout {
     /// Block variable and struct type names its users declare (`mat_b`, `MatB`),
     /// which qualify a member name: `mat_b.color`.
     aliases: Vec<String>,
+    /// A slab: an array slot found through another array's member.
+    slab: Option<SlabSource>,
 }
 
 /// A member of a slot, with the first shader that declared it.
@@ -70,7 +73,27 @@ impl SlotLayout {
             members: Vec::new(),
             users: Vec::new(),
             aliases: Vec::new(),
+            slab: None,
         }
+    }
+
+    /// Where a slab's element index is read, for an array slot that every
+    /// user finds through another array's member (`slab.rs`); `None` for
+    /// uniform slots and array slots indexed by the instance index.
+    #[inline]
+    pub fn slab(&self) -> Option<&SlabSource> {
+        self.slab.as_ref()
+    }
+
+    /// Makes the slot a slab read through `source` (or one indexed by the
+    /// instance index, `None`), unless a user already reads it otherwise:
+    /// then the other way, for the error.
+    pub(crate) fn read_through(&mut self, source: Option<SlabSource>) -> Result<(), Option<SlabSource>> {
+        if self.users.is_empty() {
+            self.slab = source;
+            return Ok(());
+        }
+        if self.slab == source { Ok(()) } else { Err(self.slab.clone()) }
     }
 
     /// The slot's binding point.

@@ -260,7 +260,7 @@ struct O { pos: vec4<f32> }
     let e = fb.register_wgsl("two.wgsl", two).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "two.wgsl: @group(3) @binding(1): array slots `mats` (material) and `objs` (object) have different frequencies; a draw passes one instance index, so a shader's array slots must share one frequency"
+        "two.wgsl: @group(3) @binding(1): array slots `mats` (material) and `objs` (object) have different frequencies; a draw passes one instance index, so a shader's array slots must share one frequency, unless one is a slab found through a member of the other (`materials[objects[i].material]`)"
     );
     // Nothing was committed: the first shader still draws.
     assert_eq!(fb.registry().shaders().len(), 1);

@@ -104,7 +104,7 @@ impl<'h> Scene<'h> {
         Draw::new(shader).material(self.materials[i / 7 % 5]).object(self.objects[i])
     }
 
-    fn list(&self) -> DrawList {
+    fn list(&mut self) -> DrawList {
         let draws = (0..self.objects.len()).map(|i| self.draw_of(i)).collect::<Vec<_>>();
         self.fb.draw_list(&draws).unwrap()
     }

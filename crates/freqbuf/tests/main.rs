@@ -23,6 +23,7 @@ mod resources;
 mod runtime;
 mod rust_corpus;
 mod scale;
+mod slabs;
 mod typed;
 mod values;
 mod visibility;

@@ -292,10 +292,29 @@ impl Binder {
             }
             for &s in &v.arrays {
                 let slot = &slots[s.index()];
-                first = instance(slot.frequency())?;
-                same_family(registry, shader_id, s, || instances.family(slot.frequency(), first))?;
-                if first >= slot.gpu_capacity() {
+                let i = instance(slot.frequency())?;
+                same_family(registry, shader_id, s, || instances.family(slot.frequency(), i))?;
+                if i >= slot.gpu_capacity() {
                     return Err(Error::NotFlushed(slot.frequency()));
+                }
+                match registry.links(shader_id).iter().find(|l| l.to == s.index()) {
+                    // A slab: the draw's object must point at element `i`, on the GPU too.
+                    Some(link) => {
+                        let from = slots[link.from].frequency();
+                        if !super::link::points_at(slots, link, instance(from)?, i) {
+                            return Err(super::link::unlinked(
+                                registry,
+                                shader_id,
+                                link,
+                                from,
+                                slot.frequency(),
+                            ));
+                        }
+                        if instances.links().pending() {
+                            return Err(Error::NotFlushed(from));
+                        }
+                    }
+                    None => first = i,
                 }
             }
             let (owner, owned) = match v.owner {

@@ -26,6 +26,8 @@ use crate::errors::Error;
 use crate::id::ShaderId;
 use crate::instance::{InstanceTable, NOT_GIVEN, checked};
 use crate::limits::MAX_GROUPS;
+use crate::registry::Registry;
+use crate::slab::Links;
 use crate::slot_plan::Frequency;
 
 /// Draws with their instances resolved to slot indices, made by
@@ -38,6 +40,9 @@ pub struct DrawList {
     /// Unique per list made (clones share it: they hold the same draws).
     serial: u64,
     draws: Vec<(ShaderId, [u32; Frequency::COUNT])>,
+    /// For a list with slab draws: the pointer moves when it was made, and
+    /// the flush count if its pointers were not flushed yet (`slab.rs`).
+    links: Option<(u64, Option<u64>)>,
     /// The bind commands of the last encode, if it bound every draw.
     recorded: Option<Recorded>,
 }
@@ -147,16 +152,29 @@ impl DrawList {
             })
             .collect::<Result<_, Error>>()?;
         let serial = crate::id::Counter::DrawList.next();
-        Ok(Self { tag, frees: instances.frees(), serial, draws, recorded: None })
+        Ok(Self { tag, frees: instances.frees(), serial, draws, links: None, recorded: None })
+    }
+
+    /// Keeps what linking its draws left: a later move of a pointer makes
+    /// the list stale, and a pointer not yet flushed makes it wait for a flush.
+    pub(crate) fn linked(&mut self, registry: &Registry, links: &Links) {
+        if self.draws.iter().any(|(s, _)| !registry.links(*s).is_empty()) {
+            self.links = Some((links.moved(), links.pending().then(|| links.flushes())));
+        }
     }
 
     /// [`Error::StaleList`] unless the list was made by the lending manager
     /// since its last free. Cost: two comparisons.
     #[inline]
     pub(crate) fn check(&self, cx: &BindContext<'_>) -> Result<(), Error> {
-        match self.tag == cx.registry.tag() && self.frees == cx.instances.frees() {
-            true => Ok(()),
-            false => Err(Error::StaleList),
+        if self.tag != cx.registry.tag() || self.frees != cx.instances.frees() {
+            return Err(Error::StaleList);
+        }
+        let links = cx.instances.links();
+        match self.links {
+            Some((moved, _)) if moved != links.moved() => Err(Error::StaleList),
+            Some((_, Some(at))) if at == links.flushes() => Err(Error::NotFlushed(Frequency::Object)),
+            _ => Ok(()),
         }
     }
 

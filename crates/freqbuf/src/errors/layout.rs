@@ -133,7 +133,7 @@ pub enum LayoutErrorKind {
     },
     /// One shader reads array slots of two frequencies; a draw has one instance index.
     #[error(
-        "array slots `{first}` ({first_frequency}) and `{second}` ({second_frequency}) have different frequencies; a draw passes one instance index, so a shader's array slots must share one frequency"
+        "array slots `{first}` ({first_frequency}) and `{second}` ({second_frequency}) have different frequencies; a draw passes one instance index, so a shader's array slots must share one frequency, unless one is a slab found through a member of the other (`materials[objects[i].material]`)"
     )]
     ArrayFrequencies {
         /// The first array slot.
@@ -144,6 +144,32 @@ pub enum LayoutErrorKind {
         second: String,
         /// Its frequency.
         second_frequency: Frequency,
+    },
+    /// One shader indexes an array slot in two ways: a slab is found through one member.
+    #[error(
+        "array slot `{name}` is indexed {first}, and also {second}; a slab is found through one member of another array slot, which freqbuf writes"
+    )]
+    SlabSources {
+        /// The array slot.
+        name: String,
+        /// One way.
+        first: String,
+        /// The other.
+        second: String,
+    },
+    /// Two shaders index one array slot in different ways.
+    #[error(
+        "array slot `{name}` is indexed {first} in {first_shader}, but {second} here; every user of an array slot finds its elements the same way"
+    )]
+    SlabMismatch {
+        /// The array slot.
+        name: String,
+        /// The shader already registered.
+        first_shader: String,
+        /// How it indexes the slot.
+        first: String,
+        /// How the new shader does.
+        second: String,
     },
     /// Two resources of one shader at one binding point: a pipeline binds
     /// one, so each pipeline's entry points must be registered apart.
@@ -198,7 +224,13 @@ impl LayoutErrorKind {
             LayoutErrorKind::InFamily { conflict, .. } | LayoutErrorKind::Shared { conflict, .. } => {
                 conflict.names_shader()
             }
-            k => !matches!(k, LayoutErrorKind::MixedGroup { .. } | LayoutErrorKind::ArrayFrequencies { .. }),
+            k => !matches!(
+                k,
+                LayoutErrorKind::MixedGroup { .. }
+                    | LayoutErrorKind::ArrayFrequencies { .. }
+                    | LayoutErrorKind::SlabSources { .. }
+                    | LayoutErrorKind::SlabMismatch { .. }
+            ),
         }
     }
 }

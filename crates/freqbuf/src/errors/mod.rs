@@ -179,6 +179,41 @@ pub enum Error {
     /// [`crate::Manager::draw_list`].
     #[error("the draw list is stale: an instance was freed since it was made, or another manager made it")]
     StaleList,
+    /// A draw's object does not point at its material's element in a slab
+    /// ([`crate::Manager::link`] writes the pointer; a draw list links its draws).
+    #[error(
+        "{shader}: the draw's {from} element does not point at its {to} element in slab {slab} (member `{member}`); link the draw first (Manager::link, or Manager::draw_list), then flush"
+    )]
+    Unlinked {
+        /// The draw's shader.
+        shader: String,
+        /// The slab's binding point.
+        slab: BindingPoint,
+        /// The member that holds the element.
+        member: String,
+        /// The frequency whose element holds the pointer.
+        from: Frequency,
+        /// The slab's frequency.
+        to: Frequency,
+    },
+    /// A slab element does not fit the bits the shader reads it from
+    /// (Bevy masks its slot with `0xffff`): free elements of the slab's
+    /// frequency to reuse them.
+    #[error(
+        "{shader}: element {element} of slab {slab} does not fit member `{member}` under mask {mask:#x}; free instances so that their elements are reused"
+    )]
+    SlabFull {
+        /// The draw's shader.
+        shader: String,
+        /// The slab's binding point.
+        slab: BindingPoint,
+        /// The member that holds the element.
+        member: String,
+        /// The bits the shader reads.
+        mask: u32,
+        /// The element that does not fit.
+        element: u32,
+    },
     /// An [`InstanceList`](crate::InstanceList) was made before an instance
     /// was freed, or by another manager: make it again with
     /// [`crate::Manager::instance_list`].

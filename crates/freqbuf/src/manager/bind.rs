@@ -4,6 +4,7 @@
 //! for shared access. The binder itself lives in `binding/`.
 
 use super::Manager;
+use crate::binding::write_links;
 use crate::binding::{BindContext, BindSource, BindState, Binder, Draw, DrawList};
 use crate::errors::Error;
 
@@ -27,11 +28,31 @@ impl BindSource for Manager {
 
 impl Manager {
     /// Resolves the handles of `draws` once, for [`Binder::bind_list`] to bind
-    /// frame after frame without a handle lookup per draw. Make it after the
-    /// flush that made its instances drawable, and again after any instance
-    /// is freed. Cost: one handle lookup per instance of each draw.
-    pub fn draw_list<'d>(&self, draws: impl IntoIterator<Item = &'d Draw>) -> Result<DrawList, Error> {
-        DrawList::new(self.registry.tag(), &self.instances, draws)
+    /// frame after frame without a handle lookup per draw, and links them
+    /// ([`Manager::link`]). Make it after the flush that made its instances
+    /// drawable, and again after any instance is freed; where it wrote a
+    /// slab pointer, flush again before binding it ([`Error::NotFlushed`]).
+    /// Cost: one handle lookup per instance of each draw, and per slab a
+    /// pointer compared.
+    pub fn draw_list<'d>(&mut self, draws: impl IntoIterator<Item = &'d Draw>) -> Result<DrawList, Error> {
+        let mut list = DrawList::new(self.registry.tag(), &self.instances, draws)?;
+        write_links(&self.registry, &mut self.slots, &mut self.instances, list.draws())?;
+        list.linked(&self.registry, self.instances.links());
+        Ok(list)
+    }
+
+    /// Writes into each draw's instances the elements of the slabs its
+    /// shader finds through them: the draw's material element into its
+    /// object's member (Bevy's `material_bind_group_slot`), only the bits
+    /// the shader's mask reads, and only where it differs. The next flush
+    /// uploads them; until then binding such a draw is
+    /// [`Error::NotFlushed`]. An object linked to one material and then to
+    /// another makes every draw list made before stale ([`Error::StaleList`]).
+    /// Shaders without slabs link nothing. Cost: one handle lookup per
+    /// instance of each draw, and per slab a pointer compared.
+    pub fn link<'d>(&mut self, draws: impl IntoIterator<Item = &'d Draw>) -> Result<(), Error> {
+        let list = DrawList::new(self.registry.tag(), &self.instances, draws)?;
+        write_links(&self.registry, &mut self.slots, &mut self.instances, list.draws())
     }
 
     /// Builds every bind group `draws` need and returns the frozen state

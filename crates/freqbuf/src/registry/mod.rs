@@ -4,6 +4,7 @@
 //! index the registry with either. Registration is all-or-nothing: a shader
 //! that conflicts with what is registered changes nothing.
 
+use crate::slab::Link;
 use std::collections::BTreeMap;
 use std::ops::Index;
 
@@ -62,6 +63,8 @@ pub struct Registry {
     /// Family names; and each shader's family, by shader index.
     families: Families,
     shader_family: Vec<FamilyId>,
+    /// Each shader's slab pointers, by shader index (`slab.rs`).
+    links: Vec<Vec<Link>>,
 }
 
 /// Where a slot or binding lives: its point, and its family at a per-family frequency.
@@ -94,6 +97,7 @@ impl Registry {
             bindings: BTreeMap::new(),
             families: Families::default(),
             shader_family: Vec::new(),
+            links: Vec::new(),
         }
     }
 
@@ -113,6 +117,7 @@ impl Registry {
             bindings: self.bindings.clone(),
             families: self.families.clone(),
             shader_family: self.shader_family.clone(),
+            links: self.links.clone(),
         }
     }
 
@@ -220,8 +225,31 @@ impl Registry {
             }
         }
         self.shader_family.push(family.0);
+        self.links.push(self.links_of(&shader, family.0));
         self.shaders.push(shader);
         id
+    }
+
+    /// The pointers a draw of `shader` needs: one per slab it reads.
+    fn links_of(&self, shader: &ShaderReflection, family: FamilyId) -> Vec<Link> {
+        let slot = |point| {
+            let f = self.plan.frequency(point)?;
+            self.slot_by_point.get(&(point, self.per_family(f).then_some(family))).map(|s| s.index())
+        };
+        let arrays = shader.used_resources().filter(|r| r.is_array_slot());
+        arrays
+            .filter_map(|r| {
+                let to = slot(r.binding)?;
+                let slab = self.slots[to].slab()?;
+                Some(Link { from: slot(slab.from)?, offset: slab.offset, mask: slab.mask, to })
+            })
+            .collect()
+    }
+
+    /// The slab pointers a draw of `shader` needs written. Cost: an index.
+    #[inline]
+    pub(crate) fn links(&self, shader: ShaderId) -> &[Link] {
+        self.links.get(shader.index()).map_or(&[], Vec::as_slice)
     }
 
     /// Checks `shader` against a device's limits and features without a

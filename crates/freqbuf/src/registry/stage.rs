@@ -7,7 +7,8 @@ use super::{BindingKey, Key, Registry, SharedBinding, Staged};
 use crate::errors::{Error, LayoutErrorKind, ResourceSite};
 use crate::family::{FamilyId, NamedFamily};
 use crate::id::ShaderId;
-use crate::reflect::{BlockLayout, Resource, ResourceKind, ShaderReflection};
+use crate::reflect::{BlockLayout, IndexSource, Resource, ResourceKind, ShaderReflection};
+use crate::slab::SlabSource;
 use crate::slot_layout::SlotLayout;
 use crate::slot_plan::{BindingPoint, Frequency};
 
@@ -116,6 +117,39 @@ impl<'a> Staging<'a> {
         }
     }
 
+    /// How array slot `res` is indexed: through one member of another of
+    /// the shader's array slots (a slab), or by the instance index (`None`).
+    /// A slab indexed two ways is an error: a pointer holds one element.
+    #[allow(clippy::result_large_err, reason = "internal; the error becomes `Error::Layout`")]
+    fn slab_source(&self, res: &Resource) -> Result<Option<SlabSource>, LayoutErrorKind> {
+        let used = self.shader.used_resources();
+        let arrays = used.filter(|r| r.is_array_slot()).map(|r| r.binding).collect::<Vec<_>>();
+        let (mut through, mut other) = (None::<SlabSource>, false);
+        for by in self.shader.indexing().iter().filter(|i| i.array == res.binding).map(|i| &i.by) {
+            match by {
+                IndexSource::Member { array, member, offset, mask }
+                    if *array != res.binding && arrays.contains(array) =>
+                {
+                    let s = SlabSource { from: *array, member: member.clone(), offset: *offset, mask: *mask };
+                    if let Some(t) = through.as_ref().filter(|t| **t != s) {
+                        let (first, second) = (read_how(Some(t)), read_how(Some(&s)));
+                        return Err(LayoutErrorKind::SlabSources { name: res.name.clone(), first, second });
+                    }
+                    through = Some(s);
+                }
+                _ => other = true,
+            }
+        }
+        match (through, other) {
+            (Some(t), true) => Err(LayoutErrorKind::SlabSources {
+                name: res.name.clone(),
+                first: read_how(Some(&t)),
+                second: read_how(None),
+            }),
+            (t, _) => Ok(t),
+        }
+    }
+
     /// The instance of one frequency owns a group's textures, samplers and buffers.
     fn one_owner_per_group(&self, point: BindingPoint, frequency: Frequency) -> Result<(), Error> {
         let group = point.group;
@@ -206,9 +240,10 @@ impl<'a> Staging<'a> {
         let (registry, name, point) = (self.registry, self.shader.name(), res.binding);
         // Not `self.fail`: the staged slot below borrows `self`.
         let fail = |kind| layout_error(name, point, kind);
-        if res.is_array_slot() {
+        let slab = if res.is_array_slot() { self.slab_source(res).map_err(fail)? } else { None };
+        if res.is_array_slot() && slab.is_none() {
             one_array_frequency(&mut self.array_frequency, frequency, res).map_err(fail)?;
-        } else if block.size > registry.max_uniform_binding_size {
+        } else if !res.is_array_slot() && block.size > registry.max_uniform_binding_size {
             return Err(fail(LayoutErrorKind::TooLarge {
                 shader: name.to_owned(),
                 block: res.name.clone(),
@@ -224,6 +259,17 @@ impl<'a> Staging<'a> {
                 SlotLayout::new(point, frequency, res.is_array_slot(), fam)
             }
         });
+        if res.is_array_slot() {
+            let first = slot.users().first().map(|s| registry.shaders[s.index()].name().to_owned());
+            slot.read_through(slab.clone()).map_err(|before| {
+                fail(LayoutErrorKind::SlabMismatch {
+                    name: res.name.clone(),
+                    first_shader: first.unwrap_or_default(),
+                    first: read_how(before.as_ref()),
+                    second: read_how(slab.as_ref()),
+                })
+            })?;
+        }
         // Every user indexes the same elements: one stride.
         let size = slot.size();
         if res.is_array_slot() && !slot.users().is_empty() && size != block.size {
@@ -331,6 +377,17 @@ fn describe(r: &Resource) -> String {
         ref k => k.as_str().replace('_', " "),
     };
     if r.count > 1 { format!("binding_array<{base}, {}>", r.count) } else { base }
+}
+
+/// How an array slot is indexed, for errors: `through objects.material & 0xffff`.
+fn read_how(source: Option<&SlabSource>) -> String {
+    match source {
+        Some(s) if s.mask == !0 => format!("through member `{}` of the array at {}", s.member, s.from),
+        Some(s) => {
+            format!("through member `{}` of the array at {} masked with {:#x}", s.member, s.from, s.mask)
+        }
+        None => "by the instance index (or a vertex output, or arithmetic)".into(),
+    }
 }
 
 /// The file a resource of `shader` is declared in: its linked part's, else the shader's.

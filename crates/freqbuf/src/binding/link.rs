@@ -1,0 +1,83 @@
+//! Slab pointers (`slab.rs`): written into the draws' instances by
+//! `Manager::link` and `Manager::draw_list`, checked by the bind path.
+
+use crate::errors::Error;
+use crate::id::ShaderId;
+use crate::instance::{InstanceTable, NOT_GIVEN, checked};
+use crate::registry::Registry;
+use crate::slab::Link;
+use crate::slot::Slot;
+use crate::slot_plan::{BindingPoint, Frequency};
+
+/// Writes every pointer `draws` need into their instances' shadows (a
+/// write only where one differs). Errs before writing anything on a freed
+/// handle or an element the mask cannot hold.
+pub(crate) fn write_links(
+    registry: &Registry,
+    slots: &mut [Slot],
+    instances: &mut InstanceTable,
+    draws: &[(ShaderId, [u32; Frequency::COUNT])],
+) -> Result<(), Error> {
+    let mut writes = Vec::new();
+    for &(shader, index) in draws {
+        for link in registry.links(shader) {
+            let (from, to) = (&slots[link.from], &slots[link.to]);
+            let (i, e) = (index[from.frequency().index()], index[to.frequency().index()]);
+            if i == NOT_GIVEN || e == NOT_GIVEN {
+                continue; // the bind names the missing instance
+            }
+            let (i, e) = (checked(i, from.frequency())?, checked(e, to.frequency())?);
+            if e & link.mask != e {
+                return Err(slab_full(registry, shader, link, e));
+            }
+            writes.push((link, i, e));
+        }
+    }
+    for (link, i, e) in writes {
+        let slot = &mut slots[link.from];
+        let f = slot.frequency();
+        let old =
+            slot.shadow_span(i, link.offset, 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        let new = (old & !link.mask) | e;
+        let links = instances.links_mut();
+        let was = links.link(f, i);
+        if new != old {
+            slot.write(i, link.offset, &new.to_le_bytes());
+            links.wrote(was);
+        }
+    }
+    Ok(())
+}
+
+/// Element `e` does not fit the bits of `link`'s member.
+fn slab_full(registry: &Registry, shader: ShaderId, link: &Link, e: u32) -> Error {
+    let (slab, member) = slab_site(registry, link);
+    Error::SlabFull { shader: registry[shader].name().to_owned(), slab, member, mask: link.mask, element: e }
+}
+
+/// The draw's element of `from` does not point at its element of the slab.
+pub(crate) fn unlinked(
+    registry: &Registry,
+    shader: ShaderId,
+    link: &Link,
+    from: Frequency,
+    to: Frequency,
+) -> Error {
+    let (slab, member) = slab_site(registry, link);
+    Error::Unlinked { shader: registry[shader].name().to_owned(), slab, member, from, to }
+}
+
+/// The slab's binding point and the member that holds its element.
+fn slab_site(registry: &Registry, link: &Link) -> (BindingPoint, String) {
+    match registry.slots().nth(link.to) {
+        Some((_, s)) => (s.binding(), s.slab().map_or(String::new(), |s| s.member.clone())),
+        None => (BindingPoint::new(0, 0), String::new()),
+    }
+}
+
+/// Whether the draw's element of `link.from` points at its element of `link.to`.
+#[inline]
+pub(crate) fn points_at(slots: &[Slot], link: &Link, i: u32, e: u32) -> bool {
+    let bytes = slots[link.from].shadow_span(i, link.offset, 4);
+    bytes.is_some_and(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) & link.mask == e)
+}

@@ -1,0 +1,255 @@
+//! Material slabs, in Bevy 0.20's bindless pattern (`pbr_fragment.wesl`):
+//! the draw's slot is a masked member of its object's element, which picks
+//! the material's index table, whose `material` member picks its data.
+//! Each object draws one point whose color is what the shader read through
+//! that chain; the target is read back against a model of every value,
+//! across value changes, flushes, relinks, frees and reuse.
+
+use crate::common;
+
+use common::gpu;
+use freqbuf::{
+    Binder, BindingPoint, Draw, DrawList, Error, Frequency, Headless, Manager, MaterialId, ObjectId,
+};
+
+const SHADER: &str = "
+struct Mesh { pos: vec4<f32>, tint: vec4<f32>, material_and_lightmap_bind_group_slot: u32, _pad: vec3<u32> }
+@group(3) @binding(0) var<storage> mesh: array<Mesh>;
+struct Bindings { material: u32, base_color_texture: u32 }
+struct Material { color: vec4<f32> }
+@group(2) @binding(0) var<storage> material_indices: array<Bindings>;
+@group(2) @binding(10) var<storage> material_array: array<Material>;
+struct Out { @builtin(position) p: vec4<f32>, @location(0) c: vec4<f32> }
+@vertex fn vs(@builtin(instance_index) i: u32) -> Out {
+    let slot = mesh[i].material_and_lightmap_bind_group_slot & 0xffffu;
+    let lightmap = f32(mesh[i].material_and_lightmap_bind_group_slot >> 16u);
+    let color = material_array[material_indices[slot].material].color;
+    return Out(vec4(mesh[i].pos.xy, 0.0, 1.0), vec4(color.xyz + mesh[i].tint.xyz, lightmap));
+}
+@fragment fn fs(in: Out) -> @location(0) vec4<f32> { return in.c; }
+";
+
+const W: u32 = 32;
+const H: u32 = 16;
+const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Float;
+
+fn pixel(i: u32) -> [f32; 4] {
+    let (x, y) = ((i % W) as f32 + 0.5, (i / W) as f32 + 0.5);
+    [x / W as f32 * 2.0 - 1.0, 1.0 - y / H as f32 * 2.0, 0.0, 1.0]
+}
+
+struct Scene<'h> {
+    h: &'h Headless,
+    fb: Manager,
+    shader: freqbuf::ShaderId,
+    pipeline: wgpu::RenderPipeline,
+    target: wgpu::Texture,
+    objects: Vec<ObjectId>,
+    /// Per object: its material, by position in `materials`.
+    uses: Vec<usize>,
+    materials: Vec<MaterialId>,
+    /// The model: each material's color.
+    colors: Vec<[f32; 4]>,
+}
+
+impl<'h> Scene<'h> {
+    fn new(h: &'h Headless) -> Self {
+        let mut fb = Manager::new(&h.device, freqbuf::SlotPlan::default());
+        let shader = fb.register_wgsl("slab.wgsl", SHADER).unwrap();
+        let pipeline = gpu::render_pipeline_for(h, &fb, shader, FORMAT, wgpu::PrimitiveTopology::PointList);
+        let size = wgpu::Extent3d { width: W, height: H, depth_or_array_layers: 1 };
+        let usage = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC;
+        let target = gpu::texture(h, FORMAT, size, usage);
+        let (objects, uses, materials, colors) = Default::default();
+        Self { h, fb, shader, pipeline, target, objects, uses, materials, colors }
+    }
+
+    fn add_material(&mut self, color: [f32; 4]) {
+        let m = self.fb.create_material();
+        let p = self.fb.param("material_array.color").unwrap();
+        self.fb.material(m).set(p, &color).unwrap();
+        self.materials.push(m);
+        self.colors.push(color);
+    }
+
+    fn set_color(&mut self, k: usize, color: [f32; 4]) {
+        let p = self.fb.param("color").unwrap();
+        self.fb.material(self.materials[k]).set(p, &color).unwrap();
+        self.colors[k] = color;
+    }
+
+    fn add_object(&mut self, material: usize) {
+        let i = self.objects.len() as u32;
+        let o = self.fb.create_object();
+        let (pos, tint) = (self.fb.param("pos").unwrap(), self.fb.param("tint").unwrap());
+        self.fb.object(o).set(pos, &pixel(i)).unwrap();
+        self.fb.object(o).set(tint, &[0.0, 0.0, i as f32 * 1000.0, 0.0]).unwrap();
+        // The application's half of the member: Bevy keeps the lightmap slot there.
+        let slot = self.fb.param("material_and_lightmap_bind_group_slot").unwrap();
+        self.fb.object(o).set(slot, &((i % 7) << 16)).unwrap();
+        self.objects.push(o);
+        self.uses.push(material);
+    }
+
+    fn draws(&self) -> Vec<Draw> {
+        let draw =
+            |(&o, &k): (&ObjectId, &usize)| Draw::new(self.shader).object(o).material(self.materials[k]);
+        self.objects.iter().zip(&self.uses).map(draw).collect()
+    }
+
+    /// What object `i` must show.
+    fn expected(&self, i: usize) -> [f32; 4] {
+        let c = self.colors[self.uses[i]];
+        [c[0], c[1], c[2] + i as f32 * 1000.0, (i % 7) as f32]
+    }
+
+    /// Draws through `list`; returns the bind calls and the pixels.
+    fn draw(&mut self, list: &mut DrawList) -> Result<(u64, Vec<[f32; 4]>), Error> {
+        self.fb.take_stats();
+        let view = self.target.create_view(&Default::default());
+        let mut enc = self.h.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = gpu::color_pass(&mut enc, &view);
+            pass.set_pipeline(&self.pipeline);
+            Binder::new().bind_list(&mut self.fb, &mut pass, list, |pass, _, first| {
+                pass.draw(0..1, first..first + 1)
+            })?;
+        }
+        let binds = self.fb.take_stats().total().set_bind_group_calls;
+        let words = gpu::read_texture(self.h, enc, &self.target, 16);
+        Ok((binds, words.chunks(4).map(|c| [0, 1, 2, 3].map(|k| f32::from_bits(c[k]))).collect()))
+    }
+
+    fn check(&mut self, list: &mut DrawList) {
+        let (binds, px) = self.draw(list).unwrap();
+        assert_eq!(
+            binds, 4,
+            "groups 0 and 1 (empty) and the material and object groups once each, whatever the materials"
+        );
+        for i in 0..self.objects.len() {
+            assert_eq!(px[i], self.expected(i), "object {i}, material {}", self.uses[i]);
+        }
+    }
+}
+
+#[test]
+fn objects_find_their_material_through_the_slab_across_changes_frees_and_reuse() {
+    let Some(h) = gpu::device() else { return };
+    if !gpu::renders_to(h, FORMAT) {
+        return;
+    }
+    let mut s = Scene::new(h);
+    let slab = s.fb.registry().slot_at(BindingPoint::new(2, 0)).unwrap();
+    let source = s.fb.registry()[slab].slab().expect("found through the mesh").clone();
+    assert_eq!(source.from, BindingPoint::new(3, 0));
+    assert_eq!(
+        (source.member.as_str(), source.offset, source.mask),
+        ("material_and_lightmap_bind_group_slot", 32, 0xffff)
+    );
+    for k in 0..40 {
+        s.add_material([k as f32, 2.0 * k as f32, 0.0, 0.0]);
+    }
+    for i in 0..300 {
+        s.add_object((i * 7 + i / 40) % 40);
+    }
+    s.fb.flush(&h.queue).unwrap();
+    let mut list = s.fb.draw_list(&s.draws()).unwrap();
+    assert!(
+        matches!(s.draw(&mut list), Err(Error::NotFlushed(Frequency::Object))),
+        "pointers not uploaded yet"
+    );
+    s.fb.flush(&h.queue).unwrap();
+    s.check(&mut list);
+
+    // 1% of the materials change: the same list, one flush, no bind more.
+    s.set_color(3, [100.0, 0.5, 0.0, 0.0]);
+    s.fb.flush(&h.queue).unwrap();
+    s.check(&mut list);
+
+    // An object moves to another material: lists made before are stale.
+    assert_eq!(s.uses[17], 39);
+    s.uses[17] = 5;
+    let mut relinked = s.fb.draw_list(&s.draws()).unwrap();
+    assert!(matches!(s.draw(&mut list), Err(Error::StaleList)), "object 17 no longer points where it did");
+    s.fb.flush(&h.queue).unwrap();
+    s.check(&mut relinked);
+
+    // A freed material's element goes to the next one made: objects relinked to it read the new values.
+    let freed = s.uses[0];
+    s.fb.free_material(s.materials[freed]).unwrap();
+    let m = s.fb.create_material();
+    s.materials[freed] = m;
+    let p = s.fb.param("color").unwrap();
+    s.fb.material(m).set(p, &[-1.0, -2.0, 0.0, 0.0]).unwrap();
+    s.colors[freed] = [-1.0, -2.0, 0.0, 0.0];
+    assert!(matches!(s.draw(&mut relinked), Err(Error::StaleList)));
+    s.fb.flush(&h.queue).unwrap();
+    let mut list = s.fb.draw_list(&s.draws()).unwrap();
+    s.fb.flush(&h.queue).unwrap();
+    s.check(&mut list);
+
+    // Growth of both slabs: more materials and objects than the buffers held.
+    for k in 0..200 {
+        s.add_material([0.0, k as f32, 1.0, 0.0]);
+    }
+    for i in 300..512 {
+        s.add_object(40 + (i % 200));
+    }
+    s.fb.flush(&h.queue).unwrap();
+    let mut list = s.fb.draw_list(&s.draws()).unwrap();
+    s.fb.flush(&h.queue).unwrap();
+    s.check(&mut list);
+}
+
+#[test]
+fn a_draw_bound_alone_must_be_linked_and_flushed() {
+    let Some(h) = gpu::device() else { return };
+    let mut s = Scene::new(h);
+    s.add_material([1.0, 0.0, 0.0, 0.0]);
+    s.add_material([2.0, 0.0, 0.0, 0.0]);
+    s.add_object(1);
+    s.fb.flush(&h.queue).unwrap();
+    let draw = s.draws()[0];
+    let bind = |s: &mut Scene| {
+        let view = s.target.create_view(&Default::default());
+        let mut enc = h.device.create_command_encoder(&Default::default());
+        let mut pass = gpu::color_pass(&mut enc, &view);
+        Binder::new().bind(&mut s.fb, &mut pass, &draw).map(drop)
+    };
+    let err = bind(&mut s).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "slab.wgsl: the draw's object element does not point at its material element in slab @group(2) @binding(0) (member `material_and_lightmap_bind_group_slot`); link the draw first (Manager::link, or Manager::draw_list), then flush"
+    );
+    s.fb.link([&draw]).unwrap();
+    assert!(matches!(bind(&mut s), Err(Error::NotFlushed(Frequency::Object))));
+    s.fb.flush(&h.queue).unwrap();
+    bind(&mut s).unwrap();
+}
+
+#[test]
+fn a_slab_indexed_two_ways_is_refused_with_both() {
+    let Some(h) = gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, freqbuf::SlotPlan::default());
+    let two_ways = SHADER.replace(
+        "let color = material_array[material_indices[slot].material].color;",
+        "let color = material_array[material_indices[slot].material].color + material_array[i].color;",
+    );
+    let err = fb.register_wgsl("two_ways.wgsl", &two_ways).unwrap_err();
+    assert_eq!(
+        format!("{:#}", freqbuf::Report(&err)),
+        "two_ways.wgsl: @group(2) @binding(10): array slot `material_array` is indexed through member `material` of the array at @group(2) @binding(0), and also by the instance index (or a vertex output, or arithmetic); a slab is found through one member of another array slot, which freqbuf writes"
+    );
+    // A slab and an array of its own frequency read by the instance index: one instance index, refused as before.
+    fb.register_wgsl("slab.wgsl", SHADER).unwrap();
+    let direct = "struct Material { color: vec4<f32> }
+@group(2) @binding(10) var<storage> material_array: array<Material>;
+@vertex fn vs(@builtin(instance_index) i: u32) -> @builtin(position) vec4<f32> { return material_array[i].color; }";
+    let direct =
+        freqbuf::reflect::ShaderReflection::new("direct.wgsl", freqbuf::reflect::ShaderSource::Wgsl(direct));
+    let err = fb.register(direct.unwrap().with_family("slab.wgsl")).unwrap_err();
+    assert_eq!(
+        format!("{:#}", freqbuf::Report(&err)),
+        "direct.wgsl: @group(2) @binding(10): array slot `material_array` is indexed through member `material` of the array at @group(2) @binding(0) in slab.wgsl, but by the instance index (or a vertex output, or arithmetic) here; every user of an array slot finds its elements the same way"
+    );
+}
