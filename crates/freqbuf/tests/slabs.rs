@@ -126,8 +126,8 @@ impl<'h> Scene<'h> {
             binds, 4,
             "groups 0 and 1 (empty) and the material and object groups once each, whatever the materials"
         );
-        for i in 0..self.objects.len() {
-            assert_eq!(px[i], self.expected(i), "object {i}, material {}", self.uses[i]);
+        for (i, px) in px.iter().enumerate().take(self.objects.len()) {
+            assert_eq!(*px, self.expected(i), "object {i}, material {}", self.uses[i]);
         }
     }
 }
