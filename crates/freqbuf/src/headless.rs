@@ -68,9 +68,12 @@ fn open(instance: &wgpu::Instance, adapter_limits: bool) -> Result<Headless, Hea
         )
     })?;
     let offered = adapter.limits();
-    // Binding arrays for the texture tests; first instances in indirect
-    // arguments for `Binder::draw_indirect` (WebGPU's optional feature).
-    let wanted = wgpu::Features::TEXTURE_BINDING_ARRAY | wgpu::Features::INDIRECT_FIRST_INSTANCE;
+    // Binding arrays for the texture tests and tables (indexed per draw, so
+    // non-uniformly); first instances in indirect arguments for
+    // `Binder::draw_indirect` (WebGPU's optional feature).
+    let wanted = wgpu::Features::TEXTURE_BINDING_ARRAY
+        | wgpu::Features::SAMPLED_TEXTURE_AND_STORAGE_BUFFER_ARRAY_NON_UNIFORM_INDEXING
+        | wgpu::Features::INDIRECT_FIRST_INSTANCE;
     let features = adapter.features() & wanted;
     let mut required_limits = if adapter_limits { offered.clone() } else { wgpu::Limits::defaults() };
     if features.contains(wgpu::Features::TEXTURE_BINDING_ARRAY) {

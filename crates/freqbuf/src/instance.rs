@@ -13,6 +13,8 @@ use crate::family::FamilyId;
 use crate::reflect::ResourceClass;
 use crate::slab::Links;
 use crate::slot_plan::{BindingPoint, Frequency};
+pub(crate) use crate::table::Bound;
+use crate::table::Tables;
 
 /// An instance handle without its type: the manager's tag (so that a handle
 /// of another manager is caught) and a generational key (so that a freed one is).
@@ -245,6 +247,8 @@ pub(crate) struct InstanceTable {
     frees: u64,
     /// Slab pointers written into instances (`slab.rs`).
     links: Links,
+    /// Binding arrays a family's slab indexes, filled by `set_texture` (`table.rs`).
+    tables: Tables,
 }
 
 impl InstanceTable {
@@ -266,6 +270,7 @@ impl InstanceTable {
             epoch: 0,
             frees: 0,
             links: Links::default(),
+            tables: Tables::default(),
         }
     }
 
@@ -314,6 +319,7 @@ impl InstanceTable {
         let index = self.sets[f.index()].remove(key.into()).ok_or_else(|| Error::StaleHandle(f))?;
         self.frees += 1;
         self.links.freed(f, index);
+        self.tables.release(f, index);
         if let Some(r) = self.resources[f.index()].get_mut(index as usize) {
             if !r.items.is_empty() {
                 r.items.clear();
@@ -380,6 +386,17 @@ impl InstanceTable {
         &mut self.links
     }
 
+    /// The binding arrays slabs index.
+    #[inline]
+    pub(crate) fn tables(&self) -> &Tables {
+        &self.tables
+    }
+
+    #[inline]
+    pub(crate) fn tables_mut(&mut self) -> &mut Tables {
+        &mut self.tables
+    }
+
     /// The resources of instance `index` of `f`, if it ever set one.
     #[inline]
     pub(crate) fn resources(&self, f: Frequency, index: u32) -> Option<&InstanceResources> {
@@ -424,28 +441,11 @@ impl InstanceTable {
 
     /// Drops every resource (they belonged to a lost device).
     pub(crate) fn clear_resources(&mut self) {
+        self.tables.clear();
         self.epoch += 1;
         for r in self.resources.iter_mut().flatten() {
             r.items.clear();
             r.epoch = self.epoch;
-        }
-    }
-}
-
-/// A resource bound at one binding point (and array element) of an instance.
-#[derive(Clone, Debug)]
-pub(crate) enum Bound {
-    Texture(wgpu::TextureView),
-    Sampler(wgpu::Sampler),
-    Buffer(wgpu::Buffer),
-}
-
-impl Bound {
-    pub(crate) const fn class(&self) -> ResourceClass {
-        match self {
-            Bound::Texture(_) => ResourceClass::Texture,
-            Bound::Sampler(_) => ResourceClass::Sampler,
-            Bound::Buffer(_) => ResourceClass::Buffer,
         }
     }
 }

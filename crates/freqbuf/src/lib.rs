@@ -90,6 +90,7 @@ mod slot_layout;
 mod slot_plan;
 mod stack;
 mod stats;
+mod table;
 mod typed;
 mod upload;
 mod write_behind;

@@ -32,6 +32,22 @@ pub(crate) struct DeviceCaps {
 }
 
 impl DeviceCaps {
+    /// Most elements a table (`table.rs`) declares.
+    pub(crate) const MAX_TABLE_LEN: u32 = 1024;
+
+    /// Elements of an unsized table of `class` on this device: a sixteenth
+    /// of the stage's binding-array limit (Bevy declares nine tables in one
+    /// stage), at most [`DeviceCaps::MAX_TABLE_LEN`]; 0 without binding arrays.
+    pub(crate) fn table_len(&self, class: crate::reflect::ResourceClass) -> u32 {
+        let limit = match class {
+            crate::reflect::ResourceClass::Sampler => {
+                self.limits.max_binding_array_sampler_elements_per_shader_stage
+            }
+            _ => self.limits.max_binding_array_elements_per_shader_stage,
+        };
+        (limit / 16).min(Self::MAX_TABLE_LEN)
+    }
+
     /// The device's limits and features; the downlevel flags live on the
     /// adapter, so the caller passes them (WebGPU-compliant when it cannot).
     pub(crate) fn new(device: &wgpu::Device, downlevel: wgpu::DownlevelFlags) -> Self {

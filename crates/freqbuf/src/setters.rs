@@ -10,6 +10,7 @@ use crate::family::FamilyId;
 use crate::instance::{Bound, InstanceId, InstanceTable};
 use crate::param::{Param, Uniform, type_name};
 use crate::registry::Registry;
+use crate::registry::TableMember;
 use crate::slot::Slot;
 
 /// One instance of a manager, borrowed to set values and resources on.
@@ -123,6 +124,13 @@ impl InstanceMut<'_> {
     }
 
     /// Sets a texture by name (`albedo_tex`, or `GMRTs[2]` for an element of a binding array).
+    ///
+    /// On a slab material, `name` may be a `u32` member of the slab that
+    /// indexes a table (`base_color_texture` in Bevy's
+    /// `material_indices[slot].base_color_texture`): the texture takes an
+    /// element of the family's binding array (the one this member had, or a
+    /// free one) and the member holds it. Cost then: a probe bind group, and
+    /// the family's bind group is rebuilt at the next draw.
     pub fn set_texture(&mut self, name: &str, view: &wgpu::TextureView) -> Result<(), Error> {
         self.set_resource(name, Bound::Texture(view.clone()))
     }
@@ -185,6 +193,9 @@ impl InstanceMut<'_> {
         let f = self.id.frequency();
         let index = self.instances.index(self.id)?;
         let family = self.instances.family(f, index);
+        if let Some(member) = self.registry.table_member(name, f, family.into(), bound.class()) {
+            return self.place_in_table(name, member, index, bound);
+        }
         let (shared, element) = self.registry.resolve_binding(name, f, family.into(), bound.class())?;
         let resource = &shared.resource;
         let ty = match resource.binding_type().expect("registered bindings have a type") {
@@ -216,6 +227,41 @@ impl InstanceMut<'_> {
             return Err(ParamError { name: name.to_owned(), kind }.into());
         }
         self.instances.set_resource(f, index, resource.binding, element, bound);
+        Ok(())
+    }
+}
+
+impl InstanceMut<'_> {
+    /// `bound` into a table through slab member `member` of instance `index`.
+    fn place_in_table(
+        &mut self,
+        name: &str,
+        member: &TableMember,
+        index: u32,
+        bound: Bound,
+    ) -> Result<(), Error> {
+        let (point, _, _) = member.table;
+        let shared = self
+            .registry
+            .bindings()
+            .find(|b| (b.resource.binding, b.family, b.resource.kind.class()) == member.table);
+        let shared = shared.expect("a table member names a registered table");
+        let ty = shared.resource.binding_type().expect("registered bindings have a type");
+        if let Err(message) = self.groups.probe(self.device, ty, &bound) {
+            let kind = ParamErrorKind::Incompatible { expected: describe(ty), message };
+            return Err(ParamError { name: name.to_owned(), kind }.into());
+        }
+        let at = (self.id.frequency(), index, member.offset);
+        let element =
+            self.instances.tables_mut().place(member.table, member.len, at, bound).map_err(|len| {
+                Error::TableFull {
+                    table: shared.resource.name.clone(),
+                    binding: point,
+                    member: name.to_owned(),
+                    len,
+                }
+            })?;
+        self.slots[member.slab].write(index, member.offset, &element.to_le_bytes());
         Ok(())
     }
 }

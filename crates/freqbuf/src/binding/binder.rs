@@ -325,13 +325,15 @@ impl Binder {
                 }
                 None => (0, None),
             };
-            let stamp = owned.map_or(0, |r| r.epoch);
+            // Both counters only grow: their sum moves when either does.
+            let stamp = owned.map_or(0, |r| r.epoch) + if v.tables { instances.tables().epoch() } else { 0 };
             let cached = match &mut groups {
                 GroupAccess::Build { device, groups, stats } => match groups.get(vid, owner, stamp) {
                     Some(c) => c,
                     None => {
                         stats.bind_groups_created += 1;
-                        let inputs = GroupInputs { device, registry, slots, owned };
+                        let inputs =
+                            GroupInputs { device, registry, slots, owned, tables: instances.tables() };
                         groups.build(vid, v, owner, stamp, inputs)?
                     }
                 },

@@ -13,11 +13,13 @@ use smallvec::SmallVec;
 use crate::errors::Error;
 use crate::id::{ShaderId, SlotId};
 use crate::limits::{self, Checked, DeviceCaps};
+use crate::reflect::ResourceClass;
 use crate::reflect::ShaderReflection;
 use crate::registry::Registry;
 use crate::scope;
 use crate::slot::Slot;
 use crate::slot_plan::{BindingPoint, Frequency};
+use crate::table::TableKey;
 
 /// Index of a bind group layout variant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -30,8 +32,9 @@ pub(crate) enum VariantEntry {
     Uniform(SlotId),
     /// An array slot in a storage buffer, bound whole.
     Array(SlotId),
-    /// A texture, sampler or storage buffer owned by the group's instance.
-    Resource { binding: u32, ty: wgpu::BindingType, count: u32 },
+    /// A texture, sampler or storage buffer owned by the group's instance,
+    /// or a table (`table`: the family's, filled through a slab).
+    Resource { binding: u32, ty: wgpu::BindingType, count: u32, table: Option<TableKey> },
 }
 
 /// A bind group layout shared by every shader that uses the same bindings in one group.
@@ -46,6 +49,8 @@ pub(crate) struct Variant {
     pub(crate) arrays: SmallVec<[SlotId; 2]>,
     /// The frequency whose instances own the non-uniform resources, if any.
     pub(crate) owner: Option<Frequency>,
+    /// It binds a table: its groups are built from one value of the tables' epoch.
+    pub(crate) tables: bool,
 }
 
 /// What a pass needs from a shader: its groups' variants and its pipeline layout.
@@ -243,7 +248,9 @@ impl Layouts {
                             .expect("the registry made a slot for each used block"),
                     ),
                     PreEntry::Resource { binding, ty, count } => {
-                        VariantEntry::Resource { binding, ty, count }
+                        let point = BindingPoint::new(g.group, binding);
+                        let table = registry.table_of(shader, point, ResourceClass::of_type(&ty));
+                        VariantEntry::Resource { binding, ty, count, table }
                     }
                 })
                 .collect::<Vec<_>>();
@@ -274,7 +281,7 @@ impl Layouts {
                         })
                         .collect();
                     let owner = entries.iter().find_map(|e| match e {
-                        VariantEntry::Resource { binding, .. } => {
+                        VariantEntry::Resource { binding, table: None, .. } => {
                             registry.plan().frequency(BindingPoint::new(g.group, *binding))
                         }
                         _ => None,
@@ -285,7 +292,11 @@ impl Layouts {
                         (None, Some(v)) => self.variants[v.0 as usize].layout.clone(),
                         (None, None) => unreachable!("prepare made a layout for every new key"),
                     };
-                    self.variants.push(Variant { group: g.group, layout, entries, uniforms, arrays, owner });
+                    let tables =
+                        entries.iter().any(|e| matches!(e, VariantEntry::Resource { table: Some(_), .. }));
+                    let variant =
+                        Variant { group: g.group, layout, entries, uniforms, arrays, owner, tables };
+                    self.variants.push(variant);
                     self.index.entry(layout_key).or_insert(v);
                     self.by_slots.insert(key, v);
                     v

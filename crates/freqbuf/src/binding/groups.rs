@@ -14,6 +14,7 @@ use crate::registry::{Registry, SharedBinding};
 use crate::scope;
 use crate::slot::Slot;
 use crate::slot_plan::BindingPoint;
+use crate::table::Tables;
 
 /// A built bind group, the resource epoch it was built from, and its serial.
 #[derive(Debug)]
@@ -48,6 +49,8 @@ pub(crate) struct GroupInputs<'a> {
     pub(crate) slots: &'a [Slot],
     /// The owner instance's resources, if it set any.
     pub(crate) owned: Option<&'a InstanceResources>,
+    /// The tables slabs index.
+    pub(crate) tables: &'a Tables,
 }
 
 impl BindGroups {
@@ -129,7 +132,7 @@ impl BindGroups {
         for e in &v.entries {
             let (binding, resource) = match *e {
                 VariantEntry::Uniform(s) | VariantEntry::Array(s) => slot_resource(&inputs.slots[s.index()])?,
-                VariantEntry::Resource { binding, ty, count } => {
+                VariantEntry::Resource { binding, ty, count, .. } => {
                     let resource = match ty {
                         wgpu::BindingType::Texture { .. } | wgpu::BindingType::StorageTexture { .. } => {
                             let list = &views[find(&views, binding)].1;
@@ -165,15 +168,18 @@ impl BindGroups {
     /// types declared at its binding, but not this one, is
     /// [`ParamErrorKind::Incompatible`].
     fn resolve(&mut self, v: &Variant, inputs: &GroupInputs<'_>) -> Result<Resolved, Error> {
-        let GroupInputs { device, registry, owned, .. } = *inputs;
+        let GroupInputs { device, registry, owned, tables, .. } = *inputs;
         let mut out = Resolved::default();
         for e in &v.entries {
-            let VariantEntry::Resource { binding, ty, count } = *e else {
+            let VariantEntry::Resource { binding, ty, count, table } = *e else {
                 continue;
             };
             let point = BindingPoint::new(v.group, binding);
             let class = ResourceClass::of_type(&ty);
-            let set = |el| owned.and_then(|r| r.get(point, el, class));
+            let set = |el| match &table {
+                Some(key) => tables.get(key, el),
+                None => owned.and_then(|r| r.get(point, el, class)),
+            };
             // The binding of this class here (per-family ones share the point).
             let at = |b: &&SharedBinding| b.resource.binding == point && b.resource.kind.class() == class;
             // Where permutations declare other types here, the instance's

@@ -79,7 +79,9 @@ pub enum LimitErrorKind {
         limit_name: &'static str,
     },
     /// A binding array without a fixed size.
-    #[error("binding arrays without a fixed size are not supported; give the array a length")]
+    #[error(
+        "a binding array without a fixed size is bound only as a table that a slab indexes (`textures[materials[slot].albedo]`), and on a device with binding arrays; give the array a length"
+    )]
     UnsizedBindingArray,
     /// A binding array shares its bind group with a uniform block, which wgpu forbids.
     #[error("a binding array may not share its group with the uniform block `{uniform}`; move one of them")]

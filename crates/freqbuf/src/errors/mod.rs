@@ -196,6 +196,23 @@ pub enum Error {
         /// The slab's frequency.
         to: Frequency,
     },
+    /// A table (a binding array a slab indexes) has no free element: its
+    /// layout's length is fixed at registration, from the device's
+    /// `max_binding_array_elements_per_shader_stage` (a sixteenth of it, at
+    /// most 1,024) or the array's declared length.
+    #[error(
+        "table `{table}` at {binding} is full: all {len} elements are taken (element 0 is the placeholder), so `{member}` cannot take one; free materials to reuse theirs"
+    )]
+    TableFull {
+        /// The binding array.
+        table: String,
+        /// Its binding point.
+        binding: BindingPoint,
+        /// The slab member being set.
+        member: String,
+        /// Its length.
+        len: u32,
+    },
     /// A slab element does not fit the bits the shader reads it from
     /// (Bevy masks its slot with `0xffff`): free elements of the slab's
     /// frequency to reuse them.

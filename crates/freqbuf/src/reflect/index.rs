@@ -46,6 +46,28 @@ pub enum IndexSource {
     Other,
 }
 
+impl super::ShaderReflection {
+    /// Whether the binding array at `point` is a table: every index of it
+    /// is a member of one of the shader's array slots (`table.rs`).
+    pub(crate) fn is_table(&self, point: BindingPoint) -> bool {
+        let Some(r) = self.resource(point).filter(|r| r.count != 1) else { return false };
+        let slab = |a: &BindingPoint| self.resource(*a).is_some_and(|s| s.is_array_slot());
+        let mut by = self.indexing.iter().filter(|i| i.array == r.binding).map(|i| &i.by).peekable();
+        by.peek().is_some() && by.all(|b| matches!(b, IndexSource::Member { array, .. } if slab(array)))
+    }
+
+    /// The shader with each unsized table given `len(class)` elements, the
+    /// length its layout declares on this device.
+    pub(crate) fn sized_tables(mut self, len: impl Fn(crate::reflect::ResourceClass) -> u32) -> Self {
+        let tables = self.resources.iter().filter(|r| r.count == 0 && self.is_table(r.binding));
+        let points = tables.map(|r| r.binding).collect::<Vec<_>>();
+        for r in self.resources.iter_mut().filter(|r| points.contains(&r.binding)) {
+            r.count = len(r.kind.class());
+        }
+        self
+    }
+}
+
 /// Deepest chain of `let`s, locals and calls followed back.
 const MAX_DEPTH: u32 = 16;
 

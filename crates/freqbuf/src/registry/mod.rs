@@ -4,7 +4,10 @@
 //! index the registry with either. Registration is all-or-nothing: a shader
 //! that conflicts with what is registered changes nothing.
 
+use crate::family::FamilyScope;
+use crate::reflect::IndexSource;
 use crate::slab::Link;
+use crate::table::TableKey;
 use std::collections::BTreeMap;
 use std::ops::Index;
 
@@ -36,6 +39,21 @@ pub(crate) struct SharedBinding {
     /// `texture_depth_2d`): each pipeline layout declares its own, and an
     /// instance's resource is checked against the one it is drawn with.
     pub alternates: Vec<wgpu::BindingType>,
+    /// A table: a binding array a slab indexes, filled per family (`table.rs`).
+    pub table: bool,
+}
+
+/// A `u32` member of a slab that holds an element of a table: what
+/// `set_texture(member, ..)` on a slab material fills.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct TableMember {
+    /// The slab slot's index, and the member's name and offset in its element.
+    pub(crate) slab: usize,
+    pub(crate) member: String,
+    pub(crate) offset: u32,
+    /// The table it indexes, and its length.
+    pub(crate) table: TableKey,
+    pub(crate) len: u32,
 }
 
 /// A shader's registration, checked and merged but not committed.
@@ -65,6 +83,8 @@ pub struct Registry {
     shader_family: Vec<FamilyId>,
     /// Each shader's slab pointers, by shader index (`slab.rs`).
     links: Vec<Vec<Link>>,
+    /// Every slab member that indexes a table, once each.
+    table_members: Vec<TableMember>,
 }
 
 /// Where a slot or binding lives: its point, and its family at a per-family frequency.
@@ -73,7 +93,7 @@ type Key = (BindingPoint, Option<FamilyId>);
 /// Where a binding lives: a slot's key and the class of resource (a
 /// texture, a sampler and a buffer may share a point, each for the
 /// pipelines that declare it).
-type BindingKey = (BindingPoint, Option<FamilyId>, ResourceClass);
+type BindingKey = TableKey;
 
 impl Registry {
     /// WebGPU's default `max_uniform_buffer_binding_size`, used when there is no device.
@@ -98,6 +118,7 @@ impl Registry {
             families: Families::default(),
             shader_family: Vec::new(),
             links: Vec::new(),
+            table_members: Vec::new(),
         }
     }
 
@@ -118,6 +139,7 @@ impl Registry {
             families: self.families.clone(),
             shader_family: self.shader_family.clone(),
             links: self.links.clone(),
+            table_members: self.table_members.clone(),
         }
     }
 
@@ -226,6 +248,11 @@ impl Registry {
         }
         self.shader_family.push(family.0);
         self.links.push(self.links_of(&shader, family.0));
+        for m in self.table_members_of(&shader, family.0) {
+            if !self.table_members.contains(&m) {
+                self.table_members.push(m);
+            }
+        }
         self.shaders.push(shader);
         id
     }
@@ -246,6 +273,61 @@ impl Registry {
             .collect()
     }
 
+    /// The slab members of `shader` that index its tables.
+    fn table_members_of(&self, shader: &ShaderReflection, family: FamilyId) -> Vec<TableMember> {
+        let key = |point| {
+            let f = self.plan.frequency(point)?;
+            Some((point, self.per_family(f).then_some(family)))
+        };
+        let mut out = Vec::new();
+        for r in shader.used_resources().filter(|r| shader.is_table(r.binding)) {
+            let Some((point, fam)) = key(r.binding) else { continue };
+            for by in shader.indexing().iter().filter(|i| i.array == r.binding).map(|i| &i.by) {
+                let IndexSource::Member { array, member, offset, .. } = by else { continue };
+                let Some(slab) = key(*array).and_then(|k| self.slot_by_point.get(&k)) else { continue };
+                let table = (point, fam, r.kind.class());
+                out.push(TableMember {
+                    slab: slab.index(),
+                    member: member.clone(),
+                    offset: *offset,
+                    table,
+                    len: r.count,
+                });
+            }
+        }
+        out
+    }
+
+    /// The table member `name` of class `class` that an instance of
+    /// `frequency` in `scope` sets, if a slab of its family has one.
+    pub(crate) fn table_member(
+        &self,
+        name: &str,
+        frequency: Frequency,
+        scope: FamilyScope,
+        class: ResourceClass,
+    ) -> Option<&TableMember> {
+        self.table_members.iter().find(|m| {
+            m.member == name
+                && m.table.2 == class
+                && scope.sees(m.table.1)
+                && self.plan.frequency(m.table.0) == Some(frequency)
+        })
+    }
+
+    /// The table at `point` that `shader`'s layout binds, of `class`, if it is one.
+    pub(crate) fn table_of(
+        &self,
+        shader: ShaderId,
+        point: BindingPoint,
+        class: ResourceClass,
+    ) -> Option<TableKey> {
+        let f = self.plan.frequency(point)?;
+        let family = *self.shader_family.get(shader.index())?;
+        let key = (point, self.per_family(f).then_some(family), class);
+        self.bindings.get(&key).filter(|b| b.table).map(|_| key)
+    }
+
     /// The slab pointers a draw of `shader` needs written. Cost: an index.
     #[inline]
     pub(crate) fn links(&self, shader: ShaderId) -> &[Link] {
@@ -261,7 +343,8 @@ impl Registry {
         features: wgpu::Features,
     ) -> Result<(), Error> {
         let caps = DeviceCaps::from_parts(limits.clone(), features, wgpu::DownlevelFlags::compliant());
-        limits::check_shader(shader, &caps).map(drop)
+        let sized = shader.clone().sized_tables(|c| caps.table_len(c));
+        limits::check_shader(&sized, &caps).map(drop)
     }
 
     /// Every registered shader, with its id.

@@ -105,6 +105,7 @@ impl<'a> Staging<'a> {
                     shader: self.id,
                     family: key.1,
                     alternates: Vec::new(),
+                    table: self.shader.is_table(point),
                 });
                 Ok(())
             }
@@ -210,8 +211,10 @@ impl<'a> Staging<'a> {
             }
             return Ok(());
         }
+        let table = |shader: &ShaderReflection, r: &Resource| shader.is_table(r.binding);
         if other_res.kind != res.kind
             || other_res.count != res.count
+            || table(other_shader, other_res) != table(self.shader, res)
             || other_res.is_array_slot() != res.is_array_slot()
         {
             return Err(self.fail(
