@@ -19,6 +19,9 @@ pub(crate) fn to_json(registry: &Registry) -> Value {
                 "size": s.size(),
                 // An array slot: `size` is the element stride, one element per instance.
                 "array": s.is_array(),
+                // A slab: found through a member of another array slot's element.
+                "slab": s.slab().map(|l| json!({"from_group": l.from.group, "from_binding": l.from.binding,
+                    "member": l.member, "offset": l.offset, "mask": l.mask})),
                 "members": s.members().iter().map(|m| {
                     let m = &m.member;
                     let mut v = json!({"name": m.name, "offset": m.offset, "size": m.size,
@@ -84,6 +87,13 @@ pub(crate) fn print_table(registry: &Registry, verbose: bool) {
             s.size(),
             users(&names)
         );
+        if let Some(l) = s.slab() {
+            let mask = if l.mask == !0 { String::new() } else { format!(" & {:#x}", l.mask) };
+            println!(
+                "  slab: each instance's element, found through `{}`{mask} of the array at {}",
+                l.member, l.from
+            );
+        }
         println!("  {:>6} {:>6}  {:<16} {:>5} {:>6}  name", "offset", "size", "type", "count", "stride");
         for m in s.members() {
             let m = &m.member;
@@ -105,7 +115,13 @@ pub(crate) fn print_table(registry: &Registry, verbose: bool) {
             .resources()
             .iter()
             .map(|r| {
-                let count = if r.count > 1 { format!("[{}]", r.count) } else { String::new() };
+                let count = match r.count {
+                    0 => "[]".to_owned(),
+                    1 => String::new(),
+                    n => format!("[{n}]"),
+                };
+                let count =
+                    if sh.is_table(r.binding) { format!("{count}  (table a slab indexes)") } else { count };
                 let used = if r.is_used() { "" } else { "  (unused)" };
                 format!("  {:<22} {:<16} {}{}{}", r.binding.to_string(), r.kind.as_str(), r.name, count, used)
             })

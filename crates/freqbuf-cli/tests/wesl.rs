@@ -149,3 +149,110 @@ fn constraints_apply_to_wesl_flags() {
         "{stderr}"
     );
 }
+
+/// Bevy 0.20.1's own files (`corpus/bevy-0.20.1`), with the defs its Rust code sets.
+const BEVY_20: &str = "corpus/bevy-0.20.1/*";
+const PBR_DEFS: &str = "MATERIAL_BIND_GROUP=3,MAX_DIRECTIONAL_LIGHTS=10,MAX_CASCADES_PER_LIGHT=4,MAX_RECT_LIGHTS=8,AVAILABLE_STORAGE_BUFFER_BINDINGS=8";
+const PBR_PLAN: &str = "0=view,1=view,2=object,3=material";
+const SPRITE_DEFS: &str = "MATERIAL_BIND_GROUP=2,AVAILABLE_STORAGE_BUFFER_BINDINGS=8";
+
+/// Bevy's four bindless material shaders load with `BINDLESS` on: each
+/// material slot is a slab found through the mesh's member (masked for the
+/// 3D ones, whose high half is the lightmap slot) and the material data
+/// through the index table's `material`; the binding arrays are tables.
+#[test]
+fn bevys_bindless_shaders_load_with_slabs_and_tables() {
+    let cases = [
+        (
+            "bevy_pbr/render/pbr.wesl",
+            PBR_PLAN,
+            PBR_DEFS,
+            "VERTEX_UVS,VERTEX_UVS_A,VERTEX_NORMALS,VERTEX_TANGENTS,VERTEX_OUTPUT_INSTANCE_INDEX,PBR_SPECULAR_TEXTURES_SUPPORTED",
+            3,
+            Some(0xffff),
+        ),
+        ("bevy_pbr/render/pbr.wesl", PBR_PLAN, PBR_DEFS, "VERTEX_OUTPUT_INSTANCE_INDEX", 3, Some(0xffff)),
+        (
+            "bevy_pbr/render/pbr_prepass.wesl",
+            PBR_PLAN,
+            PBR_DEFS,
+            "VERTEX_UVS,VERTEX_UVS_A,VERTEX_NORMALS,VERTEX_POSITIONS,VERTEX_OUTPUT_INSTANCE_INDEX,PREPASS_FRAGMENT,NORMAL_PREPASS,NORMAL_PREPASS_OR_DEFERRED_PREPASS,MAY_DISCARD",
+            3,
+            Some(0xffff),
+        ),
+        (
+            "bevy_sprite_render/mesh2d/color_material.wesl",
+            BEVY_PLAN,
+            SPRITE_DEFS,
+            "VERTEX_UVS,VERTEX_OUTPUT_INSTANCE_INDEX",
+            2,
+            None,
+        ),
+        (
+            "bevy_sprite_render/sprite_mesh/sprite_material.wesl",
+            BEVY_PLAN,
+            SPRITE_DEFS,
+            "VERTEX_UVS,VERTEX_POSITIONS,VERTEX_OUTPUT_INSTANCE_INDEX",
+            2,
+            None,
+        ),
+    ];
+    for (file, plan, defs, flags, group, mask) in cases {
+        let file = format!("corpus/bevy-0.20.1/{file}");
+        let flags = format!("BINDLESS,{flags}");
+        let args = [
+            "reflect",
+            "--json",
+            "--plan",
+            plan,
+            "--packages",
+            BEVY_20,
+            "--def",
+            defs,
+            "--flags",
+            &flags,
+            &file,
+        ];
+        let (code, stdout, stderr) = run(&args);
+        assert_eq!(code, 0, "{file} [{flags}]: {stderr}");
+        let v: Value = serde_json::from_str(&stdout).unwrap();
+        let slots = v["slots"].as_array().unwrap();
+        let slab = |binding: u64| {
+            let s = slots.iter().find(|s| s["group"] == group && s["binding"] == binding).unwrap();
+            (s["slab"]["from_group"].as_u64(), s["slab"]["member"].as_str(), s["slab"]["mask"].as_u64())
+        };
+        let (from, member, got) = slab(0);
+        assert_eq!(from, Some(group as u64 - 1), "{file}: the index table, through the mesh");
+        assert!(member.unwrap().starts_with("material"), "{file}: {member:?}");
+        assert_eq!(got, Some(mask.unwrap_or(u32::MAX) as u64), "{file}");
+        assert_eq!(
+            slab(10),
+            (Some(group as u64), Some("material"), Some(u32::MAX as u64)),
+            "{file}: the data"
+        );
+    }
+    // The table marks and the slab line, as the text prints them.
+    let file = "corpus/bevy-0.20.1/bevy_sprite_render/mesh2d/color_material.wesl";
+    let args = [
+        "reflect",
+        "--plan",
+        BEVY_PLAN,
+        "--packages",
+        BEVY_20,
+        "--def",
+        SPRITE_DEFS,
+        "--flags",
+        "BINDLESS,VERTEX_UVS,VERTEX_OUTPUT_INSTANCE_INDEX",
+        file,
+    ];
+    let (code, stdout, stderr) = run(&args);
+    assert_eq!(code, 0, "{stderr}");
+    for line in [
+        "  slab: each instance's element, found through `material_bind_group_slot` of the array at @group(1) @binding(0)",
+        "  slab: each instance's element, found through `material` of the array at @group(2) @binding(0)",
+        "  @group(2) @binding(1)  sampler          bindless_samplers_filtering[]  (table a slab indexes)",
+        "  @group(2) @binding(5)  texture          bindless_textures_2d[]  (table a slab indexes)",
+    ] {
+        assert!(stdout.lines().any(|l| l == line), "{line}\n{stdout}");
+    }
+}

@@ -346,3 +346,73 @@ fn slab_materials_place_their_textures_in_one_table_and_reuse_freed_elements() {
     model[12] = set(&mut fb, materials[12], 50);
     frame(&mut fb, &materials, &model);
 }
+
+/// Bevy's sprite metadata: an object array read through another object
+/// array's member, which the application points (meshes of one asset share
+/// an element). Linking writes the material pointer and leaves that one.
+#[test]
+fn an_array_read_through_a_member_of_its_own_frequency_keeps_the_applications_pointer() {
+    let Some(h) = gpu::device() else { return };
+    if !gpu::renders_to(h, FORMAT) {
+        return;
+    }
+    let shader_text = "
+struct Mesh { pos: vec4<f32>, metadata_index: u32, material_slot: u32, _pad: vec2<u32> }
+@group(3) @binding(0) var<storage> mesh: array<Mesh>;
+struct Metadata { value: vec4<f32> }
+@group(3) @binding(1) var<storage> metadata: array<Metadata>;
+struct Material { color: vec4<f32> }
+@group(2) @binding(0) var<storage> materials: array<Material>;
+struct Out { @builtin(position) p: vec4<f32>, @location(0) c: vec4<f32> }
+@vertex fn vs(@builtin(instance_index) i: u32) -> Out {
+    let c = metadata[mesh[i].metadata_index].value + materials[mesh[i].material_slot].color;
+    return Out(vec4(mesh[i].pos.xy, 0.0, 1.0), c);
+}
+@fragment fn fs(in: Out) -> @location(0) vec4<f32> { return in.c; }
+";
+    let mut fb = Manager::new(&h.device, freqbuf::SlotPlan::default());
+    let shader = fb.register_wgsl("metadata.wgsl", shader_text).unwrap();
+    let metadata = fb.registry().slot_at(BindingPoint::new(3, 1)).unwrap();
+    assert_eq!(fb.registry()[metadata].slab().map(|s| s.member.as_str()), Some("metadata_index"));
+    let pipeline = gpu::render_pipeline_for(h, &fb, shader, FORMAT, wgpu::PrimitiveTopology::PointList);
+    let size = wgpu::Extent3d { width: W, height: H, depth_or_array_layers: 1 };
+    let usage = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC;
+    let target = gpu::texture(h, FORMAT, size, usage);
+    let materials = (0..3)
+        .map(|k| {
+            let m = fb.create_material();
+            fb.material(m).set_by_name("color", &[k as f32, 0.0, 0.0, 0.0]).unwrap();
+            m
+        })
+        .collect::<Vec<_>>();
+    let objects = (0..8u32)
+        .map(|i| {
+            let o = fb.create_object();
+            fb.object(o).set_by_name("pos", &pixel(i)).unwrap();
+            fb.object(o).set_by_name("value", &[0.0, 10.0 * i as f32, 0.0, 0.0]).unwrap();
+            // Every object reads the metadata of object 2 or 5.
+            fb.object(o).set_by_name("metadata_index", &if i % 2 == 0 { 2u32 } else { 5 }).unwrap();
+            o
+        })
+        .collect::<Vec<_>>();
+    let draws =
+        (0..8).map(|i| Draw::new(shader).object(objects[i]).material(materials[i % 3])).collect::<Vec<_>>();
+    fb.flush(&h.queue).unwrap();
+    let mut list = fb.draw_list(&draws).unwrap();
+    fb.flush(&h.queue).unwrap();
+    let view = target.create_view(&Default::default());
+    let mut enc = h.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = gpu::color_pass(&mut enc, &view);
+        pass.set_pipeline(&pipeline);
+        Binder::new()
+            .bind_list(&mut fb, &mut pass, &mut list, |pass, _, first| pass.draw(0..1, first..first + 1))
+            .unwrap();
+    }
+    let words = gpu::read_texture(h, enc, &target, 16);
+    for i in 0..8 {
+        let got = [0, 1].map(|k| f32::from_bits(words[i * 4 + k]));
+        let shared = if i % 2 == 0 { 20.0 } else { 50.0 };
+        assert_eq!(got, [(i % 3) as f32, shared], "object {i}");
+    }
+}

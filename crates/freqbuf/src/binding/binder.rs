@@ -314,6 +314,8 @@ impl Binder {
                             return Err(Error::NotFlushed(from));
                         }
                     }
+                    // A slab the application points into itself: not the instance index either.
+                    None if registry[s].slab().is_some() => {}
                     None => first = i,
                 }
             }

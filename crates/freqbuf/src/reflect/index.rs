@@ -48,8 +48,11 @@ pub enum IndexSource {
 
 impl super::ShaderReflection {
     /// Whether the binding array at `point` is a table: every index of it
-    /// is a member of one of the shader's array slots (`table.rs`).
-    pub(crate) fn is_table(&self, point: BindingPoint) -> bool {
+    /// is a member of one of the shader's array slots, so that a slab
+    /// material's `set_texture` on that member places the resource in the
+    /// family's one array (`bindless_textures_2d[material_indices[slot].base_color_texture]`).
+    /// Cost: a scan of [`ShaderReflection::indexing`](super::ShaderReflection::indexing).
+    pub fn is_table(&self, point: BindingPoint) -> bool {
         let Some(r) = self.resource(point).filter(|r| r.count != 1) else { return false };
         let slab = |a: &BindingPoint| self.resource(*a).is_some_and(|s| s.is_array_slot());
         let mut by = self.indexing.iter().filter(|i| i.array == r.binding).map(|i| &i.by).peekable();

@@ -268,7 +268,15 @@ impl Registry {
             .filter_map(|r| {
                 let to = slot(r.binding)?;
                 let slab = self.slots[to].slab()?;
-                Some(Link { from: slot(slab.from)?, offset: slab.offset, mask: slab.mask, to })
+                let from = slot(slab.from)?;
+                // An array of the pointer's own frequency read through a member
+                // of an array the instance index reads (Bevy's mesh metadata,
+                // shared by the meshes of one asset): the application's pointer.
+                let (f, t) = (&self.slots[from], &self.slots[to]);
+                if f.frequency() == t.frequency() && f.slab().is_none() {
+                    return None;
+                }
+                Some(Link { from, offset: slab.offset, mask: slab.mask, to })
             })
             .collect()
     }
