@@ -46,6 +46,9 @@ pub struct Freqbuf {
     /// The objects resolved once (`Manager::instance_list`): the scene
     /// frees none, so batches write them by position.
     pub(crate) object_list: Option<InstanceList>,
+    /// Registered the bindless shaders: materials in a slab, drawn with
+    /// `Shared::bindless_pipelines`.
+    pub(crate) bindless: bool,
 }
 
 pub(crate) struct Params {
@@ -62,14 +65,41 @@ impl Freqbuf {
         Self::with_manager(gpu, scene, Manager::new(&gpu.device, SlotPlan::default()), true, "freqbuf")
     }
 
+    /// `freqbuf_bindless`: the bindless shaders, their materials in one slab
+    /// that each object's `material` member points into (written by
+    /// `Manager::draw_list`), drawn as multi-draw-indirect runs that a
+    /// material change does not end.
+    pub fn bindless(gpu: &Headless, scene: &Scene) -> Self {
+        assert!(scene.params.bindless, "freqbuf_bindless needs a scene with bindless shaders");
+        let m = Manager::new(&gpu.device, SlotPlan::default());
+        let mut fb = Self::with_form(gpu, scene, m, true, "freqbuf_bindless", true).with_indirect();
+        fb.name = "freqbuf_bindless";
+        // Linking writes each object's material element: flushed before the first frame.
+        fb.list = Some(fb.m.draw_list(fb.draws.iter().map(|(_, d)| d)).expect("flushed, live"));
+        fb.m.flush(&gpu.queue).expect("flush");
+        fb.m.take_stats();
+        fb
+    }
+
     pub(crate) fn with_manager(
+        gpu: &Headless,
+        scene: &Scene,
+        m: Manager,
+        objects: bool,
+        name: &'static str,
+    ) -> Self {
+        Self::with_form(gpu, scene, m, objects, name, false)
+    }
+
+    pub(crate) fn with_form(
         gpu: &Headless,
         scene: &Scene,
         mut m: Manager,
         objects: bool,
         name: &'static str,
+        bindless: bool,
     ) -> Self {
-        let shaders = register_all(&mut m, scene);
+        let shaders = if bindless { register_bindless(&mut m, scene) } else { register_all(&mut m, scene) };
         let param = |m: &Manager, n: &str| m.param(n).unwrap_or_else(|e| panic!("{e}"));
         let p = Params {
             time: param(&m, "time"),
@@ -164,6 +194,7 @@ impl Freqbuf {
             indirect: None,
             members: false,
             object_list,
+            bindless,
         }
     }
 
@@ -204,13 +235,14 @@ impl Freqbuf {
             self.list = Some(self.m.draw_list(self.draws.iter().map(|(_, d)| d)).expect("flushed, live"));
         }
         let list = self.list.as_mut().expect("made above");
-        let pipelines = &self.pipelines;
+        let (pipelines, built) =
+            (&self.pipelines, if self.bindless { &shared.bindless_pipelines } else { &shared.pipelines });
         let mut current = usize::MAX;
         Binder::new()
             .bind_list_groups(&mut self.m, pass, list, groups, |pass, i, first| {
                 if pipelines[i] != current {
                     current = pipelines[i];
-                    pass.set_pipeline(&shared.pipelines[current]);
+                    pass.set_pipeline(&built[current]);
                 }
                 draw(pass, i, first);
             })
@@ -303,15 +335,21 @@ impl Freqbuf {
     }
 
     pub(crate) fn set_shared(&mut self, changes: &FrameChanges) {
+        self.set_frame_and_views(changes);
+        for &(mat, ref c) in &changes.materials {
+            self.m.material(self.materials[mat]).set(self.p.base_color, c).expect("vec4");
+        }
+    }
+
+    /// The frame's and views' changes: what a baseline that keeps its own
+    /// materials leaves to freqbuf.
+    pub(crate) fn set_frame_and_views(&mut self, changes: &FrameChanges) {
         self.m.frame().set(self.p.time, &changes.time).expect("f32");
         if let Some(fi) = self.p.frame_index {
             self.m.frame().set(fi, &changes.frame).expect("u32");
         }
         for &(v, ref vp) in &changes.views {
             self.m.view(self.views[v]).set(self.p.view_proj, vp).expect("mat4");
-        }
-        for &(mat, ref c) in &changes.materials {
-            self.m.material(self.materials[mat]).set(self.p.base_color, c).expect("vec4");
         }
     }
 }
@@ -385,11 +423,12 @@ impl Method for Freqbuf {
             }
             let list = self.list.as_mut().expect("made above");
             let starts = &self.pipeline_starts;
+            let built = if self.bindless { &shared.bindless_pipelines } else { &shared.pipelines };
             Binder::new()
                 .draw_indirect(&mut self.m, &gpu.queue, &mut pass, list, &mut indirect, |pass, i| {
                     // Called where the shader changes: draws far apart.
                     let at = starts.partition_point(|&(first, _)| first <= i) - 1;
-                    pass.set_pipeline(&shared.pipelines[starts[at].1])
+                    pass.set_pipeline(&built[starts[at].1])
                 })
                 .expect("draw");
             self.indirect = Some(indirect);

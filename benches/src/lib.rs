@@ -38,6 +38,9 @@ mod storage;
 pub use encode_floor::EncodeFloor;
 pub use freqbuf::Freqbuf;
 pub use full_rewrite::FullRewrite;
-pub use method::{ALIGN, Cost, FORMAT, Method, OBJECT_STRIDE, SIZE, Shared, Target, off, register_all};
+pub use method::{
+    ALIGN, BINDLESS_OBJECT_STRIDE, Cost, FORMAT, MATERIAL_STRIDE, Method, OBJECT_STRIDE, SIZE, Shared,
+    Target, off, register_all, register_bindless,
+};
 pub use per_shader_cache::PerShaderCache;
 pub use storage::StorageInstancing;

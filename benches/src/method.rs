@@ -12,6 +12,12 @@ pub const ALIGN: u64 = 256;
 /// Bytes between objects in an object storage array (`Object { world, tint }`).
 pub const OBJECT_STRIDE: u64 = 80;
 
+/// Bytes between objects with the bindless shaders (`material: u32` and padding after `tint`).
+pub const BINDLESS_OBJECT_STRIDE: u64 = 96;
+
+/// Bytes between materials in the bindless shaders' material array.
+pub const MATERIAL_STRIDE: u64 = 48;
+
 /// Merged offsets of the shared blocks (see `scene::shader`).
 pub mod off {
     pub const TIME: usize = 0;
@@ -22,6 +28,8 @@ pub mod off {
     pub const EMISSIVE: usize = 32;
     pub const WORLD: usize = 0;
     pub const TINT: usize = 64;
+    /// The bindless object's material element.
+    pub const MATERIAL: usize = 80;
 }
 
 /// What one frame cost a method, besides CPU time.
@@ -53,6 +61,8 @@ pub trait Method {
 /// Pipelines shared by every method.
 pub struct Shared {
     pub pipelines: Vec<wgpu::RenderPipeline>,
+    /// The bindless shaders' pipelines, by the same index (empty without `bindless`).
+    pub bindless_pipelines: Vec<wgpu::RenderPipeline>,
     /// The layout of every group: one dynamic-offset uniform at binding 0.
     pub group_layout: wgpu::BindGroupLayout,
     /// The layout of an object storage array at binding 0, as freqbuf makes it.
@@ -125,6 +135,9 @@ impl Shared {
         let mut m = Manager::new(&gpu.device, SlotPlan::default());
         let ids = register_all(&mut m, scene);
         let pipelines = ids.iter().map(|&id| pipeline(gpu, &m, id, format)).collect();
+        let mut m = Manager::new(&gpu.device, SlotPlan::default());
+        let ids = register_bindless(&mut m, scene);
+        let bindless_pipelines = ids.iter().map(|&id| pipeline(gpu, &m, id, format)).collect();
         let group_layout = gpu.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("uniform group"),
             entries: &[wgpu::BindGroupLayoutEntry {
@@ -151,7 +164,7 @@ impl Shared {
                 count: None,
             }],
         });
-        Self { pipelines, group_layout, storage_layout }
+        Self { pipelines, bindless_pipelines, group_layout, storage_layout }
     }
 
     /// A bind group over a whole object storage array.
@@ -185,13 +198,22 @@ impl Shared {
 /// `Material`), so their material blocks merge and switching between them
 /// rebinds nothing.
 pub fn register_all(m: &mut Manager, scene: &Scene) -> Vec<ShaderId> {
+    register(m, &scene.shaders)
+}
+
+/// Registers the bindless form of every shader, as one family: one material slab.
+pub fn register_bindless(m: &mut Manager, scene: &Scene) -> Vec<ShaderId> {
+    register(m, &scene.bindless_shaders)
+}
+
+fn register(m: &mut Manager, shaders: &[crate::scene::ShaderDef]) -> Vec<ShaderId> {
     let register = |s: &crate::scene::ShaderDef| {
         let source = freqbuf::reflect::ShaderSource::Wgsl(&s.wgsl);
         let reflection = freqbuf::reflect::ShaderReflection::new(s.name.as_str(), source)
             .unwrap_or_else(|e| panic!("{e}"));
         m.register(reflection.with_family("scene")).unwrap_or_else(|e| panic!("{e}"))
     };
-    scene.shaders.iter().map(register).collect()
+    shaders.iter().map(register).collect()
 }
 
 pub(crate) fn pipeline(

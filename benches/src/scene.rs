@@ -28,6 +28,10 @@ pub struct SceneParams {
     /// Shaders read object data from an array slot
     /// (`var<storage, read> objects: array<Object>`) by instance index.
     pub object_storage: bool,
+    /// Also generate each shader's bindless form (`Scene::bindless_shaders`):
+    /// materials in one storage array (a slab), found through the object's
+    /// `material` member. Needs `object_storage`.
+    pub bindless: bool,
 }
 
 impl SceneParams {
@@ -44,6 +48,7 @@ impl SceneParams {
             frames: 60,
             seed: 1,
             object_storage: false,
+            bindless: false,
         }
     }
 
@@ -121,6 +126,9 @@ pub struct FrameChanges {
 pub struct Scene {
     pub params: SceneParams,
     pub shaders: Vec<ShaderDef>,
+    /// With `bindless`: the same shaders reading materials from a slab
+    /// (the same images); else empty.
+    pub bindless_shaders: Vec<ShaderDef>,
     pub materials: Vec<MaterialDef>,
     pub objects: Vec<ObjectDef>,
     /// View matrices.
@@ -163,8 +171,12 @@ impl Scene {
     /// Generates the scene at frame 0.
     pub fn new(params: &SceneParams) -> Self {
         let mut rng = Rng::new(params.seed);
-        let shaders =
-            (0..params.shaders).map(|i| shader(i, params.shaders, params.object_storage)).collect::<Vec<_>>();
+        let form = |bindless| Form { storage: params.object_storage || bindless, bindless };
+        let shaders = (0..params.shaders).map(|i| shader(i, params.shaders, form(false))).collect::<Vec<_>>();
+        let bindless_shaders = match params.bindless {
+            true => (0..params.shaders).map(|i| shader(i, params.shaders, form(true))).collect(),
+            false => Vec::new(),
+        };
         let materials = (0..params.materials)
             .map(|i| MaterialDef {
                 shader: i % params.shaders.max(1),
@@ -196,6 +208,7 @@ impl Scene {
         Self {
             params: params.clone(),
             shaders,
+            bindless_shaders,
             materials,
             objects,
             views,
@@ -293,10 +306,22 @@ fn view_matrix(v: usize, n: usize, time: f32) -> Mat4 {
     [[c * w, s, 0.0, 0.0], [-s * w, c, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [x, 0.0, 0.0, 1.0]]
 }
 
+/// How a generated shader reads its data.
+#[derive(Clone, Copy)]
+struct Form {
+    /// Objects in an array slot read by instance index.
+    storage: bool,
+    /// Materials in a slab, `materials[objects[i].material]`.
+    bindless: bool,
+}
+
 /// Shader `i` of `n`: a family and a permutation of declared members. With
 /// `storage`, object data is an array slot that every shader declares with
-/// the same 80-byte element (a shader without `tint` pads it).
-fn shader(i: usize, n: usize, storage: bool) -> ShaderDef {
+/// the same 80-byte element (a shader without `tint` pads it); `bindless`
+/// adds the object's `material` (96 bytes) and reads a 48-byte material
+/// element from a slab, padded where the permutation declares less.
+fn shader(i: usize, n: usize, form: Form) -> ShaderDef {
+    let Form { storage, bindless } = form;
     let family = FAMILIES[i % FAMILIES.len()];
     let perm = i / FAMILIES.len();
     let decl = match family {
@@ -323,30 +348,49 @@ fn shader(i: usize, n: usize, storage: bool) -> ShaderDef {
         "struct Frame { time: f32 }\n"
     });
     w.push_str("struct View { view_proj: mat4x4<f32> }\n");
-    w.push_str(match (decl.params, decl.emissive) {
-        (true, true) => "struct Material { base_color: vec4<f32>, params: vec4<f32>, emissive: vec4<f32> }\n",
-        (true, false) => "struct Material { base_color: vec4<f32>, params: vec4<f32> }\n",
-        (false, true) => "struct Material { base_color: vec4<f32>, _pad0: vec4<f32>, emissive: vec4<f32> }\n",
-        (false, false) => "struct Material { base_color: vec4<f32> }\n",
+    w.push_str(match (decl.params, decl.emissive, bindless) {
+        (true, true, _) => {
+            "struct Material { base_color: vec4<f32>, params: vec4<f32>, emissive: vec4<f32> }\n"
+        }
+        (true, false, false) => "struct Material { base_color: vec4<f32>, params: vec4<f32> }\n",
+        (true, false, true) => {
+            "struct Material { base_color: vec4<f32>, params: vec4<f32>, _pad1: vec4<f32> }\n"
+        }
+        (false, true, _) => {
+            "struct Material { base_color: vec4<f32>, _pad0: vec4<f32>, emissive: vec4<f32> }\n"
+        }
+        (false, false, false) => "struct Material { base_color: vec4<f32> }\n",
+        (false, false, true) => {
+            "struct Material { base_color: vec4<f32>, _pad0: vec4<f32>, _pad1: vec4<f32> }\n"
+        }
     });
-    w.push_str(match (decl.tint, storage) {
-        (true, _) => "struct Object { world: mat4x4<f32>, tint: vec4<f32> }\n",
-        (false, true) => "struct Object { world: mat4x4<f32>, _pad0: vec4<f32> }\n",
-        (false, false) => "struct Object { world: mat4x4<f32> }\n",
-    });
+    let pointer = if bindless { ", material: u32, _pad1: u32, _pad2: u32, _pad3: u32" } else { "" };
+    let _ = match (decl.tint, storage) {
+        (true, _) => writeln!(w, "struct Object {{ world: mat4x4<f32>, tint: vec4<f32>{pointer} }}"),
+        (false, true) => writeln!(w, "struct Object {{ world: mat4x4<f32>, _pad0: vec4<f32>{pointer} }}"),
+        (false, false) => writeln!(w, "struct Object {{ world: mat4x4<f32> }}"),
+    };
     w.push_str(
         "@group(0) @binding(0) var<uniform> frame: Frame;\n\
-         @group(1) @binding(0) var<uniform> view: View;\n\
-         @group(2) @binding(0) var<uniform> material: Material;\n",
+         @group(1) @binding(0) var<uniform> view: View;\n",
     );
+    w.push_str(if bindless {
+        "@group(2) @binding(0) var<storage, read> materials: array<Material>;\n"
+    } else {
+        "@group(2) @binding(0) var<uniform> material: Material;\n"
+    });
     w.push_str(if storage {
         "@group(3) @binding(0) var<storage, read> objects: array<Object>;\n"
     } else {
         "@group(3) @binding(0) var<uniform> object: Object;\n"
     });
+    let instance = if bindless { ", @location(1) @interpolate(flat) instance: u32" } else { "" };
+    let _ = writeln!(
+        w,
+        "struct VsOut {{ @builtin(position) pos: vec4<f32>, @location(0) tint: vec4<f32>{instance} }}"
+    );
     w.push_str(
-        "struct VsOut { @builtin(position) pos: vec4<f32>, @location(0) tint: vec4<f32> }\n\
-         @vertex fn vs(@builtin(vertex_index) i: u32, @builtin(instance_index) ii: u32) -> VsOut {\n\
+        "@vertex fn vs(@builtin(vertex_index) i: u32, @builtin(instance_index) ii: u32) -> VsOut {\n\
              let corner = vec2<f32>(f32(i & 1u), f32((i >> 1u) & 1u)) * 2.0 - 1.0;\n",
     );
     if storage {
@@ -354,10 +398,13 @@ fn shader(i: usize, n: usize, storage: bool) -> ShaderDef {
     }
     w.push_str("    let p = view.view_proj * object.world * vec4<f32>(corner, 0.0, 1.0);\n");
     let tint = if decl.tint { "object.tint" } else { "vec4<f32>(1.0)" };
-    let _ = writeln!(w, "    return VsOut(vec4<f32>(p.xy, 0.5, 1.0), {tint});\n}}");
-    w.push_str(
-        "@fragment fn fs(v: VsOut) -> @location(0) vec4<f32> {\n    var c = material.base_color * v.tint;\n",
-    );
+    let ii = if bindless { ", ii" } else { "" };
+    let _ = writeln!(w, "    return VsOut(vec4<f32>(p.xy, 0.5, 1.0), {tint}{ii});\n}}");
+    w.push_str("@fragment fn fs(v: VsOut) -> @location(0) vec4<f32> {\n");
+    if bindless {
+        w.push_str("    let material = materials[objects[v.instance].material];\n");
+    }
+    w.push_str("    var c = material.base_color * v.tint;\n");
     if decl.params {
         w.push_str("    c = c * (1.0 - 0.5 * material.params.x);\n");
     }

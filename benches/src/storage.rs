@@ -1,5 +1,6 @@
-//! `StorageInstancing` and its multi-draw-indirect form `storage_indirect`:
-//! Bevy's and Ogre-Next's design written by hand, at its best.
+//! `StorageInstancing` and its multi-draw-indirect forms `storage_indirect`
+//! and `storage_bindless`: Bevy's and Ogre-Next's design written by hand,
+//! at its best.
 
 use freqbuf::Headless;
 use freqbuf::{Binder, DrawList, Manager, SlotPlan};
@@ -23,6 +24,10 @@ pub struct StorageInstancing {
     /// allocation, and no page faults, per frame).
     belt: wgpu::util::StagingBelt,
     count: usize,
+    /// Bytes per object element: 80, or 96 with the bindless shaders.
+    stride: usize,
+    /// `storage_bindless`: the material array and its group, bound once.
+    materials: Option<(wgpu::Buffer, wgpu::BindGroup)>,
 }
 
 /// The sparse-upload compute pass: element `e` of `src` goes to element `idx[e]` of `dst`.
@@ -32,11 +37,11 @@ struct Scatter {
     idx: wgpu::Buffer,
 }
 
+/// `WORDS` (the words of one element) is prepended.
 const SCATTER: &str = "
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read> idx: array<u32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
-const WORDS: u32 = 20u;
 @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) {
     let e = g.x / WORDS;
     if e >= arrayLength(&idx) { return; }
@@ -46,9 +51,6 @@ const WORDS: u32 = 20u;
 /// At most this many coalesced runs are copied one by one; more go through
 /// the scatter pass.
 const RUNS_WRITTEN: usize = 32;
-
-/// Bytes of one object element.
-const STRIDE: usize = OBJECT_STRIDE as usize;
 
 /// Writes `items` (elements of `N` bytes) at `offset` of `target` through
 /// the belt, copied in `enc`; returns the bytes.
@@ -66,24 +68,46 @@ fn put<const N: usize>(
 }
 
 /// One object's element, packed on the stack for a write into mapped memory
-/// (which wgpu lets one write, never read).
+/// (which wgpu lets one write, never read); `N` of 96 holds the bindless
+/// shaders' `material`, the material's element in the material array.
 #[inline]
-fn packed(o: &crate::scene::ObjectDef) -> [u8; STRIDE] {
-    let mut out = [0; STRIDE];
+fn packed<const N: usize>(o: &crate::scene::ObjectDef) -> [u8; N] {
+    let mut out = [0; N];
     pack_object(o, &mut out);
+    if N > off::MATERIAL {
+        out[off::MATERIAL..off::MATERIAL + 4].copy_from_slice(&(o.material as u32).to_le_bytes());
+    }
+    out
+}
+
+/// One material's element of the bindless shaders' material array.
+fn packed_material(m: &crate::scene::MaterialDef) -> [u8; MATERIAL_STRIDE as usize] {
+    let mut out = [0; MATERIAL_STRIDE as usize];
+    out[off::BASE_COLOR..off::BASE_COLOR + 16].copy_from_slice(bytemuck::bytes_of(&m.base_color));
+    out[off::PARAMS..off::PARAMS + 16].copy_from_slice(bytemuck::bytes_of(&m.params));
+    out[off::EMISSIVE..off::EMISSIVE + 16].copy_from_slice(bytemuck::bytes_of(&m.emissive));
     out
 }
 
 impl StorageInstancing {
     pub fn new(gpu: &Headless, shared: &Shared, scene: &Scene) -> Self {
+        Self::with_form(gpu, shared, scene, false)
+    }
+
+    /// Bevy 0.20's bindless design by hand: the bindless shaders, materials
+    /// in one storage array bound once, each object's element holding its
+    /// material's; drawn as `storage_indirect` is, with runs that only a
+    /// pipeline or view ends.
+    pub fn bindless(gpu: &Headless, shared: &Shared, scene: &Scene) -> Self {
+        assert!(scene.params.bindless, "storage_bindless needs a scene with bindless shaders");
+        Self::with_form(gpu, shared, scene, true).with_indirect(gpu, scene)
+    }
+
+    fn with_form(gpu: &Headless, shared: &Shared, scene: &Scene, bindless: bool) -> Self {
         assert!(scene.params.object_storage, "storage_instancing needs a scene with object storage");
-        let inner = Freqbuf::with_manager(
-            gpu,
-            scene,
-            Manager::new(&gpu.device, SlotPlan::default()),
-            false,
-            "storage_instancing",
-        );
+        let m = Manager::new(&gpu.device, SlotPlan::default());
+        let inner = Freqbuf::with_form(gpu, scene, m, false, "storage_instancing", bindless);
+        let stride = if bindless { BINDLESS_OBJECT_STRIDE } else { OBJECT_STRIDE };
         let n = scene.objects.len() as u64;
         let buffer = |label, size, usage| {
             gpu.device.create_buffer(&wgpu::BufferDescriptor {
@@ -94,14 +118,32 @@ impl StorageInstancing {
             })
         };
         let storage = wgpu::BufferUsages::STORAGE;
-        let objects = buffer("objects", n * OBJECT_STRIDE, storage);
-        let mut all = Vec::new();
-        pack_objects(scene, &mut all);
+        let objects = buffer("objects", n * stride, storage);
+        let all = match bindless {
+            true => scene.objects.iter().flat_map(packed::<{ BINDLESS_OBJECT_STRIDE as usize }>).collect(),
+            false => scene.objects.iter().flat_map(packed::<{ OBJECT_STRIDE as usize }>).collect::<Vec<u8>>(),
+        };
         gpu.queue.write_buffer(&objects, 0, &all);
         let group = shared.storage_group(gpu, &objects);
+        let materials = bindless.then(|| {
+            let data = scene.materials.iter().flat_map(packed_material).collect::<Vec<u8>>();
+            let materials = buffer("materials", data.len() as u64, storage);
+            gpu.queue.write_buffer(&materials, 0, &data);
+            // The layout freqbuf made for the pipelines: its visibility is the stages that read it.
+            let shader = inner.draws[0].1.shader();
+            let layouts = inner.m.bind_group_layouts(shader).expect("registered");
+            let layout = layouts.iter().find(|(g, _)| *g == 2).expect("a material group").1;
+            let group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("hand materials"),
+                layout,
+                entries: &[wgpu::BindGroupEntry { binding: 0, resource: materials.as_entire_binding() }],
+            });
+            (materials, group)
+        });
+        let source = format!("const WORDS: u32 = {}u;{SCATTER}", stride / 4);
         let module = gpu.device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("scatter"),
-            source: wgpu::ShaderSource::Wgsl(SCATTER.into()),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
         });
         let pipeline = gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some("scatter"),
@@ -113,7 +155,7 @@ impl StorageInstancing {
         });
         let scatter = Scatter {
             pipeline,
-            src: buffer("scatter src", n * OBJECT_STRIDE, storage),
+            src: buffer("scatter src", n * stride, storage),
             idx: buffer("scatter idx", n * 4, storage),
         };
         Self {
@@ -124,6 +166,8 @@ impl StorageInstancing {
             scatter,
             belt: wgpu::util::StagingBelt::new(gpu.device.clone(), 1 << 20),
             count: n as usize,
+            stride: stride as usize,
+            materials,
         }
     }
 
@@ -133,9 +177,11 @@ impl StorageInstancing {
     /// the draw set never changes. Binding per run goes through a draw list
     /// of each run's first draw, replayed while the bind groups hold.
     pub fn with_indirect(mut self, gpu: &Headless, scene: &Scene) -> Self {
+        // With materials in one array, a material change ends no run.
+        let bindless = self.materials.is_some();
         let key = |o: usize| {
             let obj = &scene.objects[o];
-            (scene.materials[obj.material].shader, obj.view, obj.material)
+            (scene.materials[obj.material].shader, obj.view, if bindless { 0 } else { obj.material })
         };
         // Runs of (first draw, first command, commands); a run's draws of
         // consecutive elements are one instanced command, as Bevy batches.
@@ -178,24 +224,64 @@ impl StorageInstancing {
         changes: &FrameChanges,
         enc: &mut wgpu::CommandEncoder,
     ) -> (u64, u64) {
+        let (bytes, calls) = self.upload_materials(scene, changes, enc);
+        let (more, more_calls) = match self.stride {
+            96 => self.upload_objects::<{ BINDLESS_OBJECT_STRIDE as usize }>(gpu, scene, changes, enc),
+            _ => self.upload_objects::<{ OBJECT_STRIDE as usize }>(gpu, scene, changes, enc),
+        };
+        (bytes + more, calls + more_calls)
+    }
+
+    /// The bindless form's changed materials: each run of consecutive ones
+    /// one copy of their base colours (what changes), through the belt.
+    fn upload_materials(
+        &mut self,
+        scene: &Scene,
+        changes: &FrameChanges,
+        enc: &mut wgpu::CommandEncoder,
+    ) -> (u64, u64) {
+        let Some((materials, _)) = &self.materials else { return (0, 0) };
+        let (mut bytes, mut calls) = (0, 0);
+        for run in changes.materials.chunk_by(|a, b| b.0 == a.0 + 1) {
+            let offset = run[0].0 as u64 * MATERIAL_STRIDE;
+            if run.len() == 1 {
+                let color = bytemuck::bytes_of(&scene.materials[run[0].0].base_color);
+                let color: [u8; 16] = color.try_into().expect("vec4");
+                bytes += put(&mut self.belt, enc, materials, offset, std::iter::once(color));
+            } else {
+                let all = run.iter().map(|&(m, _)| packed_material(&scene.materials[m]));
+                bytes += put(&mut self.belt, enc, materials, offset, all);
+            }
+            calls += 1;
+        }
+        (bytes as u64, calls)
+    }
+
+    fn upload_objects<const N: usize>(
+        &mut self,
+        gpu: &Headless,
+        scene: &Scene,
+        changes: &FrameChanges,
+        enc: &mut wgpu::CommandEncoder,
+    ) -> (u64, u64) {
         let changed = &changes.objects;
         if changed.is_empty() {
             return (0, 0);
         }
         let (belt, objects) = (&mut self.belt, &self.objects);
-        let packed_at = |&(o, _): &(usize, _)| packed(&scene.objects[o]);
+        let packed_at = |&(o, _): &(usize, _)| packed::<N>(&scene.objects[o]);
         if changed.len() * 2 >= self.count {
-            let len = put(belt, enc, objects, 0, scene.objects.iter().map(packed));
+            let len = put(belt, enc, objects, 0, scene.objects.iter().map(packed::<N>));
             return (len as u64, 1);
         }
         let runs = 1 + changed.windows(2).filter(|w| w[1].0 != w[0].0 + 1).count();
         if runs <= RUNS_WRITTEN {
             let mut calls = 0;
             for run in changed.chunk_by(|a, b| b.0 == a.0 + 1) {
-                put(belt, enc, objects, (run[0].0 * STRIDE) as u64, run.iter().map(packed_at));
+                put(belt, enc, objects, (run[0].0 * N) as u64, run.iter().map(packed_at));
                 calls += 1;
             }
-            return ((changed.len() * STRIDE) as u64, calls);
+            return ((changed.len() * N) as u64, calls);
         }
         let data = put(belt, enc, &self.scatter.src, 0, changed.iter().map(packed_at));
         let index_bytes =
@@ -238,7 +324,11 @@ struct HandIndirect {
 
 impl Method for StorageInstancing {
     fn name(&self) -> &'static str {
-        if self.indirect.is_some() { "storage_indirect" } else { "storage_instancing" }
+        match (&self.indirect, &self.materials) {
+            (Some(_), Some(_)) => "storage_bindless",
+            (Some(_), None) => "storage_indirect",
+            _ => "storage_instancing",
+        }
     }
 
     fn frame(
@@ -249,7 +339,10 @@ impl Method for StorageInstancing {
         changes: &FrameChanges,
         target: &Target,
     ) -> Cost {
-        self.inner.set_shared(changes);
+        match self.materials {
+            Some(_) => self.inner.set_frame_and_views(changes),
+            None => self.inner.set_shared(changes),
+        }
         // The shared values' flush and the object scatter go into the
         // frame's encoder: one submit, the best form of the design.
         let mut enc = gpu.device.create_command_encoder(&Default::default());
@@ -262,19 +355,27 @@ impl Method for StorageInstancing {
             Some(hand) => {
                 let mut pass = target.pass(&mut enc);
                 pass.set_bind_group(3, &self.group, &[]);
+                // The material array, bound once: freqbuf binds the frame and views only.
+                let (groups, built) = match &self.materials {
+                    Some((_, group)) => {
+                        pass.set_bind_group(2, group, &[]);
+                        (0..2, &shared.bindless_pipelines)
+                    }
+                    None => (0..3, &shared.pipelines),
+                };
                 let (pipelines, runs, buffer) = (&self.inner.pipelines, &hand.runs, &hand.buffer);
                 let mut current = usize::MAX;
                 Binder::new()
-                    .bind_list_groups(&mut self.inner.m, &mut pass, &mut hand.list, 0..3, |pass, k, _| {
+                    .bind_list_groups(&mut self.inner.m, &mut pass, &mut hand.list, groups, |pass, k, _| {
                         let (start, command, n) = runs[k];
                         if pipelines[start] != current {
                             current = pipelines[start];
-                            pass.set_pipeline(&shared.pipelines[current]);
+                            pass.set_pipeline(&built[current]);
                         }
                         pass.multi_draw_indirect(buffer, command as u64 * 16, n);
                     })
                     .expect("bind");
-                1
+                1 + u64::from(self.materials.is_some())
             }
         };
         self.belt.finish();

@@ -77,6 +77,13 @@ struct Args {
     /// (`Binder::draw_indirect`), as `freqbuf_indirect` (needs --object-storage).
     #[arg(long)]
     indirect: bool,
+    /// Also run freqbuf with the bindless form of every shader (materials in
+    /// one slab, found through each object's `material`), drawn as
+    /// multi-draw-indirect runs, as `freqbuf_bindless`; the default baselines
+    /// then include `storage_bindless`, the same design by hand. Implies
+    /// --object-storage.
+    #[arg(long)]
+    bindless: bool,
     /// Write an SVG chart of CPU ms per frame for each method.
     #[arg(long, value_name = "FILE")]
     chart: Option<std::path::PathBuf>,
@@ -127,10 +134,14 @@ fn main() {
         std::process::exit(2);
     }
     let baselines = args.baselines.clone().unwrap_or_else(|| {
-        let first = if args.object_storage { "storage_instancing" } else { "per_shader_cache" };
+        let first =
+            if args.object_storage || args.bindless { "storage_instancing" } else { "per_shader_cache" };
         let mut list = ["freqbuf_members", first, "full_rewrite", "encode_floor"].map(String::from).to_vec();
         if args.indirect {
             list.insert(1, "storage_indirect".into());
+        }
+        if args.bindless {
+            list.insert(1, "storage_bindless".into());
         }
         list
     });
@@ -213,7 +224,8 @@ fn params(args: &Args, moving: f64) -> SceneParams {
         camera_moves: moving > 0.0 || material_changes > 0.0,
         frames: args.frames,
         seed: args.seed,
-        object_storage: args.object_storage,
+        object_storage: args.object_storage || args.bindless,
+        bindless: args.bindless,
     }
 }
 
@@ -284,7 +296,8 @@ fn measure(args: &Args, gpu: &Headless, shared: &Shared, baselines: &[String], p
     let threads = args.threads.map(|_| "freqbuf_threads");
     let one_submit = args.one_submit.then_some("freqbuf_one_submit");
     let indirect = args.indirect.then_some("freqbuf_indirect");
-    if args.indirect && !args.object_storage {
+    let bindless = args.bindless.then_some("freqbuf_bindless");
+    if args.indirect && !(args.object_storage || args.bindless) {
         eprintln!("error: --indirect needs --object-storage (runs need object data in an array slot)");
         std::process::exit(2);
     }
@@ -293,15 +306,17 @@ fn measure(args: &Args, gpu: &Headless, shared: &Shared, baselines: &[String], p
         .chain(threads)
         .chain(one_submit)
         .chain(indirect)
+        .chain(bindless)
         .chain(baselines.iter().map(String::as_str).filter(|n| !n.is_empty()))
     {
-        if name == "per_shader_cache" && args.object_storage {
+        if name == "per_shader_cache" && (args.object_storage || args.bindless) {
             eprintln!(
                 "error: per_shader_cache keeps per-shader uniform copies; it has no --object-storage form"
             );
             std::process::exit(2);
         }
-        if (name == "storage_instancing" || name == "storage_indirect") && !args.object_storage {
+        let storage = ["storage_instancing", "storage_indirect"].contains(&name);
+        if storage && !(args.object_storage || args.bindless) {
             eprintln!("error: storage_instancing needs --object-storage (its shaders read a storage array)");
             std::process::exit(2);
         }
@@ -311,6 +326,12 @@ fn measure(args: &Args, gpu: &Headless, shared: &Shared, baselines: &[String], p
             "freqbuf_members" => Box::new(Freqbuf::new(gpu, &scene0).with_members()),
             "freqbuf_one_submit" => Box::new(Freqbuf::new(gpu, &scene0).with_one_submit()),
             "freqbuf_indirect" => Box::new(Freqbuf::new(gpu, &scene0).with_indirect()),
+            "freqbuf_bindless" => Box::new(Freqbuf::bindless(gpu, &scene0)),
+            "storage_bindless" if !args.bindless => {
+                eprintln!("error: storage_bindless needs --bindless (its shaders read a material array)");
+                std::process::exit(2);
+            }
+            "storage_bindless" => Box::new(StorageInstancing::bindless(gpu, shared, &scene0)),
             "storage_indirect" => {
                 Box::new(StorageInstancing::new(gpu, shared, &scene0).with_indirect(gpu, &scene0))
             }
@@ -321,7 +342,7 @@ fn measure(args: &Args, gpu: &Headless, shared: &Shared, baselines: &[String], p
             "storage_instancing" => Box::new(StorageInstancing::new(gpu, shared, &scene0)),
             other => {
                 eprintln!(
-                    "error: unknown baseline `{other}`; known: freqbuf_members, per_shader_cache, full_rewrite, encode_floor, storage_instancing, storage_indirect"
+                    "error: unknown baseline `{other}`; known: freqbuf_members, per_shader_cache, full_rewrite, encode_floor, storage_instancing, storage_indirect, storage_bindless"
                 );
                 std::process::exit(2);
             }
