@@ -72,6 +72,18 @@ pub(crate) fn batched_module<'s>(
     let mut module = shader.module().clone();
     for r in shader.used_resources().filter(|r| r.is_array_slot()) {
         let fail = |why: String| (r, why);
+        // A slab's element is any a pointer names, not one within the draw's batch.
+        let through = shader.indexing().iter().find_map(|i| match &i.by {
+            crate::reflect::IndexSource::Member { array, member, .. } if i.array == r.binding => {
+                shader.resource(*array).filter(|a| a.is_array_slot()).map(|_| member)
+            }
+            _ => None,
+        });
+        if let Some(member) = through {
+            return Err(fail(format!(
+                "it is a slab, found through member `{member}` of another array, and a uniform batch holds only the elements near the draw's; register the permutation without slabs on this device (Bevy's BINDLESS off)"
+            )));
+        }
         let Some((_, var)) =
             module.global_variables.iter_mut().find(|(_, v)| v.binding.map(Into::into) == Some(r.binding))
         else {
