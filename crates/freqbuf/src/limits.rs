@@ -278,10 +278,31 @@ fn validate(shader: &ShaderReflection, caps: &DeviceCaps) -> Result<Option<naga:
         return Err(LimitError {
             binding: None,
             location,
-            kind: LimitErrorKind::Capability { source: Box::new(e) },
+            kind: LimitErrorKind::Capability { needs: feature_for(&e), source: Box::new(e) },
         });
     }
     Ok(batched)
+}
+
+/// The wgpu feature that gives the capability naga's error says is missing.
+fn feature_for(e: &naga::WithSpan<naga::valid::ValidationError>) -> Option<&'static str> {
+    let text = crate::errors::chain(e.as_inner());
+    const FEATURES: [(&str, &str); 7] = [
+        (
+            "TEXTURE_AND_SAMPLER_BINDING_ARRAY_NON_UNIFORM_INDEXING",
+            "SAMPLED_TEXTURE_AND_STORAGE_BUFFER_ARRAY_NON_UNIFORM_INDEXING",
+        ),
+        (
+            "BUFFER_BINDING_ARRAY_NON_UNIFORM_INDEXING",
+            "SAMPLED_TEXTURE_AND_STORAGE_BUFFER_ARRAY_NON_UNIFORM_INDEXING",
+        ),
+        ("STORAGE_TEXTURE_BINDING_ARRAY_NON_UNIFORM_INDEXING", "STORAGE_TEXTURE_ARRAY_NON_UNIFORM_INDEXING"),
+        ("SHADER_FLOAT16", "SHADER_F16"),
+        ("FLOAT64", "SHADER_F64"),
+        ("SHADER_INT64", "SHADER_INT64"),
+        ("RAY_QUERY", "EXPERIMENTAL_RAY_QUERY"),
+    ];
+    FEATURES.iter().find(|(cap, _)| text.contains(&format!("Capabilities({cap})"))).map(|&(_, f)| f)
 }
 
 /// The stages of the entry points that use `r`.

@@ -120,6 +120,40 @@ impl<'h> Scene<'h> {
         Ok((binds, words.chunks(4).map(|c| [0, 1, 2, 3].map(|k| f32::from_bits(c[k]))).collect()))
     }
 
+    /// Moves the manager to `h` (`Manager::recreate`) with a new pipeline and target there.
+    fn move_to(&mut self, h: &'h Headless) {
+        self.fb.recreate(&h.device).unwrap();
+        self.pipeline =
+            gpu::render_pipeline_for(h, &self.fb, self.shader, FORMAT, wgpu::PrimitiveTopology::PointList);
+        let size = wgpu::Extent3d { width: W, height: H, depth_or_array_layers: 1 };
+        let usage = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC;
+        self.target = gpu::texture(h, FORMAT, size, usage);
+        self.h = h;
+    }
+
+    /// Draws `list` as multi-draw-indirect runs; returns the draw calls and checks every object.
+    fn check_indirect(&mut self, list: &mut DrawList, indirect: &mut freqbuf::IndirectDraws) -> u64 {
+        self.fb.take_stats();
+        let view = self.target.create_view(&Default::default());
+        let mut enc = self.h.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = gpu::color_pass(&mut enc, &view);
+            let pipeline = &self.pipeline;
+            Binder::new()
+                .draw_indirect(&mut self.fb, &self.h.queue, &mut pass, list, indirect, |pass, _| {
+                    pass.set_pipeline(pipeline)
+                })
+                .unwrap();
+        }
+        let calls = self.fb.take_stats().total().draw_calls;
+        let words = gpu::read_texture(self.h, enc, &self.target, 16);
+        for i in 0..self.objects.len() {
+            let got = [0, 1, 2, 3].map(|k| f32::from_bits(words[i * 4 + k]));
+            assert_eq!(got, self.expected(i), "object {i}, material {}", self.uses[i]);
+        }
+        calls
+    }
+
     fn check(&mut self, list: &mut DrawList) {
         let (binds, px) = self.draw(list).unwrap();
         assert_eq!(
@@ -415,4 +449,78 @@ struct Out { @builtin(position) p: vec4<f32>, @location(0) c: vec4<f32> }
         let shared = if i % 2 == 0 { 20.0 } else { 50.0 };
         assert_eq!(got, [(i % 3) as f32, shared], "object {i}");
     }
+}
+
+/// The same chain across the orders that lose things elsewhere: indirect
+/// runs that span every material (one call, not one per material), a flush
+/// that fails halfway (nothing lost: the next one uploads it), and a move to
+/// another device, where the pointers come back from the shadow.
+#[test]
+fn slabs_survive_a_failed_flush_and_recreate_and_draw_one_indirect_run_across_materials() {
+    let Some(h) = gpu::device() else { return };
+    if !gpu::renders_to(h, FORMAT) {
+        return;
+    }
+    let Some(other) = gpu::device_with_limits(|_| {}) else { return };
+    let mut s = Scene::new(h);
+    for k in 0..40 {
+        s.add_material([k as f32, 1.0, 0.0, 0.0]);
+    }
+    for i in 0..300 {
+        s.add_object((i * 13) % 40);
+    }
+    s.fb.flush(&h.queue).unwrap();
+    let mut list = s.fb.draw_list(&s.draws()).unwrap();
+    s.fb.flush(&h.queue).unwrap();
+    let mut indirect = freqbuf::IndirectDraws::new(vec![freqbuf::DrawArgs::vertices(1, 0); 300]);
+    let first_instance = h.device.features().contains(wgpu::Features::INDIRECT_FIRST_INSTANCE);
+    let calls = s.check_indirect(&mut list, &mut indirect);
+    assert_eq!(calls, if first_instance { 1 } else { 300 }, "one run: materials bind nothing");
+
+    // A failed staging upload: the values and pointers stay dirty, and the next flush sends them.
+    for k in (0..40).step_by(9) {
+        s.set_color(k, [k as f32, 2.0, 0.0, 0.0]);
+    }
+    s.uses[5] = 39;
+    let mut relinked = s.fb.draw_list(&s.draws()).unwrap();
+    freqbuf::fault::fail_nth(freqbuf::fault::FaultSite::Upload, 0);
+    assert!(s.fb.flush(&h.queue).is_err(), "the injected fault fires");
+    assert!(!freqbuf::fault::disarm());
+    s.fb.flush(&h.queue).unwrap();
+    s.check_indirect(&mut relinked, &mut indirect);
+
+    // Another device: shadows, pointers and slabs move; the list binds again after a flush.
+    s.move_to(&other);
+    s.fb.flush(&other.queue).unwrap();
+    let mut list = s.fb.draw_list(&s.draws()).unwrap();
+    s.check_indirect(&mut list, &mut indirect);
+    s.check(&mut list);
+}
+
+#[test]
+fn a_slab_is_refused_where_it_cannot_be_addressed_or_sampled() {
+    let Some(h) = gpu::device() else { return };
+    // No storage buffers in the vertex stage: array slots fall back to uniform batches, which a slab cannot use.
+    let Some(small) = gpu::device_with_limits(|l| l.max_storage_buffers_per_shader_stage = 0) else { return };
+    let mut fb = Manager::with_downlevel(&small.device, freqbuf::SlotPlan::default(), small.downlevel);
+    let err = fb.register_wgsl("slab.wgsl", SHADER).unwrap_err();
+    assert_eq!(
+        format!("{:#}", freqbuf::Report(&err)),
+        "slab.wgsl:6:23: `material_indices` at @group(2) @binding(0): the device cannot read storage buffers in every stage (DownlevelFlags::VERTEX_STORAGE, max_storage_buffers_per_shader_stage), and the array slot cannot fall back to a uniform array: it is a slab, found through member `material_and_lightmap_bind_group_slot` of another array, and a uniform batch holds only the elements near the draw's; register the permutation without slabs on this device (Bevy's BINDLESS off)"
+    );
+    // A table indexed per draw needs non-uniform indexing.
+    if !h.device.features().contains(wgpu::Features::TEXTURE_BINDING_ARRAY) {
+        return gpu::skip_unoffered(h, "TEXTURE_BINDING_ARRAY");
+    }
+    let arrays = |l: &mut wgpu::Limits| {
+        l.max_binding_array_elements_per_shader_stage = 1 << 16;
+        l.max_binding_array_sampler_elements_per_shader_stage = 1 << 16;
+    };
+    let Some(uniform_only) = gpu::device_with(wgpu::Features::TEXTURE_BINDING_ARRAY, arrays) else { return };
+    let mut fb = Manager::new(&uniform_only.device, freqbuf::SlotPlan::default());
+    let err = fb.register_wgsl("textured.wgsl", TEXTURED).unwrap_err();
+    assert_eq!(
+        format!("{:#}", freqbuf::Report(&err)),
+        "textured.wgsl:11:28: the device cannot run this shader without Features::SAMPLED_TEXTURE_AND_STORAGE_BUFFER_ARRAY_NON_UNIFORM_INDEXING: Entry point vs at Vertex is invalid: Expression [10] is invalid: Shader requires capability Capabilities(TEXTURE_AND_SAMPLER_BINDING_ARRAY_NON_UNIFORM_INDEXING)"
+    );
 }

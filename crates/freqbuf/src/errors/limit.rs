@@ -117,9 +117,12 @@ pub enum LimitErrorKind {
         /// The matrix type, in WGSL (`mat2x2`).
         ty: String,
     },
-    /// The shader needs a capability the device's features do not give (f16, f64, i64, ...).
-    #[error("the device cannot run this shader")]
+    /// The shader needs a capability the device's features do not give
+    /// (f16, f64, i64, non-uniform indexing of binding arrays, ...).
+    #[error("the device cannot run this shader{}", needs.map_or_else(String::new, |f| format!(" without Features::{f}")))]
     Capability {
+        /// The wgpu feature that gives the capability, where freqbuf knows it.
+        needs: Option<&'static str>,
         /// naga's validation error, with its spans.
         #[source]
         source: Box<naga::WithSpan<naga::valid::ValidationError>>,
