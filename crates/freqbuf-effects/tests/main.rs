@@ -8,6 +8,7 @@ mod cache_file;
 mod constraints;
 mod contradictions;
 mod defs;
+mod device_flags;
 mod effects;
 mod families;
 mod materials;

@@ -106,7 +106,10 @@ fn materials(c: &mut Criterion) {
     let Some(mut g) = gpu() else { return };
     for (group_name, flush) in [("material_write", false), ("material_flush", true)] {
         let mut group = c.benchmark_group(group_name);
-        group.sample_size(30).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
+        group
+            .sample_size(30)
+            .warm_up_time(Duration::from_millis(500))
+            .measurement_time(Duration::from_secs(2));
         group.throughput(Throughput::Elements(CHANGED as u64));
         for (name, slab) in [("uniform_slot", false), ("slab", true)] {
             let mut s = setup(g, slab);

@@ -61,15 +61,38 @@ impl Effects {
             distinct: combos.len(),
             exhaustive: exhaustive && only.is_none(),
         };
+        // Each setting of the device flags is a layout set of its own: one
+        // device never registers both (Bevy's BINDLESS uniform block and slab).
+        let device = self.effect(id).device_bits();
+        let mut sets = std::collections::BTreeMap::<Bits, Vec<Bits>>::new();
+        for bits in combos {
+            sets.entry(bits & device).or_default().push(bits);
+        }
+        let base = (sets.len() > 1).then(|| registry.scratch());
+        for (k, combos) in sets.into_values().enumerate() {
+            match (k, &base) {
+                (0, _) | (_, None) => self.merge_set(registry, id, &combos)?,
+                (_, Some(base)) => self.merge_set(&mut base.scratch(), id, &combos)?,
+            }
+        }
+        Ok(report)
+    }
+
+    /// Merges the permutations `combos` into `registry`, on threads when they are many.
+    fn merge_set(
+        &mut self,
+        registry: &mut Registry,
+        id: EffectId,
+        combos: &[Bits],
+    ) -> Result<(), EffectError> {
         // No threads on the web (and the errors there are not `Send`).
         #[cfg(not(target_arch = "wasm32"))]
         if combos.len() >= super::parallel::PARALLEL_FROM {
             if let Some(workers) = self.workers() {
-                self.merge_parallel(registry, id, &combos, workers)?;
-                return Ok(report);
+                return self.merge_parallel(registry, id, combos, workers);
             }
         }
-        for &bits in &combos {
+        for &bits in combos {
             let parts = self.effect(id).stage_files.len() as u32 + 1;
             let kept = (0..parts)
                 .filter(|&p| self.permutations.composed((id.index, bits, p)).is_some())
@@ -89,7 +112,7 @@ impl Effects {
                 self.permutations.drop_composed((id.index, bits, part));
             }
         }
-        Ok(report)
+        Ok(())
     }
 
     /// `combos` without those that compose to a module an earlier one

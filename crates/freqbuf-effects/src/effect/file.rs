@@ -24,6 +24,11 @@ pub(crate) struct EffectFile {
     /// Shader defs that materials switch on.
     #[serde(default)]
     pub(crate) flags: Vec<Spanned<String>>,
+    /// Flags the device sets, never a material: flag → what the device
+    /// must offer for it to be on (`BINDLESS = "binding_arrays"`, Bevy's
+    /// rule). Each setting is checked as its own layout set.
+    #[serde(default)]
+    pub(crate) device_flags: BTreeMap<Spanned<String>, Spanned<String>>,
     /// Groups of flags of which exactly one is on (`multi_compile A B C`).
     #[serde(default)]
     pub(crate) one_of: Vec<Spanned<Vec<Spanned<String>>>>,

@@ -153,6 +153,16 @@ impl Effects {
                     }),
                 });
             };
+            if effect.device_bits() & (1 << i) != 0 {
+                return Err(EffectError {
+                    file: effect.name.clone(),
+                    location: None,
+                    kind: Box::new(EffectErrorKind::DeviceFlag {
+                        effect: effect.name.clone(),
+                        flag: (*name).to_owned(),
+                    }),
+                });
+            }
             bits |= 1 << i;
         }
         if let Some(rule) = effect.rules.broken(bits) {
@@ -215,7 +225,7 @@ impl Effects {
     /// flags it never tests do not make new permutations.
     pub fn shader(&mut self, manager: &mut Manager, flags: FlagSet) -> Result<ShaderId, EffectError> {
         let effect = self.checked(flags.effect, "flag set")?;
-        let bits = flags.bits & effect.tested;
+        let bits = effect.on_device(flags.bits, manager.device()) & effect.tested;
         let key = (flags.effect.index, bits);
         if let Some(id) = self.permutations.shader(key).filter(|&id| manager.registry().owns(id)) {
             return Ok(id);

@@ -176,6 +176,23 @@ impl Effects {
                 kind: Box::new(EffectErrorKind::BadFlags(what)),
             });
         }
+        let mut device = Vec::new();
+        for (flag, cap) in &parsed.device_flags {
+            let Some(i) = flags.iter().position(|f| f == flag.get_ref()) else {
+                let what = format!("device flag `{}` is not one of the effect's flags", flag.get_ref());
+                return Err(at(flag.span(), EffectErrorKind::BadFlags(what)));
+            };
+            let Some(cap) = super::types::DeviceCap::parse(cap.get_ref()) else {
+                let known = super::types::DeviceCap::NAMES.join(", ");
+                let what = format!(
+                    "device flag `{}` needs `{}`, which is not one of: {known}",
+                    flag.get_ref(),
+                    cap.get_ref()
+                );
+                return Err(at(cap.span(), EffectErrorKind::BadFlags(what)));
+            };
+            device.push((1 << i, cap));
+        }
         let defs = super::parse::defs(&parsed.defs, &flags, &self.code_defs, file, &at)?;
         let (techniques, passes, stage_files) =
             super::parse::techniques(parsed.technique, &flags, &mut *read, &at)?;
@@ -216,6 +233,7 @@ impl Effects {
             stage_files,
             flags,
             rules,
+            device,
             defs,
             wesl,
             tested,

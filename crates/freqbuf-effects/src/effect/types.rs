@@ -157,6 +157,8 @@ pub struct Effect {
     pub(super) flags: Vec<String>,
     /// Which combinations of `flags` exist.
     pub(super) rules: super::constraints::FlagRules,
+    /// The flags the device sets (`device_flags`), as bits, with what each needs.
+    pub(super) device: Vec<(Bits, DeviceCap)>,
     /// `[defs]`: shader defs with fixed values, for every permutation.
     pub(super) defs: Vec<(String, naga_oil::compose::ShaderDefValue)>,
     /// A WESL effect's files and what they test (`None` for naga_oil WGSL).
@@ -169,7 +171,49 @@ pub struct Effect {
     pub(super) passes: Vec<Pass>,
 }
 
+/// What a device must offer for a device flag to be on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum DeviceCap {
+    /// `binding_arrays`: binding arrays of textures and samplers indexed
+    /// per draw, and storage buffers in the vertex stage (what slabs and
+    /// tables need): on Vulkan, Metal and DX12 devices, off on WebGPU and
+    /// WebGL2 today.
+    BindingArrays,
+}
+
+impl DeviceCap {
+    pub(super) const NAMES: [&'static str; 1] = ["binding_arrays"];
+
+    pub(super) fn parse(name: &str) -> Option<Self> {
+        (name == "binding_arrays").then_some(Self::BindingArrays)
+    }
+
+    /// Whether `device` offers it.
+    pub(super) fn offered(self, device: &wgpu::Device) -> bool {
+        match self {
+            Self::BindingArrays => {
+                let wanted = wgpu::Features::TEXTURE_BINDING_ARRAY
+                    | wgpu::Features::SAMPLED_TEXTURE_AND_STORAGE_BUFFER_ARRAY_NON_UNIFORM_INDEXING;
+                let limits = device.limits();
+                device.features().contains(wanted)
+                    && limits.max_storage_buffers_per_shader_stage > 0
+                    && limits.max_binding_array_elements_per_shader_stage > 0
+            }
+        }
+    }
+}
+
 impl Effect {
+    /// The bits of the flags the device sets.
+    pub(super) fn device_bits(&self) -> Bits {
+        self.device.iter().fold(0, |m, (b, _)| m | b)
+    }
+
+    /// `bits` with each device flag as `device` sets it.
+    pub(super) fn on_device(&self, bits: Bits, device: &wgpu::Device) -> Bits {
+        self.device.iter().fold(bits, |b, &(bit, cap)| if cap.offered(device) { b | bit } else { b & !bit })
+    }
+
     /// The effect's name.
     pub fn name(&self) -> &str {
         &self.name

@@ -59,6 +59,14 @@ pub enum EffectErrorKind {
         /// The flags it declares.
         known: Vec<String>,
     },
+    /// A flag the device sets (`device_flags`), asked for by a material.
+    #[error("flag `{flag}` of effect `{effect}` is set by the device (`device_flags`), not by materials")]
+    DeviceFlag {
+        /// The effect.
+        effect: String,
+        /// The flag.
+        flag: String,
+    },
     /// A flag combination the effect's constraints exclude.
     #[error("effect `{effect}` is never built with [{flags}]: {rule}")]
     FlagsNotAllowed {
