@@ -15,6 +15,7 @@ mod materials;
 mod materials_families;
 mod queue;
 mod queue_devices;
+mod queue_slabs;
 mod stages;
 mod store_writes;
 mod warm;

@@ -35,6 +35,18 @@ impl Effects {
         id: EffectId,
         only: Option<FlagSet>,
     ) -> Result<CheckReport, EffectError> {
+        self.merge_for(registry, id, only, None)
+    }
+
+    /// [`Effects::merge`] of the permutations `device` can register: those
+    /// whose device flags are as it sets them (all, without a device).
+    pub(crate) fn merge_for(
+        &mut self,
+        registry: &mut Registry,
+        id: EffectId,
+        only: Option<FlagSet>,
+        device: Option<&wgpu::Device>,
+    ) -> Result<CheckReport, EffectError> {
         let effect = self.checked(id, "effect id")?;
         if let Some(f) = only.filter(|f| f.effect != id) {
             self.checked(f.effect, "flag set")?;
@@ -63,10 +75,11 @@ impl Effects {
         };
         // Each setting of the device flags is a layout set of its own: one
         // device never registers both (Bevy's BINDLESS uniform block and slab).
-        let device = self.effect(id).device_bits();
+        let (effect, mask) = (self.effect(id), self.effect(id).device_bits());
+        let own = device.map(|d| effect.on_device(0, d) & mask);
         let mut sets = std::collections::BTreeMap::<Bits, Vec<Bits>>::new();
-        for bits in combos {
-            sets.entry(bits & device).or_default().push(bits);
+        for bits in combos.into_iter().filter(|b| own.is_none_or(|own| b & mask == own)) {
+            sets.entry(bits & mask).or_default().push(bits);
         }
         let base = (sets.len() > 1).then(|| registry.scratch());
         for (k, combos) in sets.into_values().enumerate() {

@@ -103,7 +103,7 @@ impl Materials {
     ) -> Result<MaterialId, MaterialError> {
         let flags = fx.flags(effect, flags)?;
         fx.register_passes(fb, flags)?;
-        self.info(fx, fb.registry(), effect)?;
+        self.info(fx, fb, effect)?;
         let mut own = BTreeMap::new();
         let info = &self.effects[&effect];
         for (name, value) in fx.effect(effect).params() {
@@ -286,12 +286,13 @@ impl Materials {
     }
 
     /// The merge of every permutation of `effect`, and its names (once per effect).
-    fn info(&mut self, fx: &mut Effects, registry: &Registry, effect: EffectId) -> Result<(), MaterialError> {
+    /// The permutations are those `fb`'s device can register (its setting of any device flags).
+    fn info(&mut self, fx: &mut Effects, fb: &Manager, effect: EffectId) -> Result<(), MaterialError> {
         if self.effects.contains_key(&effect) {
             return Ok(());
         }
-        let mut merged = registry.scratch();
-        fx.merge(&mut merged, effect, None)?;
+        let mut merged = fb.registry().scratch();
+        fx.merge_for(&mut merged, effect, None, Some(fb.device()))?;
         let family = fx.effect(effect).family().to_owned();
         let mut names = BTreeSet::new();
         // What its shaders see: shared slots and its family's own.

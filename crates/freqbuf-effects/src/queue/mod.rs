@@ -100,13 +100,15 @@ pub struct RenderQueue {
     tag: u32,
     items: SlotMap<ItemKey, Entry>,
     bins: BTreeMap<String, Bin>,
+    /// Items inserted or updated since the last [`RenderQueue::link`].
+    unlinked: Vec<ItemId>,
 }
 
 impl RenderQueue {
     /// An empty queue.
     pub fn new() -> Self {
         let tag = crate::tag::Counter::Queue.next();
-        Self { tag, items: SlotMap::with_key(), bins: BTreeMap::new() }
+        Self { tag, items: SlotMap::with_key(), bins: BTreeMap::new(), unlinked: Vec::new() }
     }
 
     /// Items queued.
@@ -129,7 +131,35 @@ impl RenderQueue {
         let (bin, key) = placement(fx, mats, &item)?;
         let id = ItemId { tag: self.tag, key: self.items.insert(Entry { item, bin: bin.clone(), key }) };
         self.bins.entry(bin).or_default().added.push(id);
+        self.unlinked.push(id);
         Ok(id)
+    }
+
+    /// Links the items inserted or updated since the last call
+    /// ([`freqbuf::Manager::link`]): where an item's shader finds its
+    /// material in a slab (Bevy's bindless materials), its object's member
+    /// gets the material's element. Call it before the flush that precedes
+    /// the encode; an item not linked and flushed is
+    /// [`freqbuf::Error::Unlinked`] or [`freqbuf::Error::NotFlushed`] at
+    /// encode. Registers the items' shaders on first use. Returns how many
+    /// items it linked. Cost: a shader lookup per item linked, and per slab
+    /// a pointer compared.
+    pub fn link(
+        &mut self,
+        fx: &mut Effects,
+        mats: &Materials,
+        fb: &mut freqbuf::Manager,
+    ) -> Result<usize, MaterialError> {
+        let mut draws = Vec::with_capacity(self.unlinked.len());
+        for id in &self.unlinked {
+            let Some(Entry { item, .. }) = self.items.get(id.key) else { continue };
+            let flags = mats.checked_flags(item.material)?;
+            let shader = fx.pass_shader(fb, item.pass, flags)?;
+            draws.push(listed::draw(shader, item));
+        }
+        fb.link(&draws)?;
+        self.unlinked.clear();
+        Ok(draws.len())
     }
 
     /// Replaces an item (a new material, depth or geometry); only it moves in its bin.
@@ -143,6 +173,7 @@ impl RenderQueue {
         self.owns(id)?;
         let (bin, key) = placement(fx, mats, &item)?;
         let Some(entry) = self.items.get_mut(id.key) else { return Ok(()) };
+        self.unlinked.push(id);
         if entry.bin == bin && entry.key == key {
             entry.item = item;
             self.bins.entry(bin).or_default().version += 1;

@@ -7,6 +7,8 @@ use super::Manager;
 use crate::binding::write_links;
 use crate::binding::{BindContext, BindSource, BindState, Binder, Draw, DrawList};
 use crate::errors::Error;
+use crate::instance::NOT_GIVEN;
+use crate::slot_plan::Frequency;
 
 impl BindSource for Manager {
     #[inline]
@@ -48,11 +50,24 @@ impl Manager {
     /// uploads them; until then binding such a draw is
     /// [`Error::NotFlushed`]. An object linked to one material and then to
     /// another makes every draw list made before stale ([`Error::StaleList`]).
-    /// Shaders without slabs link nothing. Cost: one handle lookup per
-    /// instance of each draw, and per slab a pointer compared.
+    /// Instances made since the last flush may be linked: the flush uploads
+    /// the pointers with their values. Shaders without slabs link nothing.
+    /// Cost: one handle lookup per instance of each draw, and per slab a
+    /// pointer compared.
     pub fn link<'d>(&mut self, draws: impl IntoIterator<Item = &'d Draw>) -> Result<(), Error> {
-        let list = DrawList::new(self.registry.tag(), &self.instances, draws)?;
-        write_links(&self.registry, &mut self.slots, &mut self.instances, list.draws())
+        let resolved = draws
+            .into_iter()
+            .map(|d| {
+                let mut index = [NOT_GIVEN; Frequency::COUNT];
+                for f in Frequency::ALL {
+                    if let Some(id) = d.instance(f) {
+                        index[f.index()] = self.instances.index(id)?;
+                    }
+                }
+                Ok((d.shader(), index))
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+        write_links(&self.registry, &mut self.slots, &mut self.instances, &resolved)
     }
 
     /// Builds every bind group `draws` need and returns the frozen state
