@@ -1,5 +1,6 @@
 //! The render queue over a slab material (the device sets `BINDLESS`):
-//! items linked before the flush, drawn item by item on the first encode
+//! items linked before the flush (and then ordered front to back, since
+//! their materials bind nothing), drawn item by item on the first encode
 //! and as one indirect run across every material after, each texel read
 //! back against its material's colour.
 
@@ -38,6 +39,7 @@ fn queued_slab_items_are_linked_before_the_flush_and_drawn_as_one_run() {
         .collect::<Vec<_>>();
     let x = fb.param("x").unwrap();
     let mut rq = RenderQueue::new();
+    let mut ids = Vec::new();
     for i in 0..N {
         let o = fb.create_object();
         let centre = (i as f32 + 0.5) / N as f32 * 2.0 - 1.0;
@@ -48,11 +50,15 @@ fn queued_slab_items_are_linked_before_the_flush_and_drawn_as_one_run() {
             view: None,
             object: Some(o),
             geometry: Geometry::vertices(0..3),
-            depth: i as f32,
+            depth: (N - i) as f32,
         };
-        rq.insert(&fx, &mats, item).unwrap();
+        ids.push(rq.insert(&fx, &mats, item).unwrap());
     }
+    let (by_material, _) = rq.order("t.opaque");
+    assert_ne!(by_material, ids.iter().rev().copied().collect::<Vec<_>>(), "before linking: by material");
     assert_eq!(rq.link(&mut fx, &mats, &mut fb).unwrap(), N as usize);
+    let (order, _) = rq.order("t.opaque");
+    assert_eq!(order, ids.iter().rev().copied().collect::<Vec<_>>(), "materials bind nothing: front to back");
     assert_eq!(rq.link(&mut fx, &mats, &mut fb).unwrap(), 0, "nothing new to link");
     fb.flush(&h.queue).unwrap();
     let slab = fb.registry().slots().any(|(_, s)| s.slab().is_some());

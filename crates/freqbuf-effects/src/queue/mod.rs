@@ -57,6 +57,9 @@ struct Entry {
     item: QueueItem,
     bin: String,
     key: SortKey,
+    /// Its shader binds nothing per material (a slab): ordered front to
+    /// back within its pipeline instead of by material (learned at `link`).
+    free: bool,
 }
 
 #[derive(Debug, Default)]
@@ -128,8 +131,11 @@ impl RenderQueue {
         mats: &Materials,
         item: QueueItem,
     ) -> Result<ItemId, MaterialError> {
-        let (bin, key) = placement(fx, mats, &item)?;
-        let id = ItemId { tag: self.tag, key: self.items.insert(Entry { item, bin: bin.clone(), key }) };
+        let (bin, key) = placement(fx, mats, &item, false)?;
+        let id = ItemId {
+            tag: self.tag,
+            key: self.items.insert(Entry { item, bin: bin.clone(), key, free: false }),
+        };
         self.bins.entry(bin).or_default().added.push(id);
         self.unlinked.push(id);
         Ok(id)
@@ -142,8 +148,10 @@ impl RenderQueue {
     /// the encode; an item not linked and flushed is
     /// [`freqbuf::Error::Unlinked`] or [`freqbuf::Error::NotFlushed`] at
     /// encode. Registers the items' shaders on first use. Returns how many
-    /// items it linked. Cost: a shader lookup per item linked, and per slab
-    /// a pointer compared.
+    /// items it linked. An item whose shader binds nothing per material is
+    /// then ordered by pipeline and front to back (ascending depth), since
+    /// its materials cost no bind. Cost: a shader lookup per item linked,
+    /// and per slab a pointer compared.
     pub fn link(
         &mut self,
         fx: &mut Effects,
@@ -151,13 +159,25 @@ impl RenderQueue {
         fb: &mut freqbuf::Manager,
     ) -> Result<usize, MaterialError> {
         let mut draws = Vec::with_capacity(self.unlinked.len());
-        for id in &self.unlinked {
-            let Some(Entry { item, .. }) = self.items.get(id.key) else { continue };
+        let mut freed = Vec::new();
+        for &id in &self.unlinked {
+            let Some(Entry { item, free, .. }) = self.items.get(id.key) else { continue };
             let flags = mats.checked_flags(item.material)?;
             let shader = fx.pass_shader(fb, item.pass, flags)?;
             draws.push(listed::draw(shader, item));
+            let now = !fb.registry().binds_per_instance(shader, freqbuf::Frequency::Material);
+            if now != *free {
+                freed.push((id, now, placement(fx, mats, item, now)?.1));
+            }
         }
         fb.link(&draws)?;
+        for (id, free, key) in freed {
+            let Some(entry) = self.items.get_mut(id.key) else { continue };
+            let bin = self.bins.entry(entry.bin.clone()).or_default();
+            bin.removed.push((entry.key, id));
+            bin.added.push(id);
+            (entry.key, entry.free) = (key, free);
+        }
         self.unlinked.clear();
         Ok(draws.len())
     }
@@ -171,7 +191,8 @@ impl RenderQueue {
         item: QueueItem,
     ) -> Result<(), MaterialError> {
         self.owns(id)?;
-        let (bin, key) = placement(fx, mats, &item)?;
+        let free = self.items.get(id.key).is_some_and(|e| e.free);
+        let (bin, key) = placement(fx, mats, &item, free)?;
         let Some(entry) = self.items.get_mut(id.key) else { return Ok(()) };
         self.unlinked.push(id);
         if entry.bin == bin && entry.key == key {
@@ -179,7 +200,7 @@ impl RenderQueue {
             self.bins.entry(bin).or_default().version += 1;
             return Ok(());
         }
-        let old = std::mem::replace(entry, Entry { item, bin: bin.clone(), key });
+        let old = std::mem::replace(entry, Entry { item, bin: bin.clone(), key, free });
         self.bins.entry(old.bin).or_default().removed.push((old.key, id));
         self.bins.entry(bin).or_default().added.push(id);
         Ok(())
@@ -351,9 +372,15 @@ fn known(name: &str, cx: &QueueContext<'_, '_>) -> Result<(), MaterialError> {
     })
 }
 
-/// The bin and sort key of an item: pipeline, material, object; or, in a
-/// blending pass, back to front.
-fn placement(fx: &Effects, mats: &Materials, item: &QueueItem) -> Result<(String, SortKey), MaterialError> {
+/// The bin and sort key of an item: pipeline, material, object (front to
+/// back instead of by material where `free`: materials bind nothing); or,
+/// in a blending pass, back to front.
+fn placement(
+    fx: &Effects,
+    mats: &Materials,
+    item: &QueueItem,
+    free: bool,
+) -> Result<(String, SortKey), MaterialError> {
     let flags = mats.checked_flags(item.material)?;
     // A material of another effect (and family) is refused when queued, not at encode.
     fx.same_effect(item.pass, flags)?;
@@ -361,13 +388,15 @@ fn placement(fx: &Effects, mats: &Materials, item: &QueueItem) -> Result<(String
     let pipeline = fx.pipeline_key(item.pass, flags);
     let material = item.material.to_bits();
     let object = item.object.map_or(0, ObjectId::to_bits);
-    let key = if pass.blend == Blend::Opaque {
-        (0, pipeline, material, object)
-    } else {
+    // Depths as unsigned keys in the order of the floats.
+    let bits = item.depth.to_bits();
+    let ordered = if bits >> 31 == 1 { !bits } else { bits | 1 << 31 };
+    let key = match (pass.blend == Blend::Opaque, free) {
+        (true, false) => (0, pipeline, material, object),
+        // Nearer first, within the pipeline: early depth rejection.
+        (true, true) => (0, pipeline, u64::from(ordered), object),
         // Farther first: a descending order of depths, as ascending keys.
-        let bits = item.depth.to_bits();
-        let ordered = if bits >> 31 == 1 { !bits } else { bits | 1 << 31 };
-        (u64::from(!ordered), pipeline, material, 0)
+        (false, _) => (u64::from(!ordered), pipeline, material, 0),
     };
     Ok((pass.name.clone(), key))
 }

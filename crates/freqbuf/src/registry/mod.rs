@@ -336,6 +336,20 @@ impl Registry {
         self.bindings.get(&key).filter(|b| b.table).map(|_| key)
     }
 
+    /// Whether draws of `shader` that differ only in their instance of
+    /// `frequency` bind a group of their own: a uniform block (a dynamic
+    /// offset) or a resource the instance owns. A slab's and a table's
+    /// instances share one bind group, so a renderer may order such draws
+    /// by anything else (the render queue orders them front to back).
+    /// Cost: a scan of the shader's resources.
+    pub fn binds_per_instance(&self, shader: ShaderId, frequency: Frequency) -> bool {
+        let Some(s) = self.shaders.get(shader.index()).filter(|_| self.owns(shader)) else { return true };
+        s.used_resources().filter(|r| self.plan.frequency(r.binding) == Some(frequency)).any(|r| {
+            let table = s.is_table(r.binding);
+            !(r.is_array_slot() || table)
+        })
+    }
+
     /// The slab pointers a draw of `shader` needs written. Cost: an index.
     #[inline]
     pub(crate) fn links(&self, shader: ShaderId) -> &[Link] {
