@@ -48,9 +48,7 @@ fn draw(h: &Headless) -> (bool, Vec<[f32; 4]>) {
     fb.flush(&h.queue).unwrap();
     let mut list = fb.draw_list(&draws).unwrap();
     fb.flush(&h.queue).unwrap();
-    let size = wgpu::Extent3d { width: N, height: 1, depth_or_array_layers: 1 };
-    let usage = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC;
-    let target = gpu::texture(h, FORMAT, size, usage);
+    let target = gpu::target(h, FORMAT, (N, 1));
     let view = target.create_view(&Default::default());
     let mut enc = h.device.create_command_encoder(&Default::default());
     {

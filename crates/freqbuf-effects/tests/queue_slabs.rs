@@ -63,9 +63,7 @@ fn queued_slab_items_are_linked_before_the_flush_and_drawn_as_one_run() {
     fb.flush(&h.queue).unwrap();
     let slab = fb.registry().slots().any(|(_, s)| s.slab().is_some());
     assert!(slab, "the device set BINDLESS: the material is a slab");
-    let size = wgpu::Extent3d { width: N, height: 1, depth_or_array_layers: 1 };
-    let usage = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC;
-    let target = gpu::texture(h, FORMAT, size, usage);
+    let target = gpu::target(h, FORMAT, (N, 1));
     let targets = Targets::color(FORMAT);
     let model = (0..N).map(|i| [(i * 7 % 6) as f32, 1.0, 0.5, 1.0]).collect::<Vec<_>>();
     let first_instance = h.device.features().contains(wgpu::Features::INDIRECT_FIRST_INSTANCE);

@@ -27,10 +27,9 @@ const W: u32 = 64;
 const H: u32 = 32;
 const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Float;
 
-/// The center of pixel `i`, in clip space.
+/// The centre of pixel `i`, in clip space.
 fn pixel(i: u32) -> [f32; 4] {
-    let (x, y) = ((i % W) as f32 + 0.5, (i / W) as f32 + 0.5);
-    [x / W as f32 * 2.0 - 1.0, 1.0 - y / H as f32 * 2.0, 0.0, 1.0]
+    gpu::pixel_centre(i, (W, H))
 }
 
 fn color(i: u32, frame: u32) -> [f32; 4] {
@@ -54,9 +53,7 @@ impl<'h> Scene<'h> {
         assert!(fb.registry()[slot].is_array());
         assert_eq!(fb.slot_stride(slot), Some(80), "elements at the struct's own stride");
         let pipeline = gpu::render_pipeline_for(h, &fb, shader, FORMAT, wgpu::PrimitiveTopology::PointList);
-        let size = wgpu::Extent3d { width: W, height: H, depth_or_array_layers: 1 };
-        let usage = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC;
-        let target = gpu::texture(h, FORMAT, size, usage);
+        let target = gpu::target(h, FORMAT, (W, H));
         let scale = fb.param("scale").unwrap();
         fb.frame().set(scale, &[1.0f32; 4]).unwrap();
         Self { h, fb, shader, pipeline, objects: Vec::new(), target }

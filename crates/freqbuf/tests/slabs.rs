@@ -34,8 +34,7 @@ const H: u32 = 16;
 const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Float;
 
 fn pixel(i: u32) -> [f32; 4] {
-    let (x, y) = ((i % W) as f32 + 0.5, (i / W) as f32 + 0.5);
-    [x / W as f32 * 2.0 - 1.0, 1.0 - y / H as f32 * 2.0, 0.0, 1.0]
+    gpu::pixel_centre(i, (W, H))
 }
 
 struct Scene<'h> {
@@ -57,9 +56,7 @@ impl<'h> Scene<'h> {
         let mut fb = Manager::new(&h.device, freqbuf::SlotPlan::default());
         let shader = fb.register_wgsl("slab.wgsl", SHADER).unwrap();
         let pipeline = gpu::render_pipeline_for(h, &fb, shader, FORMAT, wgpu::PrimitiveTopology::PointList);
-        let size = wgpu::Extent3d { width: W, height: H, depth_or_array_layers: 1 };
-        let usage = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC;
-        let target = gpu::texture(h, FORMAT, size, usage);
+        let target = gpu::target(h, FORMAT, (W, H));
         let (objects, uses, materials, colors) = Default::default();
         Self { h, fb, shader, pipeline, target, objects, uses, materials, colors }
     }
@@ -125,9 +122,7 @@ impl<'h> Scene<'h> {
         self.fb.recreate(&h.device).unwrap();
         self.pipeline =
             gpu::render_pipeline_for(h, &self.fb, self.shader, FORMAT, wgpu::PrimitiveTopology::PointList);
-        let size = wgpu::Extent3d { width: W, height: H, depth_or_array_layers: 1 };
-        let usage = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC;
-        self.target = gpu::texture(h, FORMAT, size, usage);
+        self.target = gpu::target(h, FORMAT, (W, H));
         self.h = h;
     }
 
@@ -164,6 +159,31 @@ impl<'h> Scene<'h> {
             assert_eq!(*px, self.expected(i), "object {i}, material {}", self.uses[i]);
         }
     }
+}
+
+/// Flushes, lists and links `draws`, flushes the pointers, draws each as a
+/// point through the list and reads the target back, a texel per pixel.
+fn draw_points(
+    h: &Headless,
+    fb: &mut Manager,
+    pipeline: &wgpu::RenderPipeline,
+    target: &wgpu::Texture,
+    draws: &[Draw],
+) -> Vec<[f32; 4]> {
+    fb.flush(&h.queue).unwrap();
+    let mut list = fb.draw_list(draws).unwrap();
+    fb.flush(&h.queue).unwrap();
+    let view = target.create_view(&Default::default());
+    let mut enc = h.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = gpu::color_pass(&mut enc, &view);
+        pass.set_pipeline(pipeline);
+        Binder::new()
+            .bind_list(fb, &mut pass, &mut list, |pass, _, first| pass.draw(0..1, first..first + 1))
+            .unwrap();
+    }
+    let words = gpu::read_texture(h, enc, target, 16);
+    words.chunks(4).map(|c| [0, 1, 2, 3].map(|k| f32::from_bits(c[k]))).collect()
 }
 
 #[test]
@@ -321,9 +341,7 @@ fn slab_materials_place_their_textures_in_one_table_and_reuse_freed_elements() {
     let mut fb = Manager::new(&h.device, freqbuf::SlotPlan::default());
     let shader = fb.register_wgsl("textured.wgsl", TEXTURED).unwrap();
     let pipeline = gpu::render_pipeline_for(h, &fb, shader, FORMAT, wgpu::PrimitiveTopology::PointList);
-    let size = wgpu::Extent3d { width: W, height: H, depth_or_array_layers: 1 };
-    let usage = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC;
-    let target = gpu::texture(h, FORMAT, size, usage);
+    let target = gpu::target(h, FORMAT, (W, H));
     // Material k: base color (k, 2k), emissive (3k, 1) out of 255; every fifth sets no emissive.
     let texel = |a: u32, b: u32| gpu::texel(h, [a as u8, b as u8, 0, 255]);
     let mut materials = Vec::new();
@@ -354,21 +372,9 @@ fn slab_materials_place_their_textures_in_one_table_and_reuse_freed_elements() {
         let draws = (0..90)
             .map(|i| Draw::new(shader).object(objects[i]).material(materials[i % 30]))
             .collect::<Vec<_>>();
-        fb.flush(&h.queue).unwrap();
-        let mut list = fb.draw_list(&draws).unwrap();
-        fb.flush(&h.queue).unwrap();
-        let view = target.create_view(&Default::default());
-        let mut enc = h.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = gpu::color_pass(&mut enc, &view);
-            pass.set_pipeline(&pipeline);
-            Binder::new()
-                .bind_list(fb, &mut pass, &mut list, |pass, _, first| pass.draw(0..1, first..first + 1))
-                .unwrap();
-        }
-        let words = gpu::read_texture(h, enc, &target, 16);
+        let px = draw_points(h, fb, &pipeline, &target, &draws);
         for i in 0..90 {
-            let got = [0, 1, 2, 3].map(|k| (f32::from_bits(words[i * 4 + k]) * 255.0).round() as u32);
+            let got = px[i].map(|c| (c * 255.0).round() as u32);
             assert_eq!(got, model[i % 30], "object {i}, material {}", i % 30);
         }
     };
@@ -409,9 +415,7 @@ struct Out { @builtin(position) p: vec4<f32>, @location(0) c: vec4<f32> }
     let metadata = fb.registry().slot_at(BindingPoint::new(3, 1)).unwrap();
     assert_eq!(fb.registry()[metadata].slab().map(|s| s.member.as_str()), Some("metadata_index"));
     let pipeline = gpu::render_pipeline_for(h, &fb, shader, FORMAT, wgpu::PrimitiveTopology::PointList);
-    let size = wgpu::Extent3d { width: W, height: H, depth_or_array_layers: 1 };
-    let usage = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC;
-    let target = gpu::texture(h, FORMAT, size, usage);
+    let target = gpu::target(h, FORMAT, (W, H));
     let materials = (0..3)
         .map(|k| {
             let m = fb.create_material();
@@ -431,21 +435,9 @@ struct Out { @builtin(position) p: vec4<f32>, @location(0) c: vec4<f32> }
         .collect::<Vec<_>>();
     let draws =
         (0..8).map(|i| Draw::new(shader).object(objects[i]).material(materials[i % 3])).collect::<Vec<_>>();
-    fb.flush(&h.queue).unwrap();
-    let mut list = fb.draw_list(&draws).unwrap();
-    fb.flush(&h.queue).unwrap();
-    let view = target.create_view(&Default::default());
-    let mut enc = h.device.create_command_encoder(&Default::default());
-    {
-        let mut pass = gpu::color_pass(&mut enc, &view);
-        pass.set_pipeline(&pipeline);
-        Binder::new()
-            .bind_list(&mut fb, &mut pass, &mut list, |pass, _, first| pass.draw(0..1, first..first + 1))
-            .unwrap();
-    }
-    let words = gpu::read_texture(h, enc, &target, 16);
-    for i in 0..8 {
-        let got = [0, 1].map(|k| f32::from_bits(words[i * 4 + k]));
+    let px = draw_points(h, &mut fb, &pipeline, &target, &draws);
+    for (i, px) in px.iter().enumerate().take(8) {
+        let got = [px[0], px[1]];
         let shared = if i % 2 == 0 { 20.0 } else { 50.0 };
         assert_eq!(got, [(i % 3) as f32, shared], "object {i}");
     }

@@ -123,6 +123,18 @@ pub fn read_texture(
     words.chunks(per_row).flat_map(|r| r[..used].to_vec()).collect()
 }
 
+/// A `w`×`h` target of `format` to render into and copy out of.
+pub fn target(h: &Headless, format: wgpu::TextureFormat, (w, ht): (u32, u32)) -> wgpu::Texture {
+    let size = wgpu::Extent3d { width: w, height: ht, depth_or_array_layers: 1 };
+    texture(h, format, size, wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC)
+}
+
+/// The centre of pixel `i` of a `w`×`h` target (row by row), in clip space.
+pub fn pixel_centre(i: u32, (w, h): (u32, u32)) -> [f32; 4] {
+    let (x, y) = ((i % w) as f32 + 0.5, (i / w) as f32 + 0.5);
+    [x / w as f32 * 2.0 - 1.0, 1.0 - y / h as f32 * 2.0, 0.0, 1.0]
+}
+
 /// A render pipeline of a registered shader with entry points `vs` and `fs`,
 /// drawing `topology` into one target of `format`.
 pub fn render_pipeline_for(
