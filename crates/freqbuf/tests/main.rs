@@ -24,6 +24,7 @@ mod runtime;
 mod rust_corpus;
 mod scale;
 mod slabs;
+mod tables;
 mod typed;
 mod values;
 mod visibility;

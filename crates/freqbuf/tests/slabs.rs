@@ -29,11 +29,11 @@ struct Out { @builtin(position) p: vec4<f32>, @location(0) c: vec4<f32> }
 @fragment fn fs(in: Out) -> @location(0) vec4<f32> { return in.c; }
 ";
 
-const W: u32 = 32;
-const H: u32 = 16;
-const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Float;
+pub(crate) const W: u32 = 32;
+pub(crate) const H: u32 = 16;
+pub(crate) const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Float;
 
-fn pixel(i: u32) -> [f32; 4] {
+pub(crate) fn pixel(i: u32) -> [f32; 4] {
     gpu::pixel_centre(i, (W, H))
 }
 
@@ -163,7 +163,7 @@ impl<'h> Scene<'h> {
 
 /// Flushes, lists and links `draws`, flushes the pointers, draws each as a
 /// point through the list and reads the target back, a texel per pixel.
-fn draw_points(
+pub(crate) fn draw_points(
     h: &Headless,
     fb: &mut Manager,
     pipeline: &wgpu::RenderPipeline,
@@ -311,82 +311,6 @@ fn a_slab_indexed_two_ways_is_refused_with_both() {
     );
 }
 
-/// Bevy's texture table: `bindless_textures_2d[material_indices[slot].base_color_texture]`.
-const TEXTURED: &str = "
-enable wgpu_binding_array;
-struct Mesh { pos: vec4<f32>, slot: u32, _pad: vec3<u32> }
-@group(3) @binding(0) var<storage> mesh: array<Mesh>;
-struct Bindings { material: u32, base_color_texture: u32, emissive_texture: u32, _pad: u32 }
-@group(2) @binding(0) var<storage> material_indices: array<Bindings>;
-@group(2) @binding(5) var bindless_textures_2d: binding_array<texture_2d<f32>>;
-struct Out { @builtin(position) p: vec4<f32>, @location(0) c: vec4<f32> }
-@vertex fn vs(@builtin(instance_index) i: u32) -> Out {
-    let slot = mesh[i].slot;
-    let base = textureLoad(bindless_textures_2d[material_indices[slot].base_color_texture], vec2(0u), 0);
-    let emissive = textureLoad(bindless_textures_2d[material_indices[slot].emissive_texture], vec2(0u), 0);
-    return Out(vec4(mesh[i].pos.xy, 0.0, 1.0), vec4(base.xy, emissive.xy));
-}
-@fragment fn fs(in: Out) -> @location(0) vec4<f32> { return in.c; }
-";
-
-#[test]
-fn slab_materials_place_their_textures_in_one_table_and_reuse_freed_elements() {
-    let Some(h) = gpu::device() else { return };
-    if !h.device.features().contains(wgpu::Features::TEXTURE_BINDING_ARRAY) {
-        return gpu::skip_unoffered(h, "TEXTURE_BINDING_ARRAY");
-    }
-    if !gpu::renders_to(h, FORMAT) {
-        return;
-    }
-    let mut fb = Manager::new(&h.device, freqbuf::SlotPlan::default());
-    let shader = fb.register_wgsl("textured.wgsl", TEXTURED).unwrap();
-    let pipeline = gpu::render_pipeline_for(h, &fb, shader, FORMAT, wgpu::PrimitiveTopology::PointList);
-    let target = gpu::target(h, FORMAT, (W, H));
-    // Material k: base color (k, 2k), emissive (3k, 1) out of 255; every fifth sets no emissive.
-    let texel = |a: u32, b: u32| gpu::texel(h, [a as u8, b as u8, 0, 255]);
-    let mut materials = Vec::new();
-    let mut model = Vec::new();
-    let set = |fb: &mut Manager, m, k: u32| {
-        fb.material(m).set_texture("base_color_texture", &texel(k, 2 * k)).unwrap();
-        if !k.is_multiple_of(5) {
-            fb.material(m).set_texture("emissive_texture", &texel(3 * k, 1)).unwrap();
-        }
-        let emissive = if !k.is_multiple_of(5) { [3 * k, 1] } else { [0, 0] };
-        [k, 2 * k, emissive[0], emissive[1]]
-    };
-    for k in 0..30 {
-        let m = fb.create_material();
-        model.push(set(&mut fb, m, k));
-        materials.push(m);
-    }
-    let (pos, slot) = (fb.param("pos").unwrap(), fb.param("slot").unwrap());
-    let objects = (0..90u32)
-        .map(|i| {
-            let o = fb.create_object();
-            fb.object(o).set(pos, &pixel(i)).unwrap();
-            fb.object(o).set(slot, &0xdead_0000u32).unwrap();
-            o
-        })
-        .collect::<Vec<_>>();
-    let frame = |fb: &mut Manager, materials: &[MaterialId], model: &[[u32; 4]]| {
-        let draws = (0..90)
-            .map(|i| Draw::new(shader).object(objects[i]).material(materials[i % 30]))
-            .collect::<Vec<_>>();
-        let px = draw_points(h, fb, &pipeline, &target, &draws);
-        for i in 0..90 {
-            let got = px[i].map(|c| (c * 255.0).round() as u32);
-            assert_eq!(got, model[i % 30], "object {i}, material {}", i % 30);
-        }
-    };
-    frame(&mut fb, &materials, &model);
-    // A new texture on one member replaces its element in place; a freed material's elements go to the next one made.
-    model[7] = set(&mut fb, materials[7], 41);
-    fb.free_material(materials[12]).unwrap();
-    materials[12] = fb.create_material();
-    model[12] = set(&mut fb, materials[12], 50);
-    frame(&mut fb, &materials, &model);
-}
-
 /// Bevy's sprite metadata: an object array read through another object
 /// array's member, which the application points (meshes of one asset share
 /// an element). Linking writes the material pointer and leaves that one.
@@ -490,8 +414,10 @@ fn slabs_survive_a_failed_flush_and_recreate_and_draw_one_indirect_run_across_ma
 }
 
 #[test]
-fn a_slab_is_refused_where_it_cannot_be_addressed_or_sampled() {
-    let Some(h) = gpu::device() else { return };
+fn a_slab_is_refused_where_it_cannot_be_addressed() {
+    if gpu::device().is_none() {
+        return;
+    }
     // No storage buffers in the vertex stage: array slots fall back to uniform batches, which a slab cannot use.
     let Some(small) = gpu::device_with_limits(|l| l.max_storage_buffers_per_shader_stage = 0) else { return };
     let mut fb = Manager::with_downlevel(&small.device, freqbuf::SlotPlan::default(), small.downlevel);
@@ -499,20 +425,5 @@ fn a_slab_is_refused_where_it_cannot_be_addressed_or_sampled() {
     assert_eq!(
         format!("{:#}", freqbuf::Report(&err)),
         "slab.wgsl:6:23: `material_indices` at @group(2) @binding(0): the device cannot read storage buffers in every stage (DownlevelFlags::VERTEX_STORAGE, max_storage_buffers_per_shader_stage), and the array slot cannot fall back to a uniform array: it is a slab, found through member `material_and_lightmap_bind_group_slot` of another array, and a uniform batch holds only the elements near the draw's; register the permutation without slabs on this device (Bevy's BINDLESS off)"
-    );
-    // A table indexed per draw needs non-uniform indexing.
-    if !h.device.features().contains(wgpu::Features::TEXTURE_BINDING_ARRAY) {
-        return gpu::skip_unoffered(h, "TEXTURE_BINDING_ARRAY");
-    }
-    let arrays = |l: &mut wgpu::Limits| {
-        l.max_binding_array_elements_per_shader_stage = 1 << 16;
-        l.max_binding_array_sampler_elements_per_shader_stage = 1 << 16;
-    };
-    let Some(uniform_only) = gpu::device_with(wgpu::Features::TEXTURE_BINDING_ARRAY, arrays) else { return };
-    let mut fb = Manager::new(&uniform_only.device, freqbuf::SlotPlan::default());
-    let err = fb.register_wgsl("textured.wgsl", TEXTURED).unwrap_err();
-    assert_eq!(
-        format!("{:#}", freqbuf::Report(&err)),
-        "textured.wgsl:11:28: the device cannot run this shader without Features::SAMPLED_TEXTURE_AND_STORAGE_BUFFER_ARRAY_NON_UNIFORM_INDEXING: Entry point vs at Vertex is invalid: Expression [10] is invalid: Shader requires capability Capabilities(TEXTURE_AND_SAMPLER_BINDING_ARRAY_NON_UNIFORM_INDEXING)"
     );
 }
