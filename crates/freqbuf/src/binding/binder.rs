@@ -236,7 +236,7 @@ impl Binder {
     }
 
     /// [`Binder::bind_with`] for a draw whose instances are already resolved
-    /// to dense indices (or the `instance` markers), as a [`DrawList`] holds them.
+    /// to dense indices (or the `instance` markers), as a [`DrawList`](crate::DrawList) holds them.
     #[inline]
     pub(super) fn bind_resolved<P: BindTarget>(
         &mut self,

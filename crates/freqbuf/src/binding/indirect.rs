@@ -52,7 +52,7 @@ impl DrawArgs {
     }
 }
 
-/// The draws of a [`DrawList`](crate::DrawList) with their geometry, issued
+/// The draws of a [`DrawList`] with their geometry, issued
 /// by [`Binder::draw_indirect`](crate::Binder::draw_indirect). Keep one per
 /// list, frame after frame: its argument buffer and run plan are kept.
 #[derive(Debug)]
