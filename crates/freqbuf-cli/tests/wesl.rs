@@ -256,3 +256,18 @@ fn bevys_bindless_shaders_load_with_slabs_and_tables() {
         assert!(stdout.lines().any(|l| l == line), "{line}\n{stdout}");
     }
 }
+
+/// Bevy's two 2D bindless materials, every combination of every flag their
+/// files test: `BINDLESS` is the device's, so each setting is its own
+/// layout set (in one layout set, the uniform block and the slab at
+/// @group(2) @binding(0) would conflict).
+#[test]
+fn bevys_2d_bindless_materials_compose_in_every_combination() {
+    for (file, count) in [("color_material", 512), ("sprite_material", 256)] {
+        let path = format!("corpus/effects/bevy-0.20.1/{file}.effect.toml");
+        let (code, stdout, stderr) = run(&["effect", "--all-permutations", "--plan", BEVY_PLAN, &path]);
+        assert_eq!(code, 0, "{file}: {stderr}");
+        let line = format!("{count} permutations composed and merged (every combination)");
+        assert!(stdout.lines().any(|l| l == line), "{file}: {stdout}");
+    }
+}
