@@ -252,6 +252,19 @@ impl InstanceMut<'_> {
             return Err(ParamError { name: name.to_owned(), kind }.into());
         }
         let at = (self.id.frequency(), index, member.offset);
+        // An unsized table took its length from the device (`DeviceCaps::table_len`).
+        let limits = self.device.limits();
+        let limit = match member.table.2 {
+            crate::reflect::ResourceClass::Sampler => (
+                "max_binding_array_sampler_elements_per_shader_stage",
+                limits.max_binding_array_sampler_elements_per_shader_stage,
+            ),
+            _ => (
+                "max_binding_array_elements_per_shader_stage",
+                limits.max_binding_array_elements_per_shader_stage,
+            ),
+        };
+        let from_device = member.len == (limit.1 / 16).min(crate::limits::DeviceCaps::MAX_TABLE_LEN);
         let element =
             self.instances.tables_mut().place(member.table, member.len, at, bound).map_err(|len| {
                 Error::TableFull {
@@ -259,6 +272,7 @@ impl InstanceMut<'_> {
                     binding: point,
                     member: name.to_owned(),
                     len,
+                    sized_by: if from_device { limit.0 } else { "its declared length" },
                 }
             })?;
         self.slots[member.slab].write(index, member.offset, &element.to_le_bytes());

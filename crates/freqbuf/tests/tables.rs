@@ -105,3 +105,55 @@ fn a_table_indexed_per_draw_needs_non_uniform_indexing() {
         "textured.wgsl:11:28: the device cannot run this shader without Features::SAMPLED_TEXTURE_AND_STORAGE_BUFFER_ARRAY_NON_UNIFORM_INDEXING: Entry point vs at Vertex is invalid: Expression [10] is invalid: Shader requires capability Capabilities(TEXTURE_AND_SAMPLER_BINDING_ARRAY_NON_UNIFORM_INDEXING)"
     );
 }
+
+/// A table's length comes from its declaration or, unsized, from the
+/// device: filling it is a typed error naming which, and loses nothing (the
+/// member keeps its element, the other materials theirs).
+#[test]
+fn a_full_table_is_an_error_naming_what_sized_it() {
+    let Some(h) = gpu::device() else { return };
+    if !h.device.features().contains(wgpu::Features::TEXTURE_BINDING_ARRAY) {
+        return gpu::skip_unoffered(h, "TEXTURE_BINDING_ARRAY");
+    }
+    let sized = TEXTURED.replace("binding_array<texture_2d<f32>>", "binding_array<texture_2d<f32>, 4>");
+    let mut fb = Manager::new(&h.device, freqbuf::SlotPlan::default());
+    fb.register_wgsl("four.wgsl", &sized).unwrap();
+    let texel = gpu::texel(h, [1, 2, 3, 255]);
+    let materials = (0..4).map(|_| fb.create_material()).collect::<Vec<_>>();
+    for &m in &materials[..3] {
+        fb.material(m).set_texture("base_color_texture", &texel).unwrap();
+    }
+    // Setting a member again reuses its element: no new one is needed.
+    fb.material(materials[0]).set_texture("base_color_texture", &texel).unwrap();
+    let err = fb.material(materials[3]).set_texture("base_color_texture", &texel).unwrap_err();
+    assert_eq!(
+        format!("{:#}", freqbuf::Report(&err)),
+        "table `bindless_textures_2d` at @group(2) @binding(5) is full: all 4 elements (its declared length) are taken, element 0 by the placeholder, so `base_color_texture` cannot take one; free materials to reuse theirs"
+    );
+    fb.free_material(materials[1]).unwrap();
+    fb.material(materials[3]).set_texture("base_color_texture", &texel).unwrap();
+
+    // Unsized: a sixteenth of the device's limit, at most 1,024.
+    let small = |l: &mut wgpu::Limits| l.max_binding_array_elements_per_shader_stage = 64;
+    let features = wgpu::Features::TEXTURE_BINDING_ARRAY
+        | wgpu::Features::SAMPLED_TEXTURE_AND_STORAGE_BUFFER_ARRAY_NON_UNIFORM_INDEXING;
+    if !h.device.features().contains(features) {
+        return gpu::skip_unoffered(h, "SAMPLED_TEXTURE_AND_STORAGE_BUFFER_ARRAY_NON_UNIFORM_INDEXING");
+    }
+    let Some(d) = gpu::device_with(features, small) else { return };
+    let mut fb = Manager::new(&d.device, freqbuf::SlotPlan::default());
+    fb.register_wgsl("unsized.wgsl", TEXTURED).unwrap();
+    let texel = gpu::texel(&d, [1, 2, 3, 255]);
+    for k in 0..4 {
+        let m = fb.create_material();
+        let set = fb.material(m).set_texture("base_color_texture", &texel);
+        if k < 3 {
+            set.unwrap();
+        } else {
+            assert_eq!(
+                format!("{:#}", freqbuf::Report(&set.unwrap_err())),
+                "table `bindless_textures_2d` at @group(2) @binding(5) is full: all 4 elements (a sixteenth of the device's max_binding_array_elements_per_shader_stage, at most 1,024) are taken, element 0 by the placeholder, so `base_color_texture` cannot take one; free materials to reuse theirs"
+            );
+        }
+    }
+}

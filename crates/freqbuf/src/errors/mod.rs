@@ -201,7 +201,8 @@ pub enum Error {
     /// `max_binding_array_elements_per_shader_stage` (a sixteenth of it, at
     /// most 1,024) or the array's declared length.
     #[error(
-        "table `{table}` at {binding} is full: all {len} elements are taken (element 0 is the placeholder), so `{member}` cannot take one; free materials to reuse theirs"
+        "table `{table}` at {binding} is full: all {len} elements ({}) are taken, element 0 by the placeholder, so `{member}` cannot take one; free materials to reuse theirs",
+        if *sized_by == "its declared length" { sized_by.to_string() } else { format!("a sixteenth of the device's {sized_by}, at most 1,024") }
     )]
     TableFull {
         /// The binding array.
@@ -212,6 +213,9 @@ pub enum Error {
         member: String,
         /// Its length.
         len: u32,
+        /// What gave it that length: the device limit an unsized table is
+        /// sized from, or "its declared length".
+        sized_by: &'static str,
     },
     /// A slab element does not fit the bits the shader reads it from
     /// (Bevy masks its slot with `0xffff`): free elements of the slab's
