@@ -290,33 +290,27 @@ impl Binder {
                     _ => offsets.push(i * slot.gpu_stride()),
                 }
             }
-            for &s in &v.arrays {
+            for (k, &s) in v.arrays.iter().enumerate() {
                 let slot = &slots[s.index()];
                 let i = instance(slot.frequency())?;
                 same_family(registry, shader_id, s, || instances.family(slot.frequency(), i))?;
                 if i >= slot.gpu_capacity() {
                     return Err(Error::NotFlushed(slot.frequency()));
                 }
-                match registry.links(shader_id).iter().find(|l| l.to == s.index()) {
-                    // A slab: the draw's object must point at element `i`, on the GPU too.
-                    Some(link) => {
-                        let from = slots[link.from].frequency();
-                        if !super::link::points_at(slots, link, instance(from)?, i) {
-                            return Err(super::link::unlinked(
-                                registry,
-                                shader_id,
-                                link,
-                                from,
-                                slot.frequency(),
-                            ));
-                        }
-                        if instances.links().pending() {
-                            return Err(Error::NotFlushed(from));
-                        }
+                if v.slabs & (1 << k) == 0 {
+                    first = i;
+                    continue;
+                }
+                // A slab: the draw's object must point at element `i`, on the GPU too
+                // (unless the application points into it itself: no link).
+                if let Some(link) = registry.links(shader_id).iter().find(|l| l.to == s.index()) {
+                    let from = slots[link.from].frequency();
+                    if !super::link::points_at(slots, link, instance(from)?, i) {
+                        return Err(super::link::unlinked(registry, shader_id, link, from, slot.frequency()));
                     }
-                    // A slab the application points into itself: not the instance index either.
-                    None if registry[s].slab().is_some() => {}
-                    None => first = i,
+                    if instances.links().pending() {
+                        return Err(Error::NotFlushed(from));
+                    }
                 }
             }
             let (owner, owned) = match v.owner {

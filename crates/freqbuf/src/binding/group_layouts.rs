@@ -47,6 +47,10 @@ pub(crate) struct Variant {
     pub(crate) uniforms: SmallVec<[SlotId; 4]>,
     /// The array slots in storage buffers: no offset, the draw's instance index.
     pub(crate) arrays: SmallVec<[SlotId; 2]>,
+    /// A bit per entry of `arrays` that is a slab (found through another
+    /// array's member, not the instance index): fixed at registration, so
+    /// the bind path looks nothing up for the others.
+    pub(crate) slabs: u32,
     /// The frequency whose instances own the non-uniform resources, if any.
     pub(crate) owner: Option<Frequency>,
     /// It binds a table: its groups are built from one value of the tables' epoch.
@@ -273,7 +277,7 @@ impl Layouts {
                             _ => None,
                         })
                         .collect();
-                    let arrays = entries
+                    let arrays: SmallVec<[SlotId; 2]> = entries
                         .iter()
                         .filter_map(|e| match e {
                             VariantEntry::Array(s) => Some(*s),
@@ -294,8 +298,13 @@ impl Layouts {
                     };
                     let tables =
                         entries.iter().any(|e| matches!(e, VariantEntry::Resource { table: Some(_), .. }));
+                    let slabs = arrays
+                        .iter()
+                        .enumerate()
+                        .filter(|&(_, &s)| registry[s].slab().is_some())
+                        .fold(0u32, |m, (k, _)| m | 1 << k);
                     let variant =
-                        Variant { group: g.group, layout, entries, uniforms, arrays, owner, tables };
+                        Variant { group: g.group, layout, entries, uniforms, arrays, slabs, owner, tables };
                     self.variants.push(variant);
                     self.index.entry(layout_key).or_insert(v);
                     self.by_slots.insert(key, v);
