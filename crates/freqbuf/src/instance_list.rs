@@ -67,6 +67,14 @@ impl InstanceList {
         self.frequency
     }
 
+    /// Every dense index by position, while the list holds in `instances`.
+    pub(crate) fn resolved(&self, instances: &InstanceTable) -> Result<&[u32], Error> {
+        if self.tag != instances.tag() || self.frees != instances.frees() {
+            return Err(Error::StaleInstanceList);
+        }
+        Ok(&self.indices)
+    }
+
     /// The dense index at `position`, while the list holds in `instances`.
     #[inline]
     pub(crate) fn index(&self, instances: &InstanceTable, position: usize) -> Result<u32, Error> {

@@ -82,6 +82,7 @@ mod name;
 mod param;
 pub mod reflect;
 mod registry;
+mod rows;
 mod scope;
 mod setters;
 mod slab;
@@ -113,6 +114,7 @@ pub use instance_list::InstanceList;
 pub use manager::Manager;
 pub use param::{Param, Uniform};
 pub use registry::Registry;
+pub use rows::Rows;
 pub use setters::InstanceMut;
 pub use slab::SlabSource;
 pub use slot_layout::{SlotLayout, SlotMember};
@@ -125,7 +127,7 @@ pub use typed::{ShaderField, ShaderStruct, StructParam};
 pub mod error {
     pub use crate::errors::{
         LayoutErrorKind, LimitErrorKind, Location, MemberSite, ParamErrorKind, ReflectError,
-        ReflectErrorKind, ResourceSite, WgpuError, WgpuErrorKind,
+        ReflectErrorKind, ResourceSite, RowsErrorKind, WgpuError, WgpuErrorKind,
     };
 }
 

@@ -316,8 +316,12 @@ pub(crate) fn check_param(
     }
     // A param of another manager could point past this slot's block.
     let end = param.offset + param.count.saturating_sub(1) * param.stride + param.elem_size;
-    if end > slots[param.slot.index()].size() {
+    let slot = &slots[param.slot.index()];
+    if end > slot.size() {
         return Err(param_error(registry, param, ParamErrorKind::Unknown { suggestions: Vec::new() }));
+    }
+    if slot.caller_owned() {
+        return Err(param_error(registry, param, ParamErrorKind::CallerOwned));
     }
     Ok(())
 }

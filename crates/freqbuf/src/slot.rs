@@ -38,9 +38,16 @@ pub(crate) struct Slot {
     /// (an array slot's elements: `size`, the array's own stride).
     stride: u32,
     align: u32,
-    /// CPU copy of every instance; its length is `instances * stride`.
+    /// CPU copy of every instance; its length is `held * stride`, and empty
+    /// where the caller owns the rows.
     shadow: Vec<u8>,
+    /// Dirty instances; where the caller owns the rows, the rows never
+    /// written since they were created, re-laid or lost ([`Slot::own_rows`]).
     dirty: DirtySet,
+    /// Instances the slot holds.
+    held: u32,
+    /// The application owns the rows ([`crate::Rows`]): no shadow is kept.
+    caller: bool,
     /// The GPU buffer; replaced (never resized) on growth.
     buffer: Option<wgpu::Buffer>,
     /// Instances the GPU buffer holds.
@@ -78,6 +85,8 @@ impl Slot {
             align,
             shadow: Vec::new(),
             dirty: DirtySet::default(),
+            held: 0,
+            caller: false,
             buffer: None,
             gpu_capacity: 0,
             gpu_stride: 0,
@@ -173,18 +182,60 @@ impl Slot {
         std::mem::replace(&mut self.gpu_size, self.size) != self.size
     }
 
-    /// Instances the shadow holds.
+    /// Instances the slot holds.
     #[inline]
     pub(crate) fn instances(&self) -> u32 {
-        (self.shadow.len() / self.stride as usize) as u32
+        self.held
     }
 
-    /// Makes room for `count` instances in the shadow; new bytes are zero.
+    /// Makes room for `count` instances in the shadow; new bytes are zero
+    /// (new rows of a caller-owned slot are unwritten).
     pub(crate) fn reserve(&mut self, count: u32) {
-        if count > self.instances() {
-            self.shadow.resize(count as usize * self.stride as usize, 0);
+        if count > self.held {
             self.dirty.reserve(count as usize);
+            match self.caller {
+                true => (self.held..count).for_each(|i| self.dirty.mark(i, 0, 4)),
+                false => self.shadow.resize(count as usize * self.stride as usize, 0),
+            }
+            self.held = count;
         }
+    }
+
+    /// Whether the application owns the rows ([`Slot::own_rows`]).
+    #[inline]
+    pub(crate) fn caller_owned(&self) -> bool {
+        self.caller
+    }
+
+    /// Hands the rows to the application: the shadow goes, and every row is
+    /// unwritten until a [`crate::Rows`] write packs it.
+    pub(crate) fn own_rows(&mut self) {
+        if !self.caller {
+            self.caller = true;
+            self.shadow = Vec::new();
+            self.mark_all_unwritten();
+        }
+    }
+
+    /// Whether row `index` of a caller-owned slot awaits its first write.
+    #[inline]
+    pub(crate) fn unwritten(&self, index: u32) -> bool {
+        self.caller && self.dirty.contains(index)
+    }
+
+    /// Takes the unwritten rows below `below`, ascending (caller-owned slots).
+    pub(crate) fn take_unwritten(&mut self, below: u32, mut take: impl FnMut(u32)) {
+        self.dirty.drain_below(below, |i, _, _| take(i));
+    }
+
+    /// Marks row `index` unwritten again (its write did not reach the GPU).
+    #[inline]
+    pub(crate) fn mark_unwritten(&mut self, index: u32) {
+        self.dirty.mark(index, 0, 4);
+    }
+
+    fn mark_all_unwritten(&mut self) {
+        (0..self.held).for_each(|i| self.dirty.mark(i, 0, 4));
     }
 
     /// Re-lays the shadow for a larger block size, keeping every value.
@@ -200,6 +251,10 @@ impl Slot {
     fn relay(&mut self, stride: u32) {
         if stride == self.stride {
             return;
+        }
+        if self.caller {
+            self.stride = stride;
+            return self.mark_all_unwritten();
         }
         let n = self.instances() as usize;
         let keep = self.stride.min(stride) as usize;
@@ -227,7 +282,7 @@ impl Slot {
     pub(crate) fn write(&mut self, index: u32, offset: u32, bytes: &[u8]) -> bool {
         let start = index as usize * self.stride as usize + offset as usize;
         let dst = &mut self.shadow[start..start + bytes.len()];
-        let Some((first, last)) = changed_span(dst, bytes) else {
+        let Some((first, last)) = crate::dirty::changed_span(dst, bytes) else {
             return false;
         };
         // All of it: the bytes outside the span are equal, and a copy of the
@@ -263,8 +318,12 @@ impl Slot {
         });
     }
 
-    /// Zeroes instance `index` (a reused index must not show its old values).
+    /// Zeroes instance `index` (a reused index must not show its old values);
+    /// a caller-owned row becomes unwritten.
     pub(crate) fn clear_instance(&mut self, index: u32) {
+        if self.caller {
+            return self.mark_unwritten(index);
+        }
         let zeros = [0u8; 256];
         let mut offset = 0;
         while offset < self.size {
@@ -344,6 +403,9 @@ impl Slot {
         self.gpu_size = 0;
         self.align = align;
         self.relay(stride(self.size, align, self.addressing));
+        if self.caller {
+            return self.mark_all_unwritten();
+        }
         let size = self.size.next_multiple_of(4);
         for i in 0..self.instances() {
             self.dirty.mark(i, 0, size);
@@ -354,43 +416,6 @@ impl Slot {
     pub(crate) fn clear_dirty(&mut self) {
         self.dirty.clear();
     }
-}
-
-/// The first and last byte where `old` and `new` differ (equal lengths), or
-/// `None` when they are equal. Compares eight bytes at a time: this runs on
-/// every value set, and most sets change a 16- to 64-byte value.
-#[inline(always)]
-fn changed_span(old: &[u8], new: &[u8]) -> Option<(usize, usize)> {
-    debug_assert_eq!(old.len(), new.len());
-    // No `old == new` first: a libc memcmp call costs more than the word loop
-    // below, which finds equal values too.
-    let word = |s: &[u8], at: usize| u64::from_le_bytes(s[at..at + 8].try_into().expect("8 bytes"));
-    let n = old.len();
-    let mut first = 0;
-    loop {
-        if first + 8 > n {
-            first += old[first..].iter().zip(&new[first..]).position(|(a, b)| a != b)?;
-            break;
-        }
-        let x = word(old, first) ^ word(new, first);
-        if x != 0 {
-            first += (x.trailing_zeros() / 8) as usize;
-            break;
-        }
-        first += 8;
-    }
-    let mut end = n;
-    let last = loop {
-        if end < first + 8 {
-            break first + old[first..end].iter().zip(&new[first..end]).rposition(|(a, b)| a != b)?;
-        }
-        let x = word(old, end - 8) ^ word(new, end - 8);
-        if x != 0 {
-            break end - 1 - (x.leading_zeros() / 8) as usize;
-        }
-        end -= 8;
-    };
-    Some((first, last))
 }
 
 /// The distance between instances: an offset-aligned step for dynamic
@@ -416,31 +441,6 @@ pub(crate) fn grown_capacity(count: u32, addressing: Addressing) -> u32 {
         // The last batch's binding window must lie inside the buffer.
         Addressing::Batched { per } => n.next_multiple_of(per),
         _ => n,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use proptest::prelude::*;
-
-    proptest! {
-        /// The word-at-a-time span equals the byte-by-byte one.
-        #[test]
-        fn changed_span_is_the_first_and_last_differing_byte(
-            old in proptest::collection::vec(0u8..3, 0..80),
-            flips in proptest::collection::vec(any::<prop::sample::Index>(), 0..4),
-        ) {
-            let mut new = old.clone();
-            for f in &flips {
-                if !new.is_empty() {
-                    let i = f.index(new.len());
-                    new[i] = new[i].wrapping_add(1);
-                }
-            }
-            let first = old.iter().zip(&new).position(|(a, b)| a != b);
-            let last = old.iter().zip(&new).rposition(|(a, b)| a != b);
-            prop_assert_eq!(super::changed_span(&old, &new), first.zip(last));
-        }
     }
 }
 

@@ -281,6 +281,9 @@ impl Binder {
                 if i >= slot.gpu_capacity() {
                     return Err(Error::NotFlushed(slot.frequency()));
                 }
+                if slot.unwritten(i) {
+                    return Err(unwritten(slot, i));
+                }
                 match slot.addressing() {
                     Addressing::Batched { per } => {
                         reusable = false;
@@ -297,13 +300,18 @@ impl Binder {
                 if i >= slot.gpu_capacity() {
                     return Err(Error::NotFlushed(slot.frequency()));
                 }
+                if slot.unwritten(i) {
+                    return Err(unwritten(slot, i));
+                }
                 if v.slabs & (1 << k) == 0 {
                     first = i;
                     continue;
                 }
                 // A slab: the draw's object must point at element `i`, on the GPU too
                 // (unless the application points into it itself: no link).
-                if let Some(link) = registry.links(shader_id).iter().find(|l| l.to == s.index()) {
+                let link = registry.links(shader_id).iter().find(|l| l.to == s.index());
+                // Rows the application owns hold the pointers it packed.
+                if let Some(link) = link.filter(|l| !slots[l.from].caller_owned()) {
                     let from = slots[link.from].frequency();
                     if !super::link::points_at(slots, link, instance(from)?, i) {
                         return Err(super::link::unlinked(registry, shader_id, link, from, slot.frequency()));
@@ -415,4 +423,11 @@ pub(super) fn mask(groups: std::ops::Range<u32>) -> u32 {
 #[inline]
 fn same(a: &[u32], b: &[u32]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+/// A draw reads row `index` of a caller-owned slot that no write has packed.
+#[cold]
+fn unwritten(slot: &crate::slot::Slot, index: u32) -> Error {
+    let kind = crate::error::RowsErrorKind::Unwritten { frequency: slot.frequency(), index };
+    Error::Rows { binding: slot.binding(), kind }
 }

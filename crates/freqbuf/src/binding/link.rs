@@ -30,7 +30,10 @@ pub(crate) fn write_links(
             if e & link.mask != e {
                 return Err(slab_full(registry, shader, link, e));
             }
-            writes.push((link, i, e));
+            // The application packs the pointers of rows it owns (`Manager::slab_element`).
+            if !from.caller_owned() {
+                writes.push((link, i, e));
+            }
         }
     }
     for (link, i, e) in writes {

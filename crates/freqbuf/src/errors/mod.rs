@@ -16,6 +16,7 @@ mod limit;
 mod param;
 mod reflect;
 mod report;
+mod rows;
 
 pub use layout::{LayoutErrorKind, MemberSite, ResourceSite};
 pub(crate) use limit::LimitError;
@@ -23,6 +24,7 @@ pub use limit::LimitErrorKind;
 pub use param::{ParamError, ParamErrorKind};
 pub use reflect::{ReflectError, ReflectErrorKind};
 pub use report::Report;
+pub use rows::RowsErrorKind;
 pub(crate) use report::chain;
 use report::debug_as_report;
 mod wgpu_error;
@@ -299,6 +301,16 @@ pub enum Error {
     /// The shader id does not belong to this manager.
     #[error("unknown shader id {0}")]
     UnknownShader(usize),
+    /// A slot whose rows the application owns ([`crate::Rows`]) was given
+    /// rows that do not fit it, or a draw reads a row never written.
+    #[error("rows of slot {binding}")]
+    Rows {
+        /// The slot's binding point.
+        binding: BindingPoint,
+        /// What went wrong.
+        #[source]
+        kind: RowsErrorKind,
+    },
     /// An [`IndirectDraws`](crate::IndirectDraws) whose geometry does not
     /// match its draw list draw for draw, or whose argument buffer would pass
     /// the device's `max_buffer_size`.

@@ -119,6 +119,11 @@ pub enum ParamErrorKind {
         /// Bytes given.
         found: usize,
     },
+    /// The member's slot takes its rows from the application
+    /// ([`Manager::own_rows`](crate::Manager::own_rows)): a slot has one
+    /// source, so its members are not set one by one.
+    #[error("the slot's rows belong to the application; write them with Manager::write_rows")]
+    CallerOwned,
     /// The parameter belongs to a slot of another frequency than the one being set.
     #[error("it belongs to the {actual} frequency, not to {wanted}")]
     WrongFrequency {

@@ -20,6 +20,7 @@ use crate::upload::{FlushStrategy, Sink, Uploader};
 mod batch;
 mod bind;
 mod instances;
+mod rows;
 mod shaders;
 
 /// Shared, frequency-sorted uniform slots for every registered shader.

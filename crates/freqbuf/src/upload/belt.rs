@@ -48,6 +48,25 @@ impl Belt {
         scope::scoped(device, what, || belt.write_buffer(encoder, target, offset, len))
     }
 
+    /// Belt memory of `len` bytes at a multiple of `align`, for the caller
+    /// to record its own commands from (caller-owned rows): the chunk, the
+    /// offset in it, and the mapped bytes to write.
+    pub(super) fn allocate(
+        &mut self,
+        device: &wgpu::Device,
+        len: wgpu::BufferSize,
+        align: u64,
+    ) -> Result<(wgpu::Buffer, u64, wgpu::BufferViewMut), Error> {
+        let belt = self.belt.get_or_insert_with(|| wgpu::util::StagingBelt::new(device.clone(), CHUNK));
+        let align = wgpu::BufferSize::new(align.max(wgpu::COPY_BUFFER_ALIGNMENT)).expect("not zero");
+        let what = || format!("staging belt chunk for {len} bytes of rows");
+        scope::scoped(device, what, || {
+            let slice = belt.allocate(len, align);
+            let view = slice.get_mapped_range_mut().expect("belt chunks are mapped until finish");
+            (slice.buffer().clone(), slice.offset(), view)
+        })
+    }
+
     /// The encoder the belt's copies went into is about to be submitted.
     pub(super) fn finish(&mut self) {
         if let Some(b) = &mut self.belt {

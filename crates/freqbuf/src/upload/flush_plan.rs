@@ -113,6 +113,10 @@ impl Uploader {
                 report.replaced.push(slot.id());
             }
             let start = self.ranges.len();
+            // A caller-owned slot's dirty set holds unwritten rows: its writes staged their own.
+            if slot.caller_owned() {
+                continue;
+            }
             let (n, bytes) = self.take(slot, growth, s);
             if n == 0 {
                 continue;
@@ -354,7 +358,7 @@ impl Uploader {
 /// binding (and one buffer) may hold, so that data, tables and the table
 /// window together always fit one binding.
 /// Devices without storage buffers (WebGL2) only copy, bounded by `max_buffer_size`.
-fn chunk_budget(limits: &wgpu::Limits) -> u64 {
+pub(super) fn chunk_budget(limits: &wgpu::Limits) -> u64 {
     ((staging_limit(limits) & !255) / 4).max(MIN_CHUNK)
 }
 

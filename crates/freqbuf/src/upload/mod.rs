@@ -16,10 +16,12 @@
 mod belt;
 mod flush_plan;
 mod moves;
+mod rows;
 mod scatter;
 mod stage;
 
 use crate::errors::Error;
+pub(crate) use rows::RowsToPack;
 use crate::id::SlotId;
 use crate::slot::Slot;
 use crate::slot_plan::Frequency;
@@ -87,6 +89,12 @@ pub(crate) struct Uploader {
     /// order with the moves that read it, so the staging buffer is never
     /// written while an earlier encoder's moves still have to read it.
     belt: belt::Belt,
+    /// Caller-owned rows packed by writes since the last flush ([`rows`]).
+    staged: Vec<rows::Staged>,
+    /// Their runs of consecutive rows: (first index, rows).
+    row_runs: Vec<(u32, u32)>,
+    /// A write's (row, position) pairs, kept to reuse their allocation.
+    pub(crate) row_pairs: Vec<(u32, u32)>,
 }
 
 impl Uploader {
@@ -103,6 +111,9 @@ impl Uploader {
             pieces: Vec::new(),
             scatter: None,
             belt: belt::Belt::default(),
+            staged: Vec::new(),
+            row_runs: Vec::new(),
+            row_pairs: Vec::new(),
         }
     }
 
@@ -125,6 +136,10 @@ impl Uploader {
     ) -> FlushReport {
         let mut report = FlushReport::default();
         self.plan_slots(device, queue, slots, highs, stats, &mut sink, &mut report);
+        // Before any submit: the belt memory the rows lie in is unmapped at the first.
+        if let Err(e) = self.move_rows(device, slots, stats, &mut sink) {
+            report.error.get_or_insert(e);
+        }
         for (i, slot) in slots.iter().enumerate() {
             if report.replaced.contains(&slot.id()) {
                 if let Some(s) = self.scatter.as_mut() {

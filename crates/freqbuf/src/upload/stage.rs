@@ -88,7 +88,7 @@ impl Uploader {
 
     /// The staging buffer, made anew when smaller than `size` bytes (then
     /// the scatter groups that bind the old one are dropped).
-    fn staging_buffer(
+    pub(super) fn staging_buffer(
         &mut self,
         device: &wgpu::Device,
         stats: &mut FrameStats,

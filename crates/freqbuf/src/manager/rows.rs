@@ -1,0 +1,153 @@
+//! `Manager::own_rows` and `Manager::write_rows`: slots whose rows the
+//! application owns ([`crate::Rows`]).
+
+use super::Manager;
+use crate::errors::{Error, RowsErrorKind};
+use crate::instance_list::InstanceList;
+use crate::rows::Rows;
+use crate::upload::RowsToPack;
+
+impl Manager {
+    /// Hands the slot of block `name` (its variable or struct name) to the
+    /// application: freqbuf drops its CPU copy of the slot, every row is
+    /// unwritten until [`Manager::write_rows`] packs it, and setting one of
+    /// its members is [`ParamErrorKind::CallerOwned`](crate::error::ParamErrorKind::CallerOwned). A row of `T` must be
+    /// as long as the block ([`RowsErrorKind::Size`](crate::error::RowsErrorKind::Size));
+    /// use `u8` with [`Manager::write_rows_with`] to pack rows yourself.
+    /// Handing a slot over twice gives the same rows. A slab pointer in
+    /// the slot (a material element in each object's row) is then the
+    /// application's to pack: [`Manager::slab_element`] gives the element.
+    ///
+    /// Cost: a pass over the slots; the slot's shadow is freed.
+    pub fn own_rows<T: bytemuck::Pod>(&mut self, name: &str) -> Result<Rows<T>, Error> {
+        let slot = self.registry.block(name, None)?;
+        if std::mem::size_of::<T>() > 1 {
+            self.check_row_size::<T>(slot)?;
+        }
+        self.slots[slot.index()].own_rows();
+        Ok(Rows::new(slot))
+    }
+
+    /// Writes the rows at `changed` (positions in `list`) from `all`, the
+    /// application's whole array in the order of `list`, and every row still
+    /// unwritten (made since, or lost in a failed flush, a re-lay or
+    /// [`Manager::recreate`]) that `list` holds. The rows are packed straight
+    /// into staging memory and reach the GPU at the next flush; nothing is
+    /// kept but the indices of rows still unwritten.
+    ///
+    /// Refused before anything is written: a stale or short list or array,
+    /// a list of another frequency, a `T` that is no longer as long as the
+    /// block, a position past the list. A failed allocation leaves the rows
+    /// it did not pack unwritten, so the next write packs them.
+    ///
+    /// Cost: per row, one copy of its bytes and, where the rows are scattered,
+    /// eight bytes of table; the flush moves runs of consecutive rows with
+    /// one copy each (up to 32) or one scatter dispatch. Unwritten rows add a
+    /// pass over the list.
+    pub fn write_rows<T: bytemuck::Pod>(
+        &mut self,
+        rows: &Rows<T>,
+        list: &InstanceList,
+        all: &[T],
+        changed: impl IntoIterator<Item = usize>,
+    ) -> Result<(), Error> {
+        self.check_row_size::<T>(rows.slot)?;
+        if all.len() < list.len() {
+            let kind = RowsErrorKind::Short { len: all.len(), list: list.len() };
+            return Err(self.rows_error(rows.slot, kind));
+        }
+        let size = std::mem::size_of::<T>();
+        self.write_rows_with(rows, list, changed, |p, mut out| {
+            out.slice(..size).copy_from_slice(bytemuck::bytes_of(&all[p]));
+        })
+    }
+
+    /// [`Manager::write_rows`] with the rows packed by `pack(position, row)`:
+    /// `row` is the block's bytes (its size in whole words) in staging
+    /// memory, write-only (`copy_from_slice`, `write_iter`), for the instance
+    /// at `position` of `list`. For an application whose rows are not one
+    /// `Pod` array. Called once per row written, in ascending buffer order.
+    pub fn write_rows_with<T>(
+        &mut self,
+        rows: &Rows<T>,
+        list: &InstanceList,
+        changed: impl IntoIterator<Item = usize>,
+        mut pack: impl FnMut(usize, wgpu::WriteOnly<'_, [u8]>),
+    ) -> Result<(), Error> {
+        let s = rows.slot;
+        if !self.registry.owns_slot(s) {
+            return Err(Error::Foreign("rows"));
+        }
+        let slot = &self.slots[s.index()];
+        if let Some(f) = list.frequency().filter(|&f| f != slot.frequency()) {
+            return Err(self.rows_error(s, RowsErrorKind::Frequency { list: f, slot: slot.frequency() }));
+        }
+        let indices = list.resolved(&self.instances)?;
+        let mut pairs = std::mem::take(&mut self.uploader.row_pairs);
+        pairs.clear();
+        for p in changed {
+            match indices.get(p) {
+                Some(&i) => pairs.push((i, p as u32)),
+                None => {
+                    self.uploader.row_pairs = pairs;
+                    return Err(Error::ListPosition { position: p, len: indices.len() });
+                }
+            }
+        }
+        let slot = &mut self.slots[s.index()];
+        if slot.dirty_count() > 0 {
+            // Unwritten rows the list holds come from the array too; the others wait.
+            let mut at = vec![u32::MAX; slot.instances() as usize];
+            for (p, &i) in indices.iter().enumerate() {
+                at[i as usize] = p as u32;
+            }
+            let mut keep = Vec::new();
+            slot.take_unwritten(u32::MAX, |i| match at[i as usize] {
+                u32::MAX => keep.push(i),
+                p => pairs.push((i, p)),
+            });
+            keep.into_iter().for_each(|i| slot.mark_unwritten(i));
+        }
+        if !pairs.is_sorted_by_key(|p| p.0) {
+            pairs.sort_by_key(|p| p.0);
+        }
+        // The same row twice: the later position wins, as a second write would.
+        pairs.dedup_by(|later, earlier| {
+            let same = later.0 == earlier.0;
+            if same {
+                earlier.1 = later.1;
+            }
+            same
+        });
+        let what = RowsToPack { slot: s.index(), rows: &pairs };
+        let staged = self.uploader.stage_rows(&self.device, &self.slots[s.index()], what, &mut pack);
+        let result = staged.map_err(|(e, from)| {
+            pairs[from..].iter().for_each(|&(i, _)| self.slots[s.index()].mark_unwritten(i));
+            e
+        });
+        self.uploader.row_pairs = pairs;
+        result
+    }
+
+    /// The element of instance `id` in every slab and table of its frequency
+    /// (its dense index): what an application that owns the rows holding
+    /// slab pointers ([`Manager::own_rows`]) packs into them, where
+    /// [`Manager::link`] would write it otherwise. Holds until `id` is freed.
+    pub fn slab_element(&self, id: impl Into<crate::InstanceId>) -> Result<u32, Error> {
+        self.instances.index(id.into())
+    }
+
+    fn check_row_size<T>(&self, slot: crate::SlotId) -> Result<(), Error> {
+        let block = self.slots[slot.index()].size();
+        let size = std::mem::size_of::<T>();
+        if size != block as usize {
+            let rust = std::any::type_name::<T>().rsplit("::").next().unwrap_or("row");
+            return Err(self.rows_error(slot, RowsErrorKind::Size { rust, size, block }));
+        }
+        Ok(())
+    }
+
+    fn rows_error(&self, slot: crate::SlotId, kind: RowsErrorKind) -> Error {
+        Error::Rows { binding: self.registry[slot].binding(), kind }
+    }
+}

@@ -1,0 +1,287 @@
+//! Caller-owned rows on their way up: a write packs them straight into belt
+//! memory ([`Uploader::stage_rows`]), and the next flush moves them into the
+//! slot, after any growth copy ([`Uploader::move_rows`]).
+//!
+//! No CPU copy of the rows is kept: only their indices, so that rows whose
+//! move failed (or that a re-lay made stale before the flush) become
+//! unwritten again, and the next write packs them from the caller's array.
+
+use std::ops::Range;
+
+use super::belt::LARGEST;
+use super::scatter::{ROW, ROW_WORDS, Scatter};
+use super::{AUTO_COPY_LIMIT, FlushStrategy, Sink, Uploader};
+use crate::errors::Error;
+use crate::scope;
+use crate::slot::Slot;
+use crate::stats::FrameStats;
+
+/// Rows one write packed into one belt allocation, waiting for the flush.
+#[derive(Debug)]
+pub(crate) struct Staged {
+    slot: usize,
+    /// The slot's stride they were packed for: a re-lay before the flush voids them.
+    stride: u32,
+    /// Bytes of one row (the block, in whole words).
+    row: u32,
+    buffer: wgpu::Buffer,
+    offset: u64,
+    /// Bytes of rows; the scatter table follows at `table`.
+    data: u64,
+    /// Where the scatter table starts in the allocation; `None` moves by copies.
+    table: Option<u64>,
+    /// Table rows (scatter only).
+    table_rows: u64,
+    /// Its runs of consecutive rows in `Uploader::row_runs`: (first index, rows).
+    runs: Range<usize>,
+}
+
+/// What a write packs: a slot's rows, ascending and distinct, each with the
+/// position in the caller's array it comes from.
+pub(crate) struct RowsToPack<'a> {
+    pub(crate) slot: usize,
+    pub(crate) rows: &'a [(u32, u32)],
+}
+
+impl Uploader {
+    /// Packs `rows` into belt memory through `pack(position, bytes)`: one
+    /// copy per run of consecutive rows where there are few, else a scatter
+    /// table, by the flush's own rule. On error the rows from the failed
+    /// allocation on are returned to be marked unwritten.
+    pub(crate) fn stage_rows(
+        &mut self,
+        device: &wgpu::Device,
+        slot: &Slot,
+        what: RowsToPack<'_>,
+        pack: &mut dyn FnMut(usize, wgpu::WriteOnly<'_, [u8]>),
+    ) -> Result<(), (Error, usize)> {
+        let (row, stride) = (slot.size().next_multiple_of(4), slot.stride());
+        let rows = what.rows;
+        // Rows that touch in the buffer move as one run (array slots; a
+        // dynamic-offset slot's rows lie a stride apart).
+        let merge = row == stride;
+        let runs = 1 + rows.windows(2).filter(|w| !merge || w[1].0 != w[0].0 + 1).count();
+        let scatter = match self.strategy {
+            FlushStrategy::Copies => false,
+            FlushStrategy::Scatter => true,
+            FlushStrategy::Auto => runs > AUTO_COPY_LIMIT,
+        } && self.can_scatter(slot.instances() as u64 * stride as u64);
+        let align = self.limits.min_storage_buffer_offset_alignment as u64;
+        // A scatter allocation is copied whole into the staging buffer, with its window after it.
+        let cap = match scatter {
+            true => (super::flush_plan::chunk_budget(&self.limits) - align).min(LARGEST),
+            false => LARGEST,
+        };
+        let (mut at, mut k) = (0usize, 0usize);
+        while at < rows.len() {
+            // As many rows as fit the allocation: their bytes, and a table row per 64 words of each run.
+            let per_row = row as u64 + if scatter { ROW * (row as u64).div_ceil(ROW_WORDS * 4) } else { 0 };
+            let fixed = if scatter { 2 * ROW + align } else { 0 };
+            let n = (((cap - fixed) / per_row).max(1) as usize).min(rows.len() - at);
+            let group = &rows[at..at + n];
+            if let Err(e) = self.stage_group(device, what.slot, (row, stride, merge), group, scatter, pack) {
+                return Err((e, at));
+            }
+            at += n;
+            k += 1;
+        }
+        debug_assert!(k > 0 || rows.is_empty());
+        Ok(())
+    }
+
+    fn stage_group(
+        &mut self,
+        device: &wgpu::Device,
+        slot: usize,
+        (row, stride, merge): (u32, u32, bool),
+        rows: &[(u32, u32)],
+        scatter: bool,
+        pack: &mut dyn FnMut(usize, wgpu::WriteOnly<'_, [u8]>),
+    ) -> Result<(), Error> {
+        let start = self.row_runs.len();
+        for &(index, _) in rows {
+            match self.row_runs[start..].last_mut() {
+                Some((first, n)) if merge && *first + *n == index => *n += 1,
+                _ => self.row_runs.push((index, 1)),
+            }
+        }
+        let runs = start..self.row_runs.len();
+        let data = rows.len() as u64 * row as u64;
+        let align = self.limits.min_storage_buffer_offset_alignment as u64;
+        let (table, table_rows) = match scatter {
+            true => {
+                let pieces = self.row_runs[runs.clone()]
+                    .iter()
+                    .map(|&(_, n)| (n as u64 * row as u64).div_ceil(ROW_WORDS * 4))
+                    .sum::<u64>();
+                (Some(data.next_multiple_of(align)), pieces)
+            }
+            false => (None, 0),
+        };
+        let len = table.map_or(data, |t| t + (table_rows + 2) * ROW);
+        let size = wgpu::BufferSize::new(len).expect("rows have bytes");
+        let (buffer, offset, mut view) = match self.belt.allocate(device, size, align) {
+            Ok(a) => a,
+            Err(e) => {
+                self.row_runs.truncate(start);
+                return Err(e);
+            }
+        };
+        let mut out = view.slice(..);
+        let row_len = row as usize;
+        for (k, &(_, position)) in rows.iter().enumerate() {
+            pack(position as usize, out.slice(k * row_len..(k + 1) * row_len));
+        }
+        if let Some(t) = table {
+            let mut put = |at: u64, r: [u32; 2]| {
+                out.slice(at as usize..(at + ROW) as usize).copy_from_slice(bytemuck::bytes_of(&r));
+            };
+            let (mut at, mut src) = (t + ROW, 0u64);
+            for &(first, n) in &self.row_runs[runs.clone()] {
+                let (mut dst, end) = (first as u64 * stride as u64, src + n as u64 * row as u64);
+                while src < end {
+                    put(at, [(dst / 4) as u32, (src / 4) as u32]);
+                    at += ROW;
+                    let step = (end - src).min(ROW_WORDS * 4);
+                    (src, dst) = (src + step, dst + step);
+                }
+            }
+            put(at, [0, (data / 4) as u32]);
+            put(t, [table_rows as u32, 0]);
+        }
+        drop(view);
+        self.staged.push(Staged { slot, stride, row, buffer, offset, data, table, table_rows, runs });
+        Ok(())
+    }
+
+    /// Whether a slot buffer of `size` bytes can take the scatter pass.
+    pub(super) fn can_scatter(&self, size: u64) -> bool {
+        size <= self.limits.max_storage_buffer_binding_size
+            && self.limits.max_storage_buffers_per_shader_stage >= 3
+            && self.limits.max_storage_buffer_binding_size >= 4 * super::flush_plan::MIN_CHUNK
+    }
+
+    /// Records every staged write's moves into the flush's encoder (growth
+    /// copies are already in it). Rows a re-lay voided, rows past the
+    /// buffer, and every row from a failed move on, become unwritten.
+    pub(super) fn move_rows(
+        &mut self,
+        device: &wgpu::Device,
+        slots: &mut [Slot],
+        stats: &mut FrameStats,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), Error> {
+        let staged = std::mem::take(&mut self.staged);
+        let mut result = Ok(());
+        for (k, st) in staged.iter().enumerate() {
+            let slot = &slots[st.slot];
+            let live = slot.caller_owned() && slot.gpu_stride() == st.stride && slot.stride() == st.stride;
+            if !live || slot.gpu_buffer().is_none() {
+                self.unwrite(st, slots, 0);
+                continue;
+            }
+            // Rows past the buffer (it could not grow) stay unwritten.
+            let capacity = slot.gpu_capacity();
+            let moved = self.move_one(device, slot, st, stats, sink);
+            let s = stats.slot_mut(slots[st.slot].id());
+            match moved {
+                Ok(commands) => {
+                    s.upload_calls += 1;
+                    s.bytes_uploaded += st.table.map_or(st.data, |t| t + (st.table_rows + 2) * ROW);
+                    match st.table {
+                        Some(_) => s.dispatches += 1,
+                        None => s.copy_commands += commands,
+                    }
+                    self.unwrite(st, slots, capacity);
+                }
+                Err(e) => {
+                    for later in &staged[k..] {
+                        self.unwrite(later, slots, 0);
+                    }
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        self.row_runs.clear();
+        result
+    }
+
+    /// Marks the rows of `st` at or past `from` unwritten.
+    fn unwrite(&self, st: &Staged, slots: &mut [Slot], from: u32) {
+        for &(first, n) in &self.row_runs[st.runs.clone()] {
+            (first.max(from)..first + n).for_each(|i| slots[st.slot].mark_unwritten(i));
+        }
+    }
+
+    /// Records one staged write's copies, or its copy into the staging
+    /// buffer and scatter dispatch. Returns the copy commands recorded.
+    fn move_one(
+        &mut self,
+        device: &wgpu::Device,
+        slot: &Slot,
+        st: &Staged,
+        stats: &mut FrameStats,
+        sink: &mut Sink<'_>,
+    ) -> Result<u64, Error> {
+        let dst = slot.gpu_buffer().expect("checked by the caller");
+        let capacity = slot.gpu_capacity();
+        // The scatter writes every row it is given: rows past the buffer go by copies, cut short.
+        let fits = self.row_runs[st.runs.clone()].last().is_none_or(|&(f, n)| f + n <= capacity);
+        let Some(table) = st.table.filter(|_| fits && self.can_scatter(dst.size())) else {
+            let enc = sink.encoder(device);
+            let (mut src, mut commands) = (st.offset, 0);
+            for &(first, n) in &self.row_runs[st.runs.clone()] {
+                let n = n.min(capacity.saturating_sub(first));
+                if n > 0 {
+                    let len = n as u64 * st.row as u64;
+                    let (dst_at, whole) = (first as u64 * st.stride as u64, st.row == st.stride);
+                    if whole {
+                        enc.copy_buffer_to_buffer(&st.buffer, src, dst, dst_at, len);
+                        commands += 1;
+                    } else {
+                        for r in 0..n as u64 {
+                            let at = dst_at + r * st.stride as u64;
+                            enc.copy_buffer_to_buffer(&st.buffer, src + r * st.row as u64, dst, at, st.row as u64);
+                            commands += 1;
+                        }
+                    }
+                }
+                src += n as u64 * st.row as u64;
+            }
+            return Ok(commands);
+        };
+        #[cfg(feature = "fault-injection")]
+        if crate::fault::hit(crate::fault::FaultSite::Scatter) {
+            return Err(crate::scope::injected("rows scatter dispatch".into()));
+        }
+        let len = table + (st.table_rows + 2) * ROW;
+        let need_window = ((st.table_rows + 2) * ROW).next_power_of_two().max(256);
+        if need_window > self.window {
+            self.window = need_window;
+            self.staging = None;
+        }
+        let staging = self.staging_buffer(device, stats, len + self.window)?;
+        if self.scatter.is_none() {
+            let scatter = scope::scoped(device, || "flush scatter pipeline".into(), || Scatter::new(device))?;
+            self.scatter = Some(scatter);
+        }
+        let scatter = self.scatter.as_mut().expect("built above");
+        if !scatter.groups.contains_key(&st.slot) {
+            let what = || format!("scatter bind group for slot {}", slot.binding());
+            let group = scope::scoped(device, what, || scatter.group(device, &staging, self.window, dst))?;
+            scatter.groups.insert(st.slot, group);
+        }
+        let enc = sink.encoder(device);
+        enc.copy_buffer_to_buffer(&st.buffer, st.offset, &staging, 0, len);
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("freqbuf rows scatter"),
+            timestamp_writes: None,
+        });
+        pass.set_pipeline(&scatter.pipeline);
+        pass.set_bind_group(0, &scatter.groups[&st.slot], &[table as u32]);
+        let groups = st.table_rows.div_ceil(64) as u32;
+        pass.dispatch_workgroups(groups.min(65535), groups.div_ceil(65535), 1);
+        Ok(0)
+    }
+}
