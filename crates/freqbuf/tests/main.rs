@@ -21,6 +21,7 @@ mod reflect;
 mod render;
 mod resources;
 mod runtime;
+mod rows;
 mod rust_corpus;
 mod scale;
 mod slabs;

@@ -273,13 +273,13 @@ impl Manager {
         for &slot in &report.replaced {
             self.groups.invalidate(self.layouts.users_of(slot));
         }
-        self.replacements += u64::from(!report.replaced.is_empty());
+        self.replacements += u64::from(!report.replaced.is_empty() || report.rows_lost);
         report.error.map_or(Ok(()), Err)
     }
 
     /// Changes whenever something a recorded draw depends on may have
-    /// changed: a flush that replaced a slot buffer (growth, a new stride),
-    /// `recreate`, a texture, sampler or buffer set on (or dropped with) an
+    /// changed: a flush that replaced a slot buffer (growth, a new stride)
+    /// or left caller-owned rows unwritten ([`crate::Rows`]), `recreate`, a texture, sampler or buffer set on (or dropped with) an
     /// instance, or any free (the freed index may go to another handle, whose
     /// values a recorded offset would then read).
     ///

@@ -52,6 +52,7 @@ impl Manager {
         changed: impl IntoIterator<Item = usize>,
     ) -> Result<(), Error> {
         self.check_row_size::<T>(rows.slot)?;
+        list.resolved(&self.instances)?;
         if all.len() < list.len() {
             let kind = RowsErrorKind::Short { len: all.len(), list: list.len() };
             return Err(self.rows_error(rows.slot, kind));
@@ -138,6 +139,9 @@ impl Manager {
     }
 
     fn check_row_size<T>(&self, slot: crate::SlotId) -> Result<(), Error> {
+        if !self.registry.owns_slot(slot) {
+            return Err(Error::Foreign("rows"));
+        }
         let block = self.slots[slot.index()].size();
         let size = std::mem::size_of::<T>();
         if size != block as usize {

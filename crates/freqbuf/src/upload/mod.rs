@@ -62,6 +62,9 @@ pub(crate) struct FlushReport {
     pub(crate) replaced: Vec<SlotId>,
     /// The first error; every slot that could flush did.
     pub(crate) error: Option<Error>,
+    /// Caller-owned rows written before this flush are unwritten again:
+    /// recorded draws must be checked anew.
+    pub(crate) rows_lost: bool,
 }
 
 /// Uploads slots' dirty bytes; owns the staging buffer.
@@ -137,8 +140,12 @@ impl Uploader {
         let mut report = FlushReport::default();
         self.plan_slots(device, queue, slots, highs, stats, &mut sink, &mut report);
         // Before any submit: the belt memory the rows lie in is unmapped at the first.
-        if let Err(e) = self.move_rows(device, slots, stats, &mut sink) {
-            report.error.get_or_insert(e);
+        match self.move_rows(device, slots, stats, &mut sink) {
+            Ok(lost) => report.rows_lost = lost,
+            Err(e) => {
+                report.rows_lost = true;
+                report.error.get_or_insert(e);
+            }
         }
         for (i, slot) in slots.iter().enumerate() {
             if report.replaced.contains(&slot.id()) {

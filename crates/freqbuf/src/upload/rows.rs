@@ -163,21 +163,23 @@ impl Uploader {
 
     /// Records every staged write's moves into the flush's encoder (growth
     /// copies are already in it). Rows a re-lay voided, rows past the
-    /// buffer, and every row from a failed move on, become unwritten.
+    /// buffer, and every row from a failed move on, become unwritten;
+    /// returns whether any did (recorded draws may read them).
     pub(super) fn move_rows(
         &mut self,
         device: &wgpu::Device,
         slots: &mut [Slot],
         stats: &mut FrameStats,
         sink: &mut Sink<'_>,
-    ) -> Result<(), Error> {
+    ) -> Result<bool, Error> {
         let staged = std::mem::take(&mut self.staged);
-        let mut result = Ok(());
+        let mut result = Ok(false);
         for (k, st) in staged.iter().enumerate() {
             let slot = &slots[st.slot];
             let live = slot.caller_owned() && slot.gpu_stride() == st.stride && slot.stride() == st.stride;
             if !live || slot.gpu_buffer().is_none() {
                 self.unwrite(st, slots, 0);
+                result = Ok(true);
                 continue;
             }
             // Rows past the buffer (it could not grow) stay unwritten.
@@ -192,7 +194,9 @@ impl Uploader {
                         Some(_) => s.dispatches += 1,
                         None => s.copy_commands += commands,
                     }
-                    self.unwrite(st, slots, capacity);
+                    if self.unwrite(st, slots, capacity) {
+                        result = Ok(true);
+                    }
                 }
                 Err(e) => {
                     for later in &staged[k..] {
@@ -207,11 +211,16 @@ impl Uploader {
         result
     }
 
-    /// Marks the rows of `st` at or past `from` unwritten.
-    fn unwrite(&self, st: &Staged, slots: &mut [Slot], from: u32) {
+    /// Marks the rows of `st` at or past `from` unwritten; returns whether any was.
+    fn unwrite(&self, st: &Staged, slots: &mut [Slot], from: u32) -> bool {
+        let mut any = false;
         for &(first, n) in &self.row_runs[st.runs.clone()] {
-            (first.max(from)..first + n).for_each(|i| slots[st.slot].mark_unwritten(i));
+            for i in first.max(from)..first + n {
+                slots[st.slot].mark_unwritten(i);
+                any = true;
+            }
         }
+        any
     }
 
     /// Records one staged write's copies, or its copy into the staging
