@@ -4,7 +4,7 @@
 use freqbuf::Headless;
 use freqbuf::{
     Binder, Draw, DrawArgs, DrawList, IndirectDraws, InstanceList, Manager, MaterialId, ObjectId, Param,
-    SlotPlan, ViewId,
+    Rows, SlotPlan, ViewId,
 };
 
 use crate::method::*;
@@ -49,6 +49,17 @@ pub struct Freqbuf {
     /// Registered the bindless shaders: materials in a slab, drawn with
     /// `Shared::bindless_pipelines`.
     pub(crate) bindless: bool,
+    /// `freqbuf_rows`: the object array's rows are the scene's, packed from
+    /// it each frame (`Manager::write_rows_with`), with each material's
+    /// slab element for the bindless shaders' pointer.
+    pub(crate) rows: Option<ObjectRows>,
+}
+
+/// The object array's rows as the scene packs them: 80 bytes, or 96 with
+/// the bindless shaders' material pointer.
+pub(crate) enum ObjectRows {
+    Plain(Rows<[u8; OBJECT_STRIDE as usize]>),
+    Bindless(Rows<[u8; BINDLESS_OBJECT_STRIDE as usize]>),
 }
 
 pub(crate) struct Params {
@@ -195,7 +206,40 @@ impl Freqbuf {
             members: false,
             object_list,
             bindless,
+            rows: None,
         }
+    }
+
+    /// Hands the object array to the scene (`Manager::own_rows`): moved
+    /// objects go up from the scene's own packed array (`Scene::rows`), as
+    /// the hand-written `storage_indirect` uploads them, with no shadow.
+    pub fn with_rows(mut self) -> Self {
+        let form = match self.bindless {
+            true => ObjectRows::Bindless(self.m.own_rows("objects").expect("96-byte objects")),
+            false => ObjectRows::Plain(self.m.own_rows("objects").expect("80-byte objects")),
+        };
+        // The scene's rows point at material `m` as element `m`: freqbuf's, in creation order.
+        for (k, &m) in self.materials.iter().enumerate() {
+            assert_eq!(self.m.slab_element(m).expect("a live material"), k as u32);
+        }
+        self.rows = Some(form);
+        self.name = if self.bindless { "freqbuf_bindless_rows" } else { "freqbuf_rows" };
+        self
+    }
+
+    /// Writes the moved objects' rows (and, the first frame, every row) from
+    /// the scene's array: all of them where at least half moved, as the
+    /// hand-written peer uploads its whole array then.
+    pub(crate) fn write_rows(&mut self, scene: &Scene, changes: &FrameChanges) {
+        let list = self.object_list.as_ref().expect("objects");
+        let n = scene.objects.len();
+        let moved = changes.objects.iter().map(|o| o.0);
+        let all = (changes.objects.len() * 2 >= n).then_some(0..n);
+        let written = match self.rows.as_ref().expect("rows") {
+            ObjectRows::Plain(r) => write(&mut self.m, r, list, &scene.rows, all, moved),
+            ObjectRows::Bindless(r) => write(&mut self.m, r, list, &scene.rows, all, moved),
+        };
+        written.expect("a list of the scene's objects");
     }
 
     /// Writes each moved object with its own `object(id).set(param, value)`
@@ -363,12 +407,15 @@ impl Method for Freqbuf {
         &mut self,
         gpu: &Headless,
         shared: &Shared,
-        _scene: &Scene,
+        scene: &Scene,
         changes: &FrameChanges,
         target: &Target,
     ) -> Cost {
         self.set_shared(changes);
-        self.set_objects(changes);
+        match self.rows {
+            Some(_) => self.write_rows(scene, changes),
+            None => self.set_objects(changes),
+        }
         if !self.one_submit {
             self.m.flush(&gpu.queue).expect("flush");
         }
@@ -444,5 +491,21 @@ impl Method for Freqbuf {
             bind_calls: s.set_bind_group_calls,
             dense: s.dense_spans > 0,
         }
+    }
+}
+
+/// `all` when given, else `moved`, from the scene's packed rows.
+fn write<const N: usize>(
+    m: &mut Manager,
+    rows: &Rows<[u8; N]>,
+    list: &InstanceList,
+    packed: &[u8],
+    all: Option<std::ops::Range<usize>>,
+    moved: impl Iterator<Item = usize>,
+) -> Result<(), freqbuf::Error> {
+    let packed: &[[u8; N]] = bytemuck::cast_slice(packed);
+    match all {
+        Some(all) => m.write_rows(rows, list, packed, all),
+        None => m.write_rows(rows, list, packed, moved),
     }
 }

@@ -139,6 +139,11 @@ pub struct Scene {
     pub draws: Vec<usize>,
     pub time: f32,
     pub frame_index: u32,
+    /// With object storage: every object's element as the object array lays
+    /// it out (world, tint, and with bindless the material's element), kept
+    /// by [`Scene::apply`]: the application's own packed array, which the
+    /// storage peers and `freqbuf_rows` upload from. Else empty.
+    pub rows: Vec<u8>,
 }
 
 /// splitmix64: small, seedable and reproducible.
@@ -205,7 +210,7 @@ impl Scene {
         let objects = draws.iter().map(|&o| objects[o].clone()).collect::<Vec<_>>();
         let draws = (0..objects.len()).collect::<Vec<_>>();
         let views = (0..params.views).map(|v| view_matrix(v, params.views, 0.0)).collect();
-        Self {
+        let mut scene = Self {
             params: params.clone(),
             shaders,
             bindless_shaders,
@@ -216,6 +221,28 @@ impl Scene {
             draws,
             time: 0.0,
             frame_index: 0,
+            rows: Vec::new(),
+        };
+        if params.object_storage || params.bindless {
+            scene.rows = vec![0; scene.objects.len() * scene.row_stride()];
+            (0..scene.objects.len()).for_each(|o| scene.pack_row(o));
+        }
+        scene
+    }
+
+    /// Bytes of one object's element in [`Scene::rows`].
+    pub fn row_stride(&self) -> usize {
+        if self.params.bindless { crate::BINDLESS_OBJECT_STRIDE as usize } else { crate::OBJECT_STRIDE as usize }
+    }
+
+    /// Packs object `o` into its element of [`Scene::rows`].
+    fn pack_row(&mut self, o: usize) {
+        let n = self.row_stride();
+        let row = &mut self.rows[o * n..(o + 1) * n];
+        crate::objects::pack_object(&self.objects[o], row);
+        if n > crate::method::off::MATERIAL {
+            let m = self.objects[o].material as u32;
+            row[crate::method::off::MATERIAL..][..4].copy_from_slice(&m.to_le_bytes());
         }
     }
 
@@ -260,6 +287,9 @@ impl Scene {
         }
         for &(o, w) in &c.objects {
             self.objects[o].world = w;
+            if !self.rows.is_empty() {
+                self.pack_row(o);
+            }
         }
         for &(m, col) in &c.materials {
             self.materials[m].base_color = col;

@@ -67,17 +67,18 @@ fn put<const N: usize>(
     len
 }
 
-/// One object's element, packed on the stack for a write into mapped memory
-/// (which wgpu lets one write, never read); `N` of 96 holds the bindless
-/// shaders' `material`, the material's element in the material array.
-#[inline]
-fn packed<const N: usize>(o: &crate::scene::ObjectDef) -> [u8; N] {
-    let mut out = [0; N];
-    pack_object(o, &mut out);
-    if N > off::MATERIAL {
-        out[off::MATERIAL..off::MATERIAL + 4].copy_from_slice(&(o.material as u32).to_le_bytes());
-    }
-    out
+/// Writes `bytes` at `offset` of `target` through the belt, copied in
+/// `enc`; returns the bytes.
+fn put_bytes(
+    belt: &mut wgpu::util::StagingBelt,
+    enc: &mut wgpu::CommandEncoder,
+    target: &wgpu::Buffer,
+    offset: u64,
+    bytes: &[u8],
+) -> usize {
+    let size = wgpu::BufferSize::new(bytes.len() as u64).expect("objects changed");
+    belt.write_buffer(enc, target, offset, size).slice(..).copy_from_slice(bytes);
+    bytes.len()
 }
 
 /// One material's element of the bindless shaders' material array.
@@ -119,11 +120,8 @@ impl StorageInstancing {
         };
         let storage = wgpu::BufferUsages::STORAGE;
         let objects = buffer("objects", n * stride, storage);
-        let all = match bindless {
-            true => scene.objects.iter().flat_map(packed::<{ BINDLESS_OBJECT_STRIDE as usize }>).collect(),
-            false => scene.objects.iter().flat_map(packed::<{ OBJECT_STRIDE as usize }>).collect::<Vec<u8>>(),
-        };
-        gpu.queue.write_buffer(&objects, 0, &all);
+        debug_assert_eq!(scene.rows.len() as u64, n * stride);
+        gpu.queue.write_buffer(&objects, 0, &scene.rows);
         let group = shared.storage_group(gpu, &objects);
         let materials = bindless.then(|| {
             let data = scene.materials.iter().flat_map(packed_material).collect::<Vec<u8>>();
@@ -268,17 +266,18 @@ impl StorageInstancing {
         if changed.is_empty() {
             return (0, 0);
         }
-        let (belt, objects) = (&mut self.belt, &self.objects);
-        let packed_at = |&(o, _): &(usize, _)| packed::<N>(&scene.objects[o]);
+        // The scene's own packed array: runs go up as slices of it.
+        let (belt, objects, rows) = (&mut self.belt, &self.objects, &scene.rows);
+        let packed_at = |&(o, _): &(usize, _)| -> [u8; N] { rows[o * N..(o + 1) * N].try_into().expect("a row") };
         if changed.len() * 2 >= self.count {
-            let len = put(belt, enc, objects, 0, scene.objects.iter().map(packed::<N>));
-            return (len as u64, 1);
+            return (put_bytes(belt, enc, objects, 0, rows) as u64, 1);
         }
         let runs = 1 + changed.windows(2).filter(|w| w[1].0 != w[0].0 + 1).count();
         if runs <= RUNS_WRITTEN {
             let mut calls = 0;
             for run in changed.chunk_by(|a, b| b.0 == a.0 + 1) {
-                put(belt, enc, objects, (run[0].0 * N) as u64, run.iter().map(packed_at));
+                let (first, end) = (run[0].0 * N, (run[run.len() - 1].0 + 1) * N);
+                put_bytes(belt, enc, objects, first as u64, &rows[first..end]);
                 calls += 1;
             }
             return ((changed.len() * N) as u64, calls);

@@ -74,13 +74,16 @@ struct Args {
     #[arg(long)]
     one_submit: bool,
     /// Also run freqbuf issuing its draw list as multi-draw-indirect runs
-    /// (`Binder::draw_indirect`), as `freqbuf_indirect` (needs --object-storage).
+    /// (`Binder::draw_indirect`), as `freqbuf_indirect` (needs --object-storage),
+    /// and so again with the object rows packed from the scene's own objects
+    /// (`Manager::own_rows`), as `freqbuf_rows`.
     #[arg(long)]
     indirect: bool,
     /// Also run freqbuf with the bindless form of every shader (materials in
     /// one slab, found through each object's `material`), drawn as
     /// multi-draw-indirect runs, as `freqbuf_bindless`; the default baselines
-    /// then include `storage_bindless`, the same design by hand. Implies
+    /// then include `storage_bindless`, the same design by hand. And so again
+    /// with the object rows the scene's, as `freqbuf_bindless_rows`. Implies
     /// --object-storage.
     #[arg(long)]
     bindless: bool,
@@ -295,8 +298,10 @@ fn measure(args: &Args, gpu: &Headless, shared: &Shared, baselines: &[String], p
     let bundles = args.bundles.then_some("freqbuf_bundles");
     let threads = args.threads.map(|_| "freqbuf_threads");
     let one_submit = args.one_submit.then_some("freqbuf_one_submit");
-    let indirect = args.indirect.then_some("freqbuf_indirect");
-    let bindless = args.bindless.then_some("freqbuf_bindless");
+    // With --indirect and --bindless, each freqbuf form runs twice: its object
+    // rows in freqbuf's shadow, and the scene's own (`freqbuf_rows`).
+    let indirect = args.indirect.then_some(["freqbuf_indirect", "freqbuf_rows"]);
+    let bindless = args.bindless.then_some(["freqbuf_bindless", "freqbuf_bindless_rows"]);
     if args.indirect && !(args.object_storage || args.bindless) {
         eprintln!("error: --indirect needs --object-storage (runs need object data in an array slot)");
         std::process::exit(2);
@@ -305,8 +310,8 @@ fn measure(args: &Args, gpu: &Headless, shared: &Shared, baselines: &[String], p
         .chain(bundles)
         .chain(threads)
         .chain(one_submit)
-        .chain(indirect)
-        .chain(bindless)
+        .chain(indirect.into_iter().flatten())
+        .chain(bindless.into_iter().flatten())
         .chain(baselines.iter().map(String::as_str).filter(|n| !n.is_empty()))
     {
         if name == "per_shader_cache" && (args.object_storage || args.bindless) {
@@ -327,6 +332,8 @@ fn measure(args: &Args, gpu: &Headless, shared: &Shared, baselines: &[String], p
             "freqbuf_one_submit" => Box::new(Freqbuf::new(gpu, &scene0).with_one_submit()),
             "freqbuf_indirect" => Box::new(Freqbuf::new(gpu, &scene0).with_indirect()),
             "freqbuf_bindless" => Box::new(Freqbuf::bindless(gpu, &scene0)),
+            "freqbuf_rows" => Box::new(Freqbuf::new(gpu, &scene0).with_indirect().with_rows()),
+            "freqbuf_bindless_rows" => Box::new(Freqbuf::bindless(gpu, &scene0).with_rows()),
             "storage_bindless" if !args.bindless => {
                 eprintln!("error: storage_bindless needs --bindless (its shaders read a material array)");
                 std::process::exit(2);

@@ -5,7 +5,7 @@ use super::Manager;
 use crate::errors::{Error, RowsErrorKind};
 use crate::instance_list::InstanceList;
 use crate::rows::Rows;
-use crate::upload::RowsToPack;
+use crate::upload::{RowSet, RowsToPack};
 
 impl Manager {
     /// Hands the slot of block `name` (its variable or struct name) to the
@@ -58,8 +58,16 @@ impl Manager {
             return Err(self.rows_error(rows.slot, kind));
         }
         let size = std::mem::size_of::<T>();
-        self.write_rows_with(rows, list, changed, |p, mut out| {
-            out.slice(..size).copy_from_slice(bytemuck::bytes_of(&all[p]));
+        let row = size.next_multiple_of(4);
+        // Rows consecutive in the array and in the buffer go as one copy.
+        self.write_rows_by(rows, list, changed, |p, n, mut out| match size == row {
+            // One row: a copy of a constant size, which inlines.
+            true if n == 1 => out.copy_from_slice(bytemuck::bytes_of(&all[p])),
+            true => out.copy_from_slice(bytemuck::cast_slice(&all[p..p + n])),
+            false => (0..n).for_each(|k| {
+                let mut one = out.split_off(..row).expect("a row each");
+                one.slice(..size).copy_from_slice(bytemuck::bytes_of(&all[p + k]));
+            }),
         })
     }
 
@@ -75,6 +83,22 @@ impl Manager {
         changed: impl IntoIterator<Item = usize>,
         mut pack: impl FnMut(usize, wgpu::WriteOnly<'_, [u8]>),
     ) -> Result<(), Error> {
+        let row = self.slots.get(rows.slot.index()).map_or(0, |s| s.size().next_multiple_of(4)) as usize;
+        self.write_rows_by(rows, list, changed, |p, n, mut out| {
+            for k in 0..n {
+                pack(p + k, out.split_off(..row).expect("a row each"));
+            }
+        })
+    }
+
+    /// Both writes: `pack(position, n, bytes)` writes `n` rows from `position` on.
+    fn write_rows_by<T>(
+        &mut self,
+        rows: &Rows<T>,
+        list: &InstanceList,
+        changed: impl IntoIterator<Item = usize>,
+        mut pack: impl FnMut(usize, usize, wgpu::WriteOnly<'_, [u8]>),
+    ) -> Result<(), Error> {
         let s = rows.slot;
         if !self.registry.owns_slot(s) {
             return Err(Error::Foreign("rows"));
@@ -86,17 +110,39 @@ impl Manager {
         let indices = list.resolved(&self.instances)?;
         let mut pairs = std::mem::take(&mut self.uploader.row_pairs);
         pairs.clear();
+        // Ascending and distinct rows (a list in creation order, changes in
+        // order) need no sort; runs are counted on the way. While rows and
+        // positions both step by one (everything moved), only the ends are kept.
+        let (mut ascending, mut runs, mut last) = (true, 0, None::<(u32, u32)>);
+        let mut run = None::<(u32, u32, u32)>;
         for p in changed {
-            match indices.get(p) {
-                Some(&i) => pairs.push((i, p as u32)),
-                None => {
-                    self.uploader.row_pairs = pairs;
-                    return Err(Error::ListPosition { position: p, len: indices.len() });
+            let Some(&i) = indices.get(p) else {
+                self.uploader.row_pairs = pairs;
+                return Err(Error::ListPosition { position: p, len: indices.len() });
+            };
+            let p = p as u32;
+            match last {
+                Some((l, _)) if i <= l => ascending = false,
+                Some((l, _)) if i == l + 1 => {}
+                _ => runs += 1,
+            }
+            match &mut run {
+                Some((_, _, n)) if last == Some((i.wrapping_sub(1), p.wrapping_sub(1))) => *n += 1,
+                None if last.is_none() => run = Some((i, p, 1)),
+                r => {
+                    if let Some((i0, p0, n)) = r.take() {
+                        pairs.extend((0..n).map(|k| (i0 + k, p0 + k)));
+                    }
+                    pairs.push((i, p));
                 }
             }
+            last = Some((i, p));
         }
         let slot = &mut self.slots[s.index()];
         if slot.dirty_count() > 0 {
+            if let Some((i0, p0, n)) = run.take() {
+                pairs.extend((0..n).map(|k| (i0 + k, p0 + k)));
+            }
             // Unwritten rows the list holds come from the array too; the others wait.
             let mut at = vec![u32::MAX; slot.instances() as usize];
             for (p, &i) in indices.iter().enumerate() {
@@ -108,22 +154,33 @@ impl Manager {
                 p => pairs.push((i, p)),
             });
             keep.into_iter().for_each(|i| slot.mark_unwritten(i));
+            ascending = false;
         }
-        if !pairs.is_sorted_by_key(|p| p.0) {
+        if !ascending {
             pairs.sort_by_key(|p| p.0);
+            // The same row twice: the later position wins, as a second write would.
+            pairs.dedup_by(|later, earlier| {
+                let same = later.0 == earlier.0;
+                if same {
+                    earlier.1 = later.1;
+                }
+                same
+            });
+            runs = 1 + pairs.windows(2).filter(|w| w[1].0 != w[0].0 + 1).count();
         }
-        // The same row twice: the later position wins, as a second write would.
-        pairs.dedup_by(|later, earlier| {
-            let same = later.0 == earlier.0;
-            if same {
-                earlier.1 = later.1;
+        let rows_set = match run {
+            Some((index, position, len)) => RowSet::Run { index, position, len },
+            None if pairs.is_empty() => {
+                self.uploader.row_pairs = pairs;
+                return Ok(());
             }
-            same
-        });
-        let what = RowsToPack { slot: s.index(), rows: &pairs };
+            None => RowSet::Pairs(&pairs),
+        };
+        let what = RowsToPack { slot: s.index(), rows: rows_set, runs };
         let staged = self.uploader.stage_rows(&self.device, &self.slots[s.index()], what, &mut pack);
         let result = staged.map_err(|(e, from)| {
-            pairs[from..].iter().for_each(|&(i, _)| self.slots[s.index()].mark_unwritten(i));
+            // The rows from the failed allocation on wait for the next write.
+            rows_set.sub_from(from).stretches(|i, _, n| (i..i + n).for_each(|i| self.slots[s.index()].mark_unwritten(i)));
             e
         });
         self.uploader.row_pairs = pairs;

@@ -21,7 +21,7 @@ mod scatter;
 mod stage;
 
 use crate::errors::Error;
-pub(crate) use rows::RowsToPack;
+pub(crate) use rows::{RowSet, RowsToPack};
 use crate::id::SlotId;
 use crate::slot::Slot;
 use crate::slot_plan::Frequency;

@@ -40,11 +40,59 @@ pub(crate) struct Staged {
 /// position in the caller's array it comes from.
 pub(crate) struct RowsToPack<'a> {
     pub(crate) slot: usize,
-    pub(crate) rows: &'a [(u32, u32)],
+    pub(crate) rows: RowSet<'a>,
+    /// Runs of consecutive rows among them.
+    pub(crate) runs: usize,
+}
+
+/// Rows and the positions they come from: pairs, or one run where both
+/// are consecutive (everything moved, in list order), kept as its ends.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum RowSet<'a> {
+    Pairs(&'a [(u32, u32)]),
+    Run { index: u32, position: u32, len: u32 },
+}
+
+impl RowSet<'_> {
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            RowSet::Pairs(p) => p.len(),
+            RowSet::Run { len, .. } => *len as usize,
+        }
+    }
+
+    /// Rows `at..at + n`.
+    fn sub(&self, at: usize, n: usize) -> Self {
+        match *self {
+            RowSet::Pairs(p) => RowSet::Pairs(&p[at..at + n]),
+            RowSet::Run { index, position, .. } => {
+                RowSet::Run { index: index + at as u32, position: position + at as u32, len: n as u32 }
+            }
+        }
+    }
+
+    /// Rows `at..`.
+    pub(crate) fn sub_from(&self, at: usize) -> Self {
+        self.sub(at, self.len() - at)
+    }
+
+    /// Calls `f(index, position, n)` for each stretch consecutive in both.
+    pub(crate) fn stretches(&self, mut f: impl FnMut(u32, u32, u32)) {
+        match *self {
+            RowSet::Pairs(p) => {
+                for same in p.chunk_by(|a, b| b.0 == a.0 + 1 && b.1 == a.1 + 1) {
+                    f(same[0].0, same[0].1, same.len() as u32);
+                }
+            }
+            RowSet::Run { index, position, len } => f(index, position, len),
+        }
+    }
 }
 
 impl Uploader {
-    /// Packs `rows` into belt memory through `pack(position, bytes)`: one
+    /// Packs `rows` into belt memory through `pack(position, n, bytes)`,
+    /// which writes the rows of positions `position..position + n` (rows
+    /// consecutive in the buffer and in the caller's array go as one): one
     /// copy per run of consecutive rows where there are few, else a scatter
     /// table, by the flush's own rule. On error the rows from the failed
     /// allocation on are returned to be marked unwritten.
@@ -53,14 +101,14 @@ impl Uploader {
         device: &wgpu::Device,
         slot: &Slot,
         what: RowsToPack<'_>,
-        pack: &mut dyn FnMut(usize, wgpu::WriteOnly<'_, [u8]>),
+        pack: &mut impl FnMut(usize, usize, wgpu::WriteOnly<'_, [u8]>),
     ) -> Result<(), (Error, usize)> {
         let (row, stride) = (slot.size().next_multiple_of(4), slot.stride());
         let rows = what.rows;
         // Rows that touch in the buffer move as one run (array slots; a
         // dynamic-offset slot's rows lie a stride apart).
         let merge = row == stride;
-        let runs = 1 + rows.windows(2).filter(|w| !merge || w[1].0 != w[0].0 + 1).count();
+        let runs = if merge { what.runs } else { rows.len() };
         let scatter = match self.strategy {
             FlushStrategy::Copies => false,
             FlushStrategy::Scatter => true,
@@ -72,20 +120,18 @@ impl Uploader {
             true => (super::flush_plan::chunk_budget(&self.limits) - align).min(LARGEST),
             false => LARGEST,
         };
-        let (mut at, mut k) = (0usize, 0usize);
+        let mut at = 0;
         while at < rows.len() {
             // As many rows as fit the allocation: their bytes, and a table row per 64 words of each run.
             let per_row = row as u64 + if scatter { ROW * (row as u64).div_ceil(ROW_WORDS * 4) } else { 0 };
             let fixed = if scatter { 2 * ROW + align } else { 0 };
             let n = (((cap - fixed) / per_row).max(1) as usize).min(rows.len() - at);
-            let group = &rows[at..at + n];
+            let group = rows.sub(at, n);
             if let Err(e) = self.stage_group(device, what.slot, (row, stride, merge), group, scatter, pack) {
                 return Err((e, at));
             }
             at += n;
-            k += 1;
         }
-        debug_assert!(k > 0 || rows.is_empty());
         Ok(())
     }
 
@@ -94,17 +140,17 @@ impl Uploader {
         device: &wgpu::Device,
         slot: usize,
         (row, stride, merge): (u32, u32, bool),
-        rows: &[(u32, u32)],
+        rows: RowSet<'_>,
         scatter: bool,
-        pack: &mut dyn FnMut(usize, wgpu::WriteOnly<'_, [u8]>),
+        pack: &mut impl FnMut(usize, usize, wgpu::WriteOnly<'_, [u8]>),
     ) -> Result<(), Error> {
         let start = self.row_runs.len();
-        for &(index, _) in rows {
-            match self.row_runs[start..].last_mut() {
-                Some((first, n)) if merge && *first + *n == index => *n += 1,
-                _ => self.row_runs.push((index, 1)),
-            }
-        }
+        let runs = &mut self.row_runs;
+        rows.stretches(|index, _, n| match runs[start..].last_mut() {
+            Some((first, m)) if merge && *first + *m == index => *m += n,
+            _ if merge => runs.push((index, n)),
+            _ => runs.extend((index..index + n).map(|i| (i, 1))),
+        });
         let runs = start..self.row_runs.len();
         let data = rows.len() as u64 * row as u64;
         let align = self.limits.min_storage_buffer_offset_alignment as u64;
@@ -128,10 +174,11 @@ impl Uploader {
             }
         };
         let mut out = view.slice(..);
-        let row_len = row as usize;
-        for (k, &(_, position)) in rows.iter().enumerate() {
-            pack(position as usize, out.slice(k * row_len..(k + 1) * row_len));
-        }
+        let (mut data_out, _) = out.slice(..).split_at(data as usize);
+        rows.stretches(|_, position, n| {
+            let bytes = n as usize * row as usize;
+            pack(position as usize, n as usize, data_out.split_off(..bytes).expect("rows fit"));
+        });
         if let Some(t) = table {
             let mut put = |at: u64, r: [u32; 2]| {
                 out.slice(at as usize..(at + ROW) as usize).copy_from_slice(bytemuck::bytes_of(&r));
