@@ -236,8 +236,8 @@ impl Freqbuf {
         let moved = changes.objects.iter().map(|o| o.0);
         let all = (changes.objects.len() * 2 >= n).then_some(0..n);
         let written = match self.rows.as_ref().expect("rows") {
-            ObjectRows::Plain(r) => write(&mut self.m, r, list, &scene.rows, all, moved),
-            ObjectRows::Bindless(r) => write(&mut self.m, r, list, &scene.rows, all, moved),
+            ObjectRows::Plain(r) => write(&mut self.m, r, list, scene.rows(false), all, moved),
+            ObjectRows::Bindless(r) => write(&mut self.m, r, list, scene.rows(true), all, moved),
         };
         written.expect("a list of the scene's objects");
     }

@@ -140,10 +140,13 @@ pub struct Scene {
     pub time: f32,
     pub frame_index: u32,
     /// With object storage: every object's element as the object array lays
-    /// it out (world, tint, and with bindless the material's element), kept
-    /// by [`Scene::apply`]: the application's own packed array, which the
-    /// storage peers and `freqbuf_rows` upload from. Else empty.
+    /// it out (world and tint), kept by [`Scene::apply`]: the application's
+    /// own packed array, which the storage peers and `freqbuf_rows` upload
+    /// from. Else empty.
     pub rows: Vec<u8>,
+    /// With bindless: the same for the bindless shaders, whose element also
+    /// holds the material's element in the material array. Else empty.
+    pub bindless_rows: Vec<u8>,
 }
 
 /// splitmix64: small, seedable and reproducible.
@@ -222,27 +225,37 @@ impl Scene {
             time: 0.0,
             frame_index: 0,
             rows: Vec::new(),
+            bindless_rows: Vec::new(),
         };
+        let n = scene.objects.len();
         if params.object_storage || params.bindless {
-            scene.rows = vec![0; scene.objects.len() * scene.row_stride()];
-            (0..scene.objects.len()).for_each(|o| scene.pack_row(o));
+            scene.rows = vec![0; n * crate::OBJECT_STRIDE as usize];
         }
+        if params.bindless {
+            scene.bindless_rows = vec![0; n * crate::BINDLESS_OBJECT_STRIDE as usize];
+        }
+        (0..n).for_each(|o| scene.pack_row(o));
         scene
     }
 
-    /// Bytes of one object's element in [`Scene::rows`].
-    pub fn row_stride(&self) -> usize {
-        if self.params.bindless { crate::BINDLESS_OBJECT_STRIDE as usize } else { crate::OBJECT_STRIDE as usize }
+    /// The packed object array for the plain or the bindless shaders.
+    pub fn rows(&self, bindless: bool) -> &[u8] {
+        if bindless { &self.bindless_rows } else { &self.rows }
     }
 
-    /// Packs object `o` into its element of [`Scene::rows`].
+    /// Packs object `o` into its element of [`Scene::rows`] and [`Scene::bindless_rows`].
     fn pack_row(&mut self, o: usize) {
-        let n = self.row_stride();
-        let row = &mut self.rows[o * n..(o + 1) * n];
-        crate::objects::pack_object(&self.objects[o], row);
-        if n > crate::method::off::MATERIAL {
-            let m = self.objects[o].material as u32;
-            row[crate::method::off::MATERIAL..][..4].copy_from_slice(&m.to_le_bytes());
+        let object = &self.objects[o];
+        for (rows, n) in [
+            (&mut self.rows, crate::OBJECT_STRIDE as usize),
+            (&mut self.bindless_rows, crate::BINDLESS_OBJECT_STRIDE as usize),
+        ] {
+            let Some(row) = rows.get_mut(o * n..(o + 1) * n) else { continue };
+            crate::objects::pack_object(object, row);
+            if n > crate::method::off::MATERIAL {
+                let m = object.material as u32;
+                row[crate::method::off::MATERIAL..][..4].copy_from_slice(&m.to_le_bytes());
+            }
         }
     }
 
@@ -287,9 +300,7 @@ impl Scene {
         }
         for &(o, w) in &c.objects {
             self.objects[o].world = w;
-            if !self.rows.is_empty() {
-                self.pack_row(o);
-            }
+            self.pack_row(o);
         }
         for &(m, col) in &c.materials {
             self.materials[m].base_color = col;

@@ -120,8 +120,8 @@ impl StorageInstancing {
         };
         let storage = wgpu::BufferUsages::STORAGE;
         let objects = buffer("objects", n * stride, storage);
-        debug_assert_eq!(scene.rows.len() as u64, n * stride);
-        gpu.queue.write_buffer(&objects, 0, &scene.rows);
+        debug_assert_eq!(scene.rows(bindless).len() as u64, n * stride);
+        gpu.queue.write_buffer(&objects, 0, scene.rows(bindless));
         let group = shared.storage_group(gpu, &objects);
         let materials = bindless.then(|| {
             let data = scene.materials.iter().flat_map(packed_material).collect::<Vec<u8>>();
@@ -267,7 +267,7 @@ impl StorageInstancing {
             return (0, 0);
         }
         // The scene's own packed array: runs go up as slices of it.
-        let (belt, objects, rows) = (&mut self.belt, &self.objects, &scene.rows);
+        let (belt, objects, rows) = (&mut self.belt, &self.objects, scene.rows(N as u64 == BINDLESS_OBJECT_STRIDE));
         let packed_at = |&(o, _): &(usize, _)| -> [u8; N] { rows[o * N..(o + 1) * N].try_into().expect("a row") };
         if changed.len() * 2 >= self.count {
             return (put_bytes(belt, enc, objects, 0, rows) as u64, 1);
