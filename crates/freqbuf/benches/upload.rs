@@ -14,16 +14,21 @@
 //!   `set_all_in` call (each write held back while its bytes are fetched);
 //! - `row`: one `Manager::batch_struct` of the whole `Object`, then
 //!   `set(id, row)` per object;
-//! - `rows`: the same, in one `set_all` call.
+//! - `rows`: the same, in one `set_all` call;
+//! - `caller`: a second manager whose object array is the application's
+//!   (`Manager::own_rows`): the moved rows of the application's packed
+//!   array (updated before the timing, as a renderer updates its scene) go
+//!   straight into staging with `Manager::write_rows`, no shadow.
 //!
 //! The `flush` group times the flush that follows (`flush_into` an encoder
 //! that is then submitted, plus the wait for the GPU), so the GPU-side
-//! scatter counts. Runs on the first real adapter; exits if there is none.
+//! scatter counts: `shadow` after `batch` writes, `caller` after `caller`
+//! writes. Runs on the first real adapter; exits if there is none.
 
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use freqbuf::{Headless, InstanceList, Manager, ObjectId, Param, ShaderStruct, SlotPlan, StructParam};
+use freqbuf::{Headless, InstanceList, Manager, ObjectId, Param, Rows, ShaderStruct, SlotPlan, StructParam};
 
 const SHADER: &str = r#"
 struct Object { world: mat4x4<f32>, tint: vec4<f32> }
@@ -41,9 +46,27 @@ struct Object {
     tint: [f32; 4],
 }
 
+/// `Object` as the application packs it for a caller-owned slot.
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Packed {
+    world: [[f32; 4]; 4],
+    tint: [f32; 4],
+}
+
+/// The caller-owned form: its own manager, list, rows and array.
+struct Owned {
+    manager: Manager,
+    list: InstanceList,
+    rows: Rows<Packed>,
+    array: Vec<Packed>,
+    moved: Vec<usize>,
+}
+
 struct Setup {
     gpu: Headless,
     manager: Manager,
+    owned: Owned,
     objects: Vec<ObjectId>,
     list: InstanceList,
     world: Param,
@@ -59,6 +82,7 @@ enum Path {
     All,
     Row,
     Rows,
+    Caller,
 }
 
 impl Setup {
@@ -70,8 +94,9 @@ impl Setup {
         let objects = (0..OBJECTS).map(|_| manager.create_object()).collect::<Vec<_>>();
         let list = manager.instance_list(objects.iter().copied()).expect("live objects");
         manager.flush(&gpu.queue).expect("flush");
+        let owned = Owned::new(&gpu);
         gpu.device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
-        Self { gpu, manager, objects, list, world, row, tick: 1.0 }
+        Self { gpu, manager, owned, objects, list, world, row, tick: 1.0 }
     }
 
     /// Writes a new world matrix on `moved` objects spread evenly, by `path`.
@@ -115,7 +140,30 @@ impl Setup {
                 let mut rows = self.manager.batch_struct(self.row).expect("typed");
                 rows.set_all(ids.map(|&o| (o, &row))).expect("live");
             }
+            Path::Caller => {
+                let o = &mut self.owned;
+                o.manager.write_rows(&o.rows, &o.list, &o.array, o.moved.iter().copied()).expect("live");
+            }
         }
+    }
+
+    /// The application's side of `caller`, untimed: the moved rows of its array.
+    fn move_owned(&mut self, moved: usize) {
+        let step = (OBJECTS / moved.max(1)).max(1);
+        let o = &mut self.owned;
+        o.moved.clear();
+        o.moved.extend((0..OBJECTS).step_by(step).take(moved));
+        for &k in &o.moved {
+            o.array[k].world = [[self.tick; 4]; 4];
+        }
+    }
+
+    /// Flushes the caller-owned manager as [`Setup::flush`] does.
+    fn flush_owned(&mut self) {
+        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        self.owned.manager.flush_into(&self.gpu.queue, &mut enc).expect("flush");
+        self.gpu.queue.submit([enc.finish()]);
+        self.gpu.device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
     }
 
     /// Flushes into a frame encoder, submits it and waits for the GPU.
@@ -124,6 +172,20 @@ impl Setup {
         self.manager.flush_into(&self.gpu.queue, &mut enc).expect("flush");
         self.gpu.queue.submit([enc.finish()]);
         self.gpu.device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
+    }
+}
+
+impl Owned {
+    fn new(gpu: &Headless) -> Self {
+        let mut manager = Manager::new(&gpu.device, SlotPlan::default());
+        manager.register_wgsl("objects.wgsl", SHADER).expect("valid shader");
+        let rows = manager.own_rows::<Packed>("objects").expect("80-byte rows");
+        let objects = (0..OBJECTS).map(|_| manager.create_object()).collect::<Vec<_>>();
+        let list = manager.instance_list(objects).expect("live objects");
+        let array = vec![Packed { world: [[0.0; 4]; 4], tint: [1.0; 4] }; OBJECTS];
+        manager.write_rows(&rows, &list, &array, []).expect("every row, once");
+        manager.flush(&gpu.queue).expect("flush");
+        Self { manager, list, rows, array, moved: Vec::new() }
     }
 }
 
@@ -138,15 +200,22 @@ fn bench(c: &mut Criterion) {
     for &pct in &shares {
         let moved = OBJECTS * pct / 100;
         g.throughput(Throughput::Elements(moved as u64));
-        for path in [Path::Member, Path::Batch, Path::Listed, Path::All, Path::Row, Path::Rows] {
+        for path in [Path::Member, Path::Batch, Path::Listed, Path::All, Path::Row, Path::Rows, Path::Caller] {
             g.bench_with_input(BenchmarkId::new(format!("{path:?}").to_lowercase(), pct), &moved, |b, &n| {
                 b.iter_custom(|iters| {
                     let mut total = Duration::ZERO;
                     for _ in 0..iters {
+                        if let Path::Caller = path {
+                            s.tick += 1.0;
+                            s.move_owned(n);
+                        }
                         let start = Instant::now();
                         s.write(path, n);
                         total += start.elapsed();
-                        s.flush();
+                        match path {
+                            Path::Caller => s.flush_owned(),
+                            _ => s.flush(),
+                        }
                     }
                     total
                 });
@@ -158,18 +227,26 @@ fn bench(c: &mut Criterion) {
     for &pct in &shares {
         let moved = OBJECTS * pct / 100;
         g.throughput(Throughput::Elements(moved as u64));
-        g.bench_with_input(BenchmarkId::from_parameter(pct), &moved, |b, &n| {
-            b.iter_custom(|iters| {
-                let mut total = Duration::ZERO;
-                for _ in 0..iters {
-                    s.write(Path::Batch, n);
-                    let start = Instant::now();
-                    s.flush();
-                    total += start.elapsed();
-                }
-                total
+        for caller in [false, true] {
+            let name = if caller { "caller" } else { "shadow" };
+            g.bench_with_input(BenchmarkId::new(name, pct), &moved, |b, &n| {
+                b.iter_custom(|iters| {
+                    let mut total = Duration::ZERO;
+                    for _ in 0..iters {
+                        if caller {
+                            s.move_owned(n);
+                            s.write(Path::Caller, n);
+                        } else {
+                            s.write(Path::Batch, n);
+                        }
+                        let start = Instant::now();
+                        if caller { s.flush_owned() } else { s.flush() }
+                        total += start.elapsed();
+                    }
+                    total
+                });
             });
-        });
+        }
     }
     g.finish();
 }
