@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use freqbuf::Headless;
-use freqbuf_bench::scene::{Scene, SceneParams};
+use freqbuf_bench::scene::{Rng, Scene, SceneParams};
 use freqbuf_bench::{
     Cost, EncodeFloor, Freqbuf, FullRewrite, Method, PerShaderCache, Shared, StorageInstancing, Target,
 };
@@ -283,9 +283,13 @@ fn measure(args: &Args, gpu: &Headless, shared: &Shared, baselines: &[String], p
     let minimal = minimal as f64 / params.frames as f64;
 
     // Every method has its own scene state and target. Frames run interleaved
-    // (frame 1 of each method, then frame 2, ...), and each frame starts with
-    // the next method in turn, so that machine noise and the cost of running
-    // right after another method's frame fall on all methods alike.
+    // (frame 1 of each method, then frame 2, ...), each frame in a new order
+    // drawn from the seed, so that machine noise and the cost of running
+    // right after another method's frame (its caches, lavapipe's threads)
+    // fall on all methods alike. (Starting each frame with the next method in
+    // turn kept every method behind the same one: at 100,000 objects with
+    // nothing moving, whichever row ran right after plain freqbuf read 1.9×
+    // the one after it.)
     struct Entry {
         method: Box<dyn Method>,
         scene: Scene,
@@ -375,10 +379,15 @@ fn measure(args: &Args, gpu: &Headless, shared: &Shared, baselines: &[String], p
         wait(gpu);
     }
     let started = Instant::now();
+    let mut rng = Rng::new(params.seed ^ 0x5eed);
+    let mut order = (0..entries.len()).collect::<Vec<_>>();
     for f in 1..=params.frames {
         let n = entries.len();
-        for k in 0..n {
-            let e = &mut entries[(k + f as usize) % n];
+        for k in (1..n).rev() {
+            order.swap(k, rng.below(k + 1));
+        }
+        for &at in &order {
+            let e = &mut entries[at];
             let changes = e.scene.changes(f);
             e.scene.apply(&changes);
             let start = Instant::now();
