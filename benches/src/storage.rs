@@ -267,8 +267,10 @@ impl StorageInstancing {
             return (0, 0);
         }
         // The scene's own packed array: runs go up as slices of it.
-        let (belt, objects, rows) = (&mut self.belt, &self.objects, scene.rows(N as u64 == BINDLESS_OBJECT_STRIDE));
-        let packed_at = |&(o, _): &(usize, _)| -> [u8; N] { rows[o * N..(o + 1) * N].try_into().expect("a row") };
+        let (belt, objects, rows) =
+            (&mut self.belt, &self.objects, scene.rows(N as u64 == BINDLESS_OBJECT_STRIDE));
+        let packed_at =
+            |&(o, _): &(usize, _)| -> [u8; N] { rows[o * N..(o + 1) * N].try_into().expect("a row") };
         if changed.len() * 2 >= self.count {
             return (put_bytes(belt, enc, objects, 0, rows) as u64, 1);
         }

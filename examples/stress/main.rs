@@ -87,6 +87,11 @@ struct Args {
     /// --object-storage.
     #[arg(long)]
     bindless: bool,
+    /// Run only this method of those the other options select (`freqbuf_rows`,
+    /// `storage_indirect`, ...): to profile one method's frames alone, e.g.
+    /// under `perf record`, with no other method's work in the process.
+    #[arg(long, value_name = "METHOD")]
+    only: Option<String>,
     /// Write an SVG chart of CPU ms per frame for each method.
     #[arg(long, value_name = "FILE")]
     chart: Option<std::path::PathBuf>,
@@ -328,6 +333,9 @@ fn measure(args: &Args, gpu: &Headless, shared: &Shared, baselines: &[String], p
         if storage && !(args.object_storage || args.bindless) {
             eprintln!("error: storage_instancing needs --object-storage (its shaders read a storage array)");
             std::process::exit(2);
+        }
+        if args.only.as_deref().is_some_and(|only| only != name) {
+            continue;
         }
         let method: Box<dyn Method> = match name {
             "freqbuf" => Box::new(Freqbuf::new(gpu, &scene0)),

@@ -200,7 +200,8 @@ fn bench(c: &mut Criterion) {
     for &pct in &shares {
         let moved = OBJECTS * pct / 100;
         g.throughput(Throughput::Elements(moved as u64));
-        for path in [Path::Member, Path::Batch, Path::Listed, Path::All, Path::Row, Path::Rows, Path::Caller] {
+        for path in [Path::Member, Path::Batch, Path::Listed, Path::All, Path::Row, Path::Rows, Path::Caller]
+        {
             g.bench_with_input(BenchmarkId::new(format!("{path:?}").to_lowercase(), pct), &moved, |b, &n| {
                 b.iter_custom(|iters| {
                     let mut total = Duration::ZERO;
@@ -240,7 +241,11 @@ fn bench(c: &mut Criterion) {
                             s.write(Path::Batch, n);
                         }
                         let start = Instant::now();
-                        if caller { s.flush_owned() } else { s.flush() }
+                        if caller {
+                            s.flush_owned()
+                        } else {
+                            s.flush()
+                        }
                         total += start.elapsed();
                     }
                     total

@@ -24,9 +24,9 @@ pub use limit::LimitErrorKind;
 pub use param::{ParamError, ParamErrorKind};
 pub use reflect::{ReflectError, ReflectErrorKind};
 pub use report::Report;
-pub use rows::RowsErrorKind;
 pub(crate) use report::chain;
 use report::debug_as_report;
+pub use rows::RowsErrorKind;
 mod wgpu_error;
 pub use wgpu_error::{WgpuError, WgpuErrorKind};
 

@@ -60,7 +60,8 @@ impl Manager {
         let size = std::mem::size_of::<T>();
         let row = size.next_multiple_of(4);
         // Rows consecutive in the array and in the buffer go as one copy.
-        self.write_rows_by(rows, list, changed, |p, n, mut out| match size == row {
+        let ahead = |p: usize| crate::write_behind::prefetch(bytemuck::bytes_of(&all[p]));
+        self.write_rows_by(rows, list, changed, &ahead, |p, n, mut out| match size == row {
             // One row: a copy of a constant size, which inlines.
             true if n == 1 => out.copy_from_slice(bytemuck::bytes_of(&all[p])),
             true => out.copy_from_slice(bytemuck::cast_slice(&all[p..p + n])),
@@ -84,19 +85,21 @@ impl Manager {
         mut pack: impl FnMut(usize, wgpu::WriteOnly<'_, [u8]>),
     ) -> Result<(), Error> {
         let row = self.slots.get(rows.slot.index()).map_or(0, |s| s.size().next_multiple_of(4)) as usize;
-        self.write_rows_by(rows, list, changed, |p, n, mut out| {
+        self.write_rows_by(rows, list, changed, &|_| {}, |p, n, mut out| {
             for k in 0..n {
                 pack(p + k, out.split_off(..row).expect("a row each"));
             }
         })
     }
 
-    /// Both writes: `pack(position, n, bytes)` writes `n` rows from `position` on.
+    /// Both writes: `pack(position, n, bytes)` writes `n` rows from `position`
+    /// on; `ahead(position)` is told a row packed a few rows later.
     fn write_rows_by<T>(
         &mut self,
         rows: &Rows<T>,
         list: &InstanceList,
         changed: impl IntoIterator<Item = usize>,
+        ahead: &impl Fn(usize),
         mut pack: impl FnMut(usize, usize, wgpu::WriteOnly<'_, [u8]>),
     ) -> Result<(), Error> {
         let s = rows.slot;
@@ -177,10 +180,12 @@ impl Manager {
             None => RowSet::Pairs(&pairs),
         };
         let what = RowsToPack { slot: s.index(), rows: rows_set, runs };
-        let staged = self.uploader.stage_rows(&self.device, &self.slots[s.index()], what, &mut pack);
+        let staged = self.uploader.stage_rows(&self.device, &self.slots[s.index()], what, &mut pack, ahead);
         let result = staged.map_err(|(e, from)| {
             // The rows from the failed allocation on wait for the next write.
-            rows_set.sub_from(from).stretches(|i, _, n| (i..i + n).for_each(|i| self.slots[s.index()].mark_unwritten(i)));
+            rows_set
+                .sub_from(from)
+                .stretches(|i, _, n| (i..i + n).for_each(|i| self.slots[s.index()].mark_unwritten(i)));
             e
         });
         self.uploader.row_pairs = pairs;

@@ -21,11 +21,11 @@ mod scatter;
 mod stage;
 
 use crate::errors::Error;
-pub(crate) use rows::{RowSet, RowsToPack};
 use crate::id::SlotId;
 use crate::slot::Slot;
 use crate::slot_plan::Frequency;
 use crate::stats::FrameStats;
+pub(crate) use rows::{RowSet, RowsToPack};
 
 /// How packed dirty ranges move from the staging buffer into slot buffers.
 ///

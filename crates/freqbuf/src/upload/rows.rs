@@ -16,6 +16,8 @@ use crate::scope;
 use crate::slot::Slot;
 use crate::stats::FrameStats;
 
+const PREFETCH_AHEAD: usize = 8;
+
 /// Rows one write packed into one belt allocation, waiting for the flush.
 #[derive(Debug)]
 pub(crate) struct Staged {
@@ -102,6 +104,7 @@ impl Uploader {
         slot: &Slot,
         what: RowsToPack<'_>,
         pack: &mut impl FnMut(usize, usize, wgpu::WriteOnly<'_, [u8]>),
+        ahead: &impl Fn(usize),
     ) -> Result<(), (Error, usize)> {
         let (row, stride) = (slot.size().next_multiple_of(4), slot.stride());
         let rows = what.rows;
@@ -127,7 +130,8 @@ impl Uploader {
             let fixed = if scatter { 2 * ROW + align } else { 0 };
             let n = (((cap - fixed) / per_row).max(1) as usize).min(rows.len() - at);
             let group = rows.sub(at, n);
-            if let Err(e) = self.stage_group(device, what.slot, (row, stride, merge), group, scatter, pack) {
+            let form = (row, stride, merge);
+            if let Err(e) = self.stage_group(device, what.slot, form, group, scatter, (pack, ahead)) {
                 return Err((e, at));
             }
             at += n;
@@ -142,7 +146,7 @@ impl Uploader {
         (row, stride, merge): (u32, u32, bool),
         rows: RowSet<'_>,
         scatter: bool,
-        pack: &mut impl FnMut(usize, usize, wgpu::WriteOnly<'_, [u8]>),
+        (pack, ahead): (&mut impl FnMut(usize, usize, wgpu::WriteOnly<'_, [u8]>), &impl Fn(usize)),
     ) -> Result<(), Error> {
         let start = self.row_runs.len();
         let runs = &mut self.row_runs;
@@ -175,10 +179,23 @@ impl Uploader {
         };
         let mut out = view.slice(..);
         let (mut data_out, _) = out.slice(..).split_at(data as usize);
-        rows.stretches(|_, position, n| {
+        let mut put = |position: u32, n: u32| {
             let bytes = n as usize * row as usize;
             pack(position as usize, n as usize, data_out.split_off(..bytes).expect("rows fit"));
-        });
+        };
+        match rows {
+            RowSet::Pairs(pairs) => {
+                let mut k = 0;
+                for same in pairs.chunk_by(|a, b| b.0 == a.0 + 1 && b.1 == a.1 + 1) {
+                    if let Some(&(_, p)) = pairs.get(k + PREFETCH_AHEAD) {
+                        ahead(p as usize);
+                    }
+                    put(same[0].1, same.len() as u32);
+                    k += same.len();
+                }
+            }
+            RowSet::Run { position, len, .. } => put(position, len),
+        }
         if let Some(t) = table {
             let mut put = |at: u64, r: [u32; 2]| {
                 out.slice(at as usize..(at + ROW) as usize).copy_from_slice(bytemuck::bytes_of(&r));
@@ -298,7 +315,13 @@ impl Uploader {
                     } else {
                         for r in 0..n as u64 {
                             let at = dst_at + r * st.stride as u64;
-                            enc.copy_buffer_to_buffer(&st.buffer, src + r * st.row as u64, dst, at, st.row as u64);
+                            enc.copy_buffer_to_buffer(
+                                &st.buffer,
+                                src + r * st.row as u64,
+                                dst,
+                                at,
+                                st.row as u64,
+                            );
                             commands += 1;
                         }
                     }
