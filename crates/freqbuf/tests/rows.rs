@@ -364,23 +364,79 @@ struct Out {{ @builtin(position) p: vec4<f32>, @location(0) c: vec4<f32> }}
         write(&mut fb, &colors, every(300, 3));
         fb.flush(&h.queue).unwrap();
         assert_eq!(fb.take_stats().total().dispatches, 1, "100 runs go through the scatter");
-        let view = gpu::target(h, FORMAT, (W, H));
-        let target_view = view.create_view(&Default::default());
-        let mut enc = h.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = gpu::color_pass(&mut enc, &target_view);
-            pass.set_pipeline(&pipeline);
-            let mut binder = Binder::new();
-            for &o in &objects {
-                let first = binder.bind(&mut fb, &mut pass, &Draw::new(shader).object(o)).unwrap();
-                let instances = if array { first..first + 1 } else { 0..1 };
-                pass.draw(0..1, instances);
-            }
-        }
-        let words = gpu::read_texture(h, enc, &view, 16);
+        let pixels = draw_points(h, &mut fb, shader, &pipeline, &objects, array);
         for (p, c) in colors.iter().enumerate() {
-            let got = [0, 1, 2, 3].map(|k| f32::from_bits(words[p * 4 + k]));
-            assert_eq!(&got, c, "array {array}: row {p}");
+            assert_eq!(&pixels[p], c, "array {array}: row {p}");
         }
+    }
+}
+
+/// Draws one point per object (an array element by instance index, or a
+/// dynamic offset per draw) and returns each pixel's colour.
+fn draw_points(
+    h: &Headless,
+    fb: &mut Manager,
+    shader: freqbuf::ShaderId,
+    pipeline: &wgpu::RenderPipeline,
+    objects: &[ObjectId],
+    array: bool,
+) -> Vec<[f32; 4]> {
+    let target = gpu::target(h, FORMAT, (W, H));
+    let view = target.create_view(&Default::default());
+    let mut enc = h.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = gpu::color_pass(&mut enc, &view);
+        pass.set_pipeline(pipeline);
+        let mut binder = Binder::new();
+        for &o in objects {
+            let first = binder.bind(fb, &mut pass, &Draw::new(shader).object(o)).unwrap();
+            pass.draw(0..1, if array { first..first + 1 } else { 0..1 });
+        }
+    }
+    let words = gpu::read_texture(h, enc, &target, 16);
+    words.chunks(4).map(|c| [0, 1, 2, 3].map(|k| f32::from_bits(c[k]))).collect()
+}
+
+/// The rows of a derived `ShaderStruct`, checked against the block once and
+/// written in their buffer form (the block's padding members zero); a struct
+/// lacking a member is refused.
+#[test]
+fn typed_rows_are_checked_once_and_written_in_their_buffer_form() {
+    #[derive(Clone, Copy, Debug, freqbuf::ShaderStruct)]
+    struct TypedRow {
+        pos: [f32; 4],
+        color: [f32; 4],
+    }
+    #[derive(Clone, Copy, Debug, freqbuf::ShaderStruct)]
+    struct Partial {
+        pos: [f32; 4],
+    }
+    let Some(h) = gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let shader = fb.register_wgsl("rows.wgsl", ARRAY).unwrap();
+    let scale = fb.param("scale").unwrap();
+    fb.frame().set(scale, &[1.0f32; 4]).unwrap();
+    let pipeline = gpu::render_pipeline_for(h, &fb, shader, FORMAT, wgpu::PrimitiveTopology::PointList);
+    let partial = fb.own_struct_rows::<Partial>("ObjectData").unwrap_err();
+    assert_eq!(
+        common::chain(&partial),
+        "rows of slot @group(3) @binding(0): `Partial` has no field for `color`; a row is written whole"
+    );
+    let rows = fb.own_struct_rows::<TypedRow>("ObjectData").unwrap();
+    let objects = (0..50).map(|_| fb.create_object()).collect::<Vec<_>>();
+    let list = fb.instance_list(objects.iter().copied()).unwrap();
+    let mut all = (0..50u32)
+        .map(|i| TypedRow { pos: gpu::pixel_centre(i, (W, H)), color: [i as f32, 1.0, 0.0, 1.0] })
+        .collect::<Vec<_>>();
+    fb.write_struct_rows(&rows, &list, &all, []).unwrap();
+    fb.flush(&h.queue).unwrap();
+    for (p, r) in all.iter_mut().enumerate().step_by(2) {
+        r.color[1] = p as f32 * 2.0;
+    }
+    fb.write_struct_rows(&rows, &list, &all, every(50, 2)).unwrap();
+    fb.flush(&h.queue).unwrap();
+    let pixels = draw_points(h, &mut fb, shader, &pipeline, &objects, true);
+    for (p, r) in all.iter().enumerate() {
+        assert_eq!(pixels[p], r.color, "row {p}");
     }
 }

@@ -16,6 +16,14 @@ pub enum RowsErrorKind {
         /// The block's size, as registered now.
         block: u32,
     },
+    /// A typed row lacks members of the block: the rows have one source.
+    #[error("`{rust}` has no field for {}; a row is written whole", missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", "))]
+    Missing {
+        /// The Rust type.
+        rust: &'static str,
+        /// The members it lacks.
+        missing: Vec<String>,
+    },
     /// The array holds fewer rows than the list has positions.
     #[error("the array holds {len} rows, and the instance list {list}")]
     Short {

@@ -28,6 +28,56 @@ impl Manager {
         Ok(Rows::new(slot))
     }
 
+    /// [`Manager::own_rows`] for rows of a typed block
+    /// ([`ShaderStruct`](crate::ShaderStruct), usually derived): every field
+    /// is checked against the block's members once, here, as
+    /// [`Manager::param_struct`] checks them, and every member must be one
+    /// of its fields ([`RowsErrorKind::Missing`](crate::error::RowsErrorKind::Missing)).
+    /// Write them with [`Manager::write_struct_rows`].
+    pub fn own_struct_rows<T: crate::ShaderStruct>(&mut self, name: &str) -> Result<Rows<T>, Error> {
+        let param = self.registry.struct_param::<T>(name, None)?;
+        let slot = param.block.slot;
+        // The struct is the rows' one source: every member must be a field
+        // (padding members are not members, and stay zero).
+        let missing = self.registry[slot]
+            .members()
+            .iter()
+            .map(|m| m.member.name.as_str())
+            .filter(|&n| !T::MEMBERS.iter().any(|f| f.name == n))
+            .map(str::to_owned)
+            .collect::<Vec<_>>();
+        if !missing.is_empty() {
+            let rust = std::any::type_name::<T>().rsplit("::").next().unwrap_or("row");
+            return Err(self.rows_error(slot, RowsErrorKind::Missing { rust, missing }));
+        }
+        self.slots[slot.index()].own_rows();
+        Ok(Rows::new(slot))
+    }
+
+    /// [`Manager::write_rows`] for typed rows ([`Manager::own_struct_rows`]):
+    /// each row's fields are written in their buffer form straight into
+    /// staging, the layout having been checked when the rows were handed over.
+    pub fn write_struct_rows<T: crate::ShaderStruct>(
+        &mut self,
+        rows: &Rows<T>,
+        list: &InstanceList,
+        all: &[T],
+        changed: impl IntoIterator<Item = usize>,
+    ) -> Result<(), Error> {
+        list.resolved(&self.instances)?;
+        if all.len() < list.len() {
+            let kind = RowsErrorKind::Short { len: all.len(), list: list.len() };
+            return Err(self.rows_error(rows.slot, kind));
+        }
+        // The block's row, its padding members zero.
+        let block = self.slots.get(rows.slot.index()).map_or(0, |s| s.size().next_multiple_of(4));
+        let mut scratch = vec![0u8; block.max(T::SIZE) as usize];
+        self.write_rows_with(rows, list, changed, |p, mut out| {
+            all[p].write_gpu(&mut scratch);
+            out.copy_from_slice(&scratch[..out.len()]);
+        })
+    }
+
     /// Writes the rows at `changed` (positions in `list`) from `all`, the
     /// application's whole array in the order of `list`, and every row still
     /// unwritten (made since, or lost in a failed flush, a re-lay or
