@@ -12,7 +12,8 @@ use freqbuf::error::LayoutErrorKind;
 use freqbuf::{Addressing, Binder, Draw, Error, Frequency, Headless, Manager, ObjectId, SlotPlan};
 
 /// 80-byte elements: not a power of two, so that batches hold 816 of them.
-const SHADER: &str = "struct Frame { scale: vec4<f32> }
+/// One point per object, coloured by its element (rows.rs draws it too).
+pub(crate) const SHADER: &str = "struct Frame { scale: vec4<f32> }
 @group(0) @binding(0) var<uniform> frame: Frame;
 struct ObjectData { pos: vec4<f32>, color: vec4<f32>, _pad: array<vec4<f32>, 3> }
 @group(3) @binding(0) var<storage, read> objects: array<ObjectData>;

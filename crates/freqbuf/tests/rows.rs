@@ -10,16 +10,8 @@ use common::gpu;
 use freqbuf::error::{ParamErrorKind, RowsErrorKind};
 use freqbuf::{Binder, Draw, Error, Headless, InstanceList, Manager, ObjectId, Rows, SlotPlan};
 
-const ARRAY: &str = "struct Frame { scale: vec4<f32> }
-@group(0) @binding(0) var<uniform> frame: Frame;
-struct ObjectData { pos: vec4<f32>, color: vec4<f32>, _pad: array<vec4<f32>, 3> }
-@group(3) @binding(0) var<storage, read> objects: array<ObjectData>;
-struct Out { @builtin(position) p: vec4<f32>, @location(0) c: vec4<f32> }
-@vertex fn vs(@builtin(instance_index) i: u32) -> Out {
-    return Out(vec4(objects[i].pos.xy, 0.0, 1.0), objects[i].color * frame.scale);
-}
-@fragment fn fs(in: Out) -> @location(0) vec4<f32> { return in.c; }
-";
+/// An array of 80-byte `ObjectData`, one point per object, as arrays.rs draws.
+use crate::arrays::SHADER as ARRAY;
 
 /// The same rows as a uniform block: one dynamic offset per draw.
 const BLOCK: &str = "struct ObjectData { pos: vec4<f32>, color: vec4<f32>, _pad: array<vec4<f32>, 3> }
@@ -88,22 +80,7 @@ impl<'h> Scene<'h> {
 
     /// Draws every object (one point each) and returns each pixel's colour.
     fn draw(&mut self) -> Result<Vec<[f32; 4]>, Error> {
-        let view = self.target.create_view(&Default::default());
-        let mut enc = self.h.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = gpu::color_pass(&mut enc, &view);
-            pass.set_pipeline(&self.pipeline);
-            let mut binder = Binder::new();
-            for &o in &self.objects {
-                let first = binder.bind(&mut self.fb, &mut pass, &Draw::new(self.shader).object(o))?;
-                match self.array {
-                    true => pass.draw(0..1, first..first + 1),
-                    false => pass.draw(0..1, 0..1),
-                }
-            }
-        }
-        let words = gpu::read_texture(self.h, enc, &self.target, 16);
-        Ok(words.chunks(4).map(|c| [0, 1, 2, 3].map(|k| f32::from_bits(c[k]))).collect())
+        draw_points(self.h, &mut self.fb, self.shader, &self.pipeline, &self.objects, self.array)
     }
 
     /// Draws every object through a draw list (its recording replayed while
@@ -364,7 +341,7 @@ struct Out {{ @builtin(position) p: vec4<f32>, @location(0) c: vec4<f32> }}
         write(&mut fb, &colors, every(300, 3));
         fb.flush(&h.queue).unwrap();
         assert_eq!(fb.take_stats().total().dispatches, 1, "100 runs go through the scatter");
-        let pixels = draw_points(h, &mut fb, shader, &pipeline, &objects, array);
+        let pixels = draw_points(h, &mut fb, shader, &pipeline, &objects, array).unwrap();
         for (p, c) in colors.iter().enumerate() {
             assert_eq!(&pixels[p], c, "array {array}: row {p}");
         }
@@ -380,7 +357,7 @@ fn draw_points(
     pipeline: &wgpu::RenderPipeline,
     objects: &[ObjectId],
     array: bool,
-) -> Vec<[f32; 4]> {
+) -> Result<Vec<[f32; 4]>, Error> {
     let target = gpu::target(h, FORMAT, (W, H));
     let view = target.create_view(&Default::default());
     let mut enc = h.device.create_command_encoder(&Default::default());
@@ -389,12 +366,12 @@ fn draw_points(
         pass.set_pipeline(pipeline);
         let mut binder = Binder::new();
         for &o in objects {
-            let first = binder.bind(fb, &mut pass, &Draw::new(shader).object(o)).unwrap();
+            let first = binder.bind(fb, &mut pass, &Draw::new(shader).object(o))?;
             pass.draw(0..1, if array { first..first + 1 } else { 0..1 });
         }
     }
     let words = gpu::read_texture(h, enc, &target, 16);
-    words.chunks(4).map(|c| [0, 1, 2, 3].map(|k| f32::from_bits(c[k]))).collect()
+    Ok(words.chunks(4).map(|c| [0, 1, 2, 3].map(|k| f32::from_bits(c[k]))).collect())
 }
 
 /// The rows of a derived `ShaderStruct`, checked against the block once and
@@ -435,7 +412,7 @@ fn typed_rows_are_checked_once_and_written_in_their_buffer_form() {
     }
     fb.write_struct_rows(&rows, &list, &all, every(50, 2)).unwrap();
     fb.flush(&h.queue).unwrap();
-    let pixels = draw_points(h, &mut fb, shader, &pipeline, &objects, true);
+    let pixels = draw_points(h, &mut fb, shader, &pipeline, &objects, true).unwrap();
     for (p, r) in all.iter().enumerate() {
         assert_eq!(pixels[p], r.color, "row {p}");
     }

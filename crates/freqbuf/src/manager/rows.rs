@@ -64,11 +64,7 @@ impl Manager {
         all: &[T],
         changed: impl IntoIterator<Item = usize>,
     ) -> Result<(), Error> {
-        list.resolved(&self.instances)?;
-        if all.len() < list.len() {
-            let kind = RowsErrorKind::Short { len: all.len(), list: list.len() };
-            return Err(self.rows_error(rows.slot, kind));
-        }
+        self.check_array(rows, list, all.len())?;
         // The block's row, its padding members zero.
         let block = self.slots.get(rows.slot.index()).map_or(0, |s| s.size().next_multiple_of(4));
         let mut scratch = vec![0u8; block.max(T::SIZE) as usize];
@@ -102,11 +98,7 @@ impl Manager {
         changed: impl IntoIterator<Item = usize>,
     ) -> Result<(), Error> {
         self.check_row_size::<T>(rows.slot)?;
-        list.resolved(&self.instances)?;
-        if all.len() < list.len() {
-            let kind = RowsErrorKind::Short { len: all.len(), list: list.len() };
-            return Err(self.rows_error(rows.slot, kind));
-        }
+        self.check_array(rows, list, all.len())?;
         let size = std::mem::size_of::<T>();
         let row = size.next_multiple_of(4);
         // Rows consecutive in the array and in the buffer go as one copy.
@@ -248,6 +240,16 @@ impl Manager {
     /// [`Manager::link`] would write it otherwise. Holds until `id` is freed.
     pub fn slab_element(&self, id: impl Into<crate::InstanceId>) -> Result<u32, Error> {
         self.instances.index(id.into())
+    }
+
+    /// A stale list first (the root of a short array after a free), then an
+    /// array of `len` rows shorter than the list.
+    fn check_array<T>(&self, rows: &Rows<T>, list: &InstanceList, len: usize) -> Result<(), Error> {
+        list.resolved(&self.instances)?;
+        if len < list.len() {
+            return Err(self.rows_error(rows.slot, RowsErrorKind::Short { len, list: list.len() }));
+        }
+        Ok(())
     }
 
     fn check_row_size<T>(&self, slot: crate::SlotId) -> Result<(), Error> {
