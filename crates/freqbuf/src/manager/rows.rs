@@ -12,7 +12,7 @@ impl Manager {
     /// application: freqbuf drops its CPU copy of the slot, every row is
     /// unwritten until [`Manager::write_rows`] packs it, and setting one of
     /// its members is [`ParamErrorKind::CallerOwned`](crate::error::ParamErrorKind::CallerOwned). A row of `T` must be
-    /// as long as the block ([`RowsErrorKind::Size`](crate::error::RowsErrorKind::Size));
+    /// as long as the block ([`RowsErrorKind::Size`]);
     /// use `u8` with [`Manager::write_rows_with`] to pack rows yourself.
     /// Handing a slot over twice gives the same rows. A slab pointer in
     /// the slot (a material element in each object's row) is then the
@@ -32,7 +32,7 @@ impl Manager {
     /// ([`ShaderStruct`](crate::ShaderStruct), usually derived): every field
     /// is checked against the block's members once, here, as
     /// [`Manager::param_struct`] checks them, and every member must be one
-    /// of its fields ([`RowsErrorKind::Missing`](crate::error::RowsErrorKind::Missing)).
+    /// of its fields ([`RowsErrorKind::Missing`]).
     /// Write them with [`Manager::write_struct_rows`].
     pub fn own_struct_rows<T: crate::ShaderStruct>(&mut self, name: &str) -> Result<Rows<T>, Error> {
         let param = self.registry.struct_param::<T>(name, None)?;
