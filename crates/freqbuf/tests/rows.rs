@@ -25,6 +25,11 @@ const W: u32 = 64;
 const H: u32 = 64;
 const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Float;
 
+/// The shared device, where it can render to the float target (GL cannot).
+fn device() -> Option<&'static Headless> {
+    gpu::device().filter(|h| gpu::renders_to(h, FORMAT))
+}
+
 /// One element of `objects`, as the application packs it.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
@@ -119,7 +124,7 @@ fn unwritten(e: &Error) -> bool {
 }
 
 fn shares(array: bool) {
-    let Some(h) = gpu::device() else { return };
+    let Some(h) = device() else { return };
     let mut s = Scene::new(h, array, 600);
     s.fb.flush(&h.queue).unwrap();
     let e = s.draw().unwrap_err();
@@ -200,7 +205,7 @@ fn a_dynamic_offset_block_written_from_the_callers_rows_in_every_share() {
 #[test]
 fn rows_whose_flush_failed_are_unwritten_until_the_next_write_packs_them() {
     use freqbuf::fault::FaultSite;
-    let Some(h) = gpu::device() else { return };
+    let Some(h) = device() else { return };
     for (site, changed) in [(FaultSite::Scatter, every(600, 3)), (FaultSite::Create, every(600, 3))] {
         let mut s = Scene::new(h, true, 600);
         s.write(&[], 0).unwrap();
@@ -226,8 +231,8 @@ fn rows_whose_flush_failed_are_unwritten_until_the_next_write_packs_them() {
 
 #[test]
 fn after_recreate_every_row_is_written_again_before_it_is_drawn() {
-    let Some(h) = gpu::device() else { return };
-    let Some(h2) = gpu::device_with_limits(|_| {}) else { return };
+    let Some(h) = device() else { return };
+    let Some(h2) = gpu::device_with_limits(|_| {}).filter(|h| gpu::renders_to(h, FORMAT)) else { return };
     let mut s = Scene::new(h, true, 300);
     s.write(&[], 0).unwrap();
     s.fb.flush(&h.queue).unwrap();
@@ -248,7 +253,7 @@ fn after_recreate_every_row_is_written_again_before_it_is_drawn() {
 
 #[test]
 fn caller_owned_rows_refuse_what_does_not_fit() {
-    let Some(h) = gpu::device() else { return };
+    let Some(h) = device() else { return };
     let mut s = Scene::new(h, true, 4);
     let full = |e: Error| common::chain(&e);
     let short = s.fb.write_rows(&s.owned, &s.list, &s.rows[..3], [0]).unwrap_err();
@@ -299,7 +304,7 @@ fn caller_owned_rows_refuse_what_does_not_fit() {
 /// bytes apart. Packed by a closure (`write_rows_with`), every third row.
 #[test]
 fn long_rows_packed_by_a_closure_are_cut_into_scatter_rows() {
-    let Some(h) = gpu::device() else { return };
+    let Some(h) = device() else { return };
     for array in [true, false] {
         let decl = "struct ObjectData { pos: vec4<f32>, _pad: array<vec4<f32>, 18>, color: vec4<f32> }\n";
         let source = match array {
@@ -388,7 +393,7 @@ fn typed_rows_are_checked_once_and_written_in_their_buffer_form() {
     struct Partial {
         pos: [f32; 4],
     }
-    let Some(h) = gpu::device() else { return };
+    let Some(h) = device() else { return };
     let mut fb = Manager::new(&h.device, SlotPlan::default());
     let shader = fb.register_wgsl("rows.wgsl", ARRAY).unwrap();
     let scale = fb.param("scale").unwrap();
