@@ -4,7 +4,7 @@
 
 use super::belt::LARGEST;
 use super::scatter::{ROW, ROW_WORDS};
-use super::{AUTO_COPY_LIMIT, FlushReport, FlushStrategy, MERGE_GAP, Sink, Uploader};
+use super::{FlushReport, MERGE_GAP, Sink, Uploader};
 use crate::array::Addressing;
 use crate::errors::Error;
 use crate::scope;
@@ -132,14 +132,7 @@ impl Uploader {
             }
             s.bytes_uploaded += bytes;
             let buffer_size = slot.gpu_capacity() as u64 * slot.gpu_stride() as u64;
-            let scatter = match self.strategy {
-                FlushStrategy::Copies => false,
-                FlushStrategy::Scatter => true,
-                FlushStrategy::Auto => n > AUTO_COPY_LIMIT,
-            } && buffer_size <= self.limits.max_storage_buffer_binding_size
-                // The scatter pass reads two storage buffers and writes a third.
-                && self.limits.max_storage_buffers_per_shader_stage >= 3
-                && self.limits.max_storage_buffer_binding_size >= 4 * MIN_CHUNK;
+            let scatter = self.scatters(n, buffer_size);
             self.packed.push((i, start..self.ranges.len(), scatter));
         }
     }

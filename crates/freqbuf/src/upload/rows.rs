@@ -112,11 +112,7 @@ impl Uploader {
         // dynamic-offset slot's rows lie a stride apart).
         let merge = row == stride;
         let runs = if merge { what.runs } else { rows.len() };
-        let scatter = match self.strategy {
-            FlushStrategy::Copies => false,
-            FlushStrategy::Scatter => true,
-            FlushStrategy::Auto => runs > AUTO_COPY_LIMIT,
-        } && self.can_scatter(slot.instances() as u64 * stride as u64);
+        let scatter = self.scatters(runs, slot.instances() as u64 * stride as u64);
         let align = self.limits.min_storage_buffer_offset_alignment as u64;
         // A scatter allocation is copied whole into the staging buffer, with its window after it.
         let cap = match scatter {
@@ -218,7 +214,21 @@ impl Uploader {
         Ok(())
     }
 
-    /// Whether a slot buffer of `size` bytes can take the scatter pass.
+    /// Whether `ranges` ranges (or runs) go into a slot buffer of `size`
+    /// bytes by the scatter pass: the strategy's rule (`Auto`: more than 32),
+    /// where the buffer and the device can take it. The shadow's flush and
+    /// caller-owned rows decide alike.
+    pub(super) fn scatters(&self, ranges: usize, size: u64) -> bool {
+        let wanted = match self.strategy {
+            FlushStrategy::Copies => false,
+            FlushStrategy::Scatter => true,
+            FlushStrategy::Auto => ranges > AUTO_COPY_LIMIT,
+        };
+        wanted && self.can_scatter(size)
+    }
+
+    /// Whether a slot buffer of `size` bytes can take the scatter pass (it
+    /// reads two storage buffers and writes a third).
     pub(super) fn can_scatter(&self, size: u64) -> bool {
         size <= self.limits.max_storage_buffer_binding_size
             && self.limits.max_storage_buffers_per_shader_stage >= 3
