@@ -59,45 +59,26 @@
 //! `upload` (flush) → `binding` (bind group layouts, bind groups, the binder).
 //! `manager` owns one of each and hands each layer what it reads.
 
-mod array;
-mod batch;
 mod binding;
-mod declare;
-mod declare_rust;
-mod dirty;
+mod codegen;
+mod device;
 mod errors;
-mod family;
 #[cfg(feature = "fault-injection")]
 pub mod fault;
 #[cfg(feature = "headless")]
 mod headless;
 mod id;
 mod instance;
-mod instance_list;
-mod limits;
 mod manager;
 #[cfg(any(feature = "glam", feature = "mint"))]
 mod math;
-mod name;
-mod param;
 pub mod reflect;
 mod registry;
-mod rows;
-mod scope;
-mod setters;
-mod slab;
 mod slot;
-mod slot_layout;
-mod slot_plan;
-mod stack;
 mod stats;
-mod table;
-mod typed;
 mod upload;
-mod write_behind;
+mod write;
 
-pub use array::Addressing;
-pub use batch::{Batch, StructBatch};
 /// The manager as the binder's entries take it (`&mut impl BindSource`),
 /// lending its state for one call; not an API.
 #[doc(hidden)]
@@ -109,18 +90,20 @@ pub use freqbuf_derive::ShaderStruct;
 #[cfg(feature = "headless")]
 pub use headless::Headless;
 pub use id::{ShaderId, SlotId};
-pub use instance::{InstanceId, MaterialId, ObjectId, ViewId};
-pub use instance_list::InstanceList;
+pub use instance::handles::{InstanceId, MaterialId, ObjectId, ViewId};
+pub use instance::list::InstanceList;
 pub use manager::Manager;
-pub use param::{Param, Uniform};
 pub use registry::Registry;
-pub use rows::Rows;
-pub use setters::InstanceMut;
-pub use slab::SlabSource;
-pub use slot_layout::{SlotLayout, SlotMember};
-pub use slot_plan::{BindingPoint, Frequency, Sharing, SlotPlan};
+pub use slot::array::Addressing;
+pub use slot::layout::{SlotLayout, SlotMember};
+pub use slot::plan::{BindingPoint, Frequency, Sharing, SlotPlan};
+pub use slot::rows::Rows;
+pub use slot::slab::SlabSource;
 pub use stats::{FrameStats, Stats};
-pub use typed::{ShaderField, ShaderStruct, StructParam};
+pub use write::batch::{Batch, StructBatch};
+pub use write::param::{Param, Uniform};
+pub use write::setters::InstanceMut;
+pub use write::typed::{ShaderField, ShaderStruct, StructParam};
 
 /// What went wrong, in detail: the `*Kind` enums inside [`Error`]'s and
 /// [`ParamError`]'s variants, and the sites (file, line:column, member) they name.
@@ -134,7 +117,7 @@ pub mod error {
 /// The shape of a [`ShaderStruct`]: its fields as `#[derive(ShaderStruct)]`
 /// lays them out, which [`Manager::param_struct`] checks against reflection.
 pub mod shape {
-    pub use crate::typed::{FieldType, StructMember};
+    pub use crate::write::typed::{FieldType, StructMember};
 }
 
 /// What `freqbuf-effects` shares with the core: reading untrusted shader
@@ -144,8 +127,8 @@ pub mod shape {
 /// renderer never needs these.
 #[doc(hidden)]
 pub mod __effects {
-    pub use crate::name::closest;
-    pub use crate::stack::on_deep_stack;
+    pub use crate::reflect::name::closest;
+    pub use crate::reflect::stack::on_deep_stack;
 
     /// Reads a regular file of at most `limit` bytes, as reflection does.
     pub fn read_file(path: &std::path::Path, limit: u64) -> Result<Vec<u8>, String> {
@@ -156,7 +139,7 @@ pub mod __effects {
 /// What `#[derive(ShaderStruct)]` expands to calls; not an API.
 #[doc(hidden)]
 pub mod __derive {
-    pub use crate::typed::{put_array, put_member, put_struct, struct_members_at};
+    pub use crate::write::typed::{put_array, put_member, put_struct, struct_members_at};
 }
 pub use upload::FlushStrategy;
 

@@ -7,8 +7,8 @@
 
 use naga::ScalarKind::{Float, Sint, Uint};
 
-use crate::param::{Uniform, pad3};
 use crate::reflect::ValueType;
+use crate::write::param::{Uniform, pad3};
 
 /// `Uniform` through a conversion to a plain array.
 macro_rules! uniform_via {

@@ -65,13 +65,57 @@ fn a_name_in_two_blocks_is_an_error_and_both_qualified_spellings_resolve() {
     assert_eq!(floats, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 0.25]);
 }
 
-/// No module of either library names one that names it back: data flows one
-/// way (design.md). A cycle is printed as the modules on it.
+/// No module of the core or the CLI uses one that uses it back: data flows
+/// one way (design.md), module by module, folders' files included. A cycle
+/// is printed as the modules on it. The effects crate still has the two
+/// cycles issue 42 found; they may shrink or go, never grow or multiply.
 #[test]
-fn no_module_imports_one_that_imports_it_back() {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    for krate in ["freqbuf", "freqbuf-effects"] {
-        let cycles = crate::common::modules::cycles(&std::path::Path::new(root).join(krate).join("src"));
+fn no_module_uses_one_that_uses_it_back() {
+    let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    for krate in ["freqbuf", "freqbuf-cli"] {
+        let cycles = crate::common::modules::cycles(&root.join(krate).join("src"));
         assert!(cycles.is_empty(), "{krate}: {cycles:?}");
     }
+    let known: [&[&str]; 2] = [
+        &[
+            "effect::constraints",
+            "effect::job",
+            "effect::library",
+            "effect::load",
+            "effect::log",
+            "effect::modules",
+            "effect::parallel",
+            "effect::parse",
+            "effect::permutations",
+            "effect::pipelines",
+            "effect::types",
+            "effect::wesl",
+            "effect::with_defs",
+        ],
+        &["effect::wesl::compile", "effect::wesl::map"],
+    ];
+    for cycle in crate::common::modules::cycles(&root.join("freqbuf-effects/src")) {
+        let within = known.iter().any(|k| cycle.iter().all(|m| k.contains(&m.as_str())));
+        assert!(within, "freqbuf-effects: a new cycle {cycle:?}");
+    }
+}
+
+/// The graph sees what the rule is about: a cycle through a `super::` path
+/// and a grouped import inside one folder, and no edge from a comment.
+#[test]
+fn the_module_graph_finds_a_cycle_inside_a_folder() {
+    let dir = std::env::temp_dir().join(format!("freqbuf-modules-{}", std::process::id()));
+    let write = |path: &str, text: &str| {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("lib.rs", "mod a;\nmod d;\n");
+    write("a/mod.rs", "mod b;\nmod c;\n");
+    write("a/b.rs", "use super::c::Thing;\n");
+    write("a/c.rs", "use crate::{d::Other, a::{b::Item}};\n");
+    write("d.rs", "// crate::a::c is only named in a comment\n");
+    let found = crate::common::modules::cycles(&dir);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(found.into_iter().collect::<Vec<_>>(), [vec!["a::b".to_owned(), "a::c".to_owned()]]);
 }

@@ -21,18 +21,18 @@ use std::sync::atomic::Ordering;
 
 use smallvec::SmallVec;
 
-use crate::array::Addressing;
 use crate::binding::Draw;
 use crate::binding::context::{BindContext, BindSource};
 use crate::binding::groups::GroupInputs;
 use crate::binding::state::{BindState, DrawInputs, GroupAccess};
+use crate::device::limits::MAX_GROUPS;
 use crate::errors::Error;
-use crate::family::FamilyId;
 use crate::id::{ShaderId, SlotId};
-use crate::instance::{NOT_GIVEN, checked};
-use crate::limits::MAX_GROUPS;
+use crate::instance::family::FamilyId;
+use crate::instance::handles::{NOT_GIVEN, checked};
 use crate::registry::Registry;
-use crate::slot_plan::Frequency;
+use crate::slot::array::Addressing;
+use crate::slot::plan::Frequency;
 
 /// Something bind groups can be set on: a render pass, compute pass or bundle encoder.
 pub trait BindTarget {
@@ -427,7 +427,7 @@ fn same(a: &[u32], b: &[u32]) -> bool {
 
 /// A draw reads row `index` of a caller-owned slot that no write has packed.
 #[cold]
-fn unwritten(slot: &crate::slot::Slot, index: u32) -> Error {
+fn unwritten(slot: &crate::slot::shadow::Slot, index: u32) -> Error {
     let kind = crate::error::RowsErrorKind::Unwritten { frequency: slot.frequency(), index };
     Error::Rows { binding: slot.binding(), kind }
 }

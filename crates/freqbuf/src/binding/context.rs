@@ -11,10 +11,10 @@ use std::ops::DerefMut;
 use crate::binding::group_layouts::Layouts;
 use crate::binding::groups::BindGroups;
 use crate::binding::state::{DrawInputs, GroupAccess};
-use crate::instance::InstanceTable;
-use crate::limits::DeviceCaps;
+use crate::device::limits::DeviceCaps;
+use crate::instance::handles::InstanceTable;
 use crate::registry::Registry;
-use crate::slot::Slot;
+use crate::slot::shadow::Slot;
 use crate::stats::Stats;
 
 /// What lends a binder the binding state: the [`Manager`](crate::Manager),

@@ -4,8 +4,8 @@
 //! [`DrawList`](crate::DrawList) when the same draws repeat across frames.
 
 use crate::id::ShaderId;
-use crate::instance::{InstanceId, MaterialId, ObjectId, RawKey, ViewId};
-use crate::slot_plan::Frequency;
+use crate::instance::handles::{InstanceId, MaterialId, ObjectId, RawKey, ViewId};
+use crate::slot::plan::Frequency;
 
 /// The instances one draw uses, one per frequency; a frequency the shader
 /// does not read may be left out, and the frame is implied.

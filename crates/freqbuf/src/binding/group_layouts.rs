@@ -10,16 +10,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use smallvec::SmallVec;
 
+use crate::device::limits::{self, Checked, DeviceCaps};
+use crate::device::scope;
 use crate::errors::Error;
 use crate::id::{ShaderId, SlotId};
-use crate::limits::{self, Checked, DeviceCaps};
+use crate::instance::table::TableKey;
 use crate::reflect::ResourceClass;
 use crate::reflect::ShaderReflection;
 use crate::registry::Registry;
-use crate::scope;
-use crate::slot::Slot;
-use crate::slot_plan::{BindingPoint, Frequency};
-use crate::table::TableKey;
+use crate::slot::plan::{BindingPoint, Frequency};
+use crate::slot::shadow::Slot;
 
 /// Index of a bind group layout variant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -4,17 +4,17 @@
 
 use std::collections::HashMap;
 
-use crate::array::Addressing;
 use crate::binding::group_layouts::{Variant, VariantEntry, VariantId};
 use crate::binding::placeholders::Placeholders;
+use crate::device::scope;
 use crate::errors::{Error, ParamError, ParamErrorKind};
-use crate::instance::{Bound, InstanceResources};
+use crate::instance::handles::{Bound, InstanceResources};
+use crate::instance::table::Tables;
 use crate::reflect::ResourceClass;
 use crate::registry::{Registry, SharedBinding};
-use crate::scope;
-use crate::slot::Slot;
-use crate::slot_plan::BindingPoint;
-use crate::table::Tables;
+use crate::slot::array::Addressing;
+use crate::slot::plan::BindingPoint;
+use crate::slot::shadow::Slot;
 
 /// A built bind group, the resource epoch it was built from, and its serial.
 #[derive(Debug)]

@@ -24,8 +24,8 @@ use crate::binding::Binder;
 use crate::binding::binder::ALL_GROUPS;
 use crate::binding::context::{BindContext, BindSource};
 use crate::binding::list::{DrawList, Recorded};
+use crate::device::scope;
 use crate::errors::Error;
-use crate::scope;
 
 /// One draw's geometry, as the application gives it: what
 /// `draw(first..first + count, ..)` or `draw_indexed(first..first + count,

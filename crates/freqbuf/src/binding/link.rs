@@ -3,11 +3,11 @@
 
 use crate::errors::Error;
 use crate::id::ShaderId;
-use crate::instance::{InstanceTable, NOT_GIVEN, checked};
+use crate::instance::handles::{InstanceTable, NOT_GIVEN, checked};
 use crate::registry::Registry;
-use crate::slab::Link;
-use crate::slot::Slot;
-use crate::slot_plan::{BindingPoint, Frequency};
+use crate::slot::plan::{BindingPoint, Frequency};
+use crate::slot::shadow::Slot;
+use crate::slot::slab::Link;
 
 /// Writes every pointer `draws` need into their instances' shadows (a
 /// write only where one differs). Errs before writing anything on a freed

@@ -22,13 +22,13 @@ use smallvec::SmallVec;
 use crate::binding::binder::{ALL_GROUPS, NoPass, mask};
 use crate::binding::context::{BindContext, BindSource};
 use crate::binding::{BindTarget, Binder, Draw};
+use crate::device::limits::MAX_GROUPS;
 use crate::errors::Error;
 use crate::id::ShaderId;
-use crate::instance::{InstanceTable, NOT_GIVEN, checked};
-use crate::limits::MAX_GROUPS;
+use crate::instance::handles::{InstanceTable, NOT_GIVEN, checked};
 use crate::registry::Registry;
-use crate::slab::Links;
-use crate::slot_plan::Frequency;
+use crate::slot::plan::Frequency;
+use crate::slot::slab::Links;
 
 /// Draws with their instances resolved to slot indices, made by
 /// [`crate::Manager::draw_list`] and bound by [`crate::Binder::bind_list`].
@@ -41,7 +41,7 @@ pub struct DrawList {
     serial: u64,
     draws: Vec<(ShaderId, [u32; Frequency::COUNT])>,
     /// For a list with slab draws: the pointer moves when it was made, and
-    /// the flush count if its pointers were not flushed yet (`slab.rs`).
+    /// the flush count if its pointers were not flushed yet (`slot/slab.rs`).
     links: Option<(u64, Option<u64>)>,
     /// The bind commands of the last encode, if it bound every draw.
     recorded: Option<Recorded>,

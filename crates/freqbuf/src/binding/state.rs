@@ -9,9 +9,9 @@
 
 use crate::binding::group_layouts::Layouts;
 use crate::binding::groups::BindGroups;
-use crate::instance::InstanceTable;
+use crate::instance::handles::InstanceTable;
 use crate::registry::Registry;
-use crate::slot::Slot;
+use crate::slot::shadow::Slot;
 use crate::stats::Stats;
 
 /// A frame's binding state, frozen: what [`crate::Binder::bind_prepared`]

@@ -3,7 +3,7 @@
 use std::fmt;
 
 use super::{Location, Site};
-use crate::slot_plan::Frequency;
+use crate::slot::plan::Frequency;
 
 /// One side of a layout conflict: a member as one shader declares it.
 #[derive(Clone, Debug, PartialEq, Eq)]

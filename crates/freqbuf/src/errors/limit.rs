@@ -1,7 +1,7 @@
 //! Limit errors: a shader that needs more than the device allows.
 
 use super::{Error, Location};
-use crate::slot_plan::BindingPoint;
+use crate::slot::plan::BindingPoint;
 
 /// What `limits::check` finds: converted to [`Error::Limit`] with the shader's name.
 #[derive(Clone, Debug)]

@@ -32,7 +32,7 @@ pub use wgpu_error::{WgpuError, WgpuErrorKind};
 
 use std::fmt;
 
-use crate::slot_plan::{BindingPoint, Frequency};
+use crate::slot::plan::{BindingPoint, Frequency};
 
 /// A 1-based `line:column` position in a shader's source.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

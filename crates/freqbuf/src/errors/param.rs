@@ -1,6 +1,6 @@
 //! Parameter errors: a name or value that cannot be resolved or set.
 
-use crate::slot_plan::Frequency;
+use crate::slot::plan::Frequency;
 
 /// A parameter could not be resolved or set.
 ///

@@ -1,6 +1,6 @@
 //! Errors of caller-owned rows ([`crate::Rows`]).
 
-use crate::slot_plan::Frequency;
+use crate::slot::plan::Frequency;
 
 /// What went wrong with a slot whose rows the application owns.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -2,12 +2,12 @@
 //! one typed block on many instances ([`crate::Batch`]).
 
 use super::Manager;
-use crate::batch::{Batch, StructBatch};
 use crate::errors::Error;
-use crate::instance::InstanceId;
-use crate::instance_list::InstanceList;
-use crate::param::{Param, Uniform};
-use crate::typed::{ShaderStruct, StructParam};
+use crate::instance::handles::InstanceId;
+use crate::instance::list::InstanceList;
+use crate::write::batch::{Batch, StructBatch};
+use crate::write::param::{Param, Uniform};
+use crate::write::typed::{ShaderStruct, StructParam};
 
 impl Manager {
     /// A writer of `param` on many instances of its frequency: the slot,

@@ -7,8 +7,8 @@ use super::Manager;
 use crate::binding::write_links;
 use crate::binding::{BindContext, BindSource, BindState, Binder, Draw, DrawList};
 use crate::errors::Error;
-use crate::instance::NOT_GIVEN;
-use crate::slot_plan::Frequency;
+use crate::instance::handles::NOT_GIVEN;
+use crate::slot::plan::Frequency;
 
 impl BindSource for Manager {
     #[inline]

@@ -3,10 +3,10 @@
 
 use super::Manager;
 use crate::errors::Error;
-use crate::family::FamilyId;
-use crate::instance::{FromRaw, InstanceId, MaterialId, ObjectId, ViewId};
-use crate::setters::InstanceMut;
-use crate::slot_plan::Frequency;
+use crate::instance::family::FamilyId;
+use crate::instance::handles::{FromRaw, InstanceId, MaterialId, ObjectId, ViewId};
+use crate::slot::plan::Frequency;
+use crate::write::setters::InstanceMut;
 
 impl Manager {
     /// Creates a view instance; its values start at zero.

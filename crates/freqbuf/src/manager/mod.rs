@@ -4,18 +4,18 @@
 //! shadows, `flush` uploads the dirty bytes and reports what it replaced, and
 //! the [`Binder`](crate::Binder) binds what each draw needs.
 
-use crate::array::Addressing;
 use crate::binding::{BindGroups, Layouts};
+use crate::device::limits::DeviceCaps;
 use crate::errors::{Error, ParamError};
 use crate::id::SlotId;
-use crate::instance::InstanceTable;
-use crate::limits::DeviceCaps;
-use crate::param::Param;
+use crate::instance::handles::InstanceTable;
 use crate::registry::Registry;
-use crate::slot::Slot;
-use crate::slot_plan::{Frequency, SlotPlan};
+use crate::slot::array::Addressing;
+use crate::slot::plan::{Frequency, SlotPlan};
+use crate::slot::shadow::Slot;
 use crate::stats::FrameStats;
 use crate::upload::{FlushStrategy, Sink, Uploader};
+use crate::write::param::Param;
 
 mod batch;
 mod bind;
@@ -175,7 +175,7 @@ impl Manager {
         what: impl FnOnce() -> String,
         create: impl FnOnce(&wgpu::Device) -> T,
     ) -> Result<T, Error> {
-        crate::scope::scoped(&self.device, what, || create(&self.device))
+        crate::device::scope::scoped(&self.device, what, || create(&self.device))
     }
 
     /// The flush strategy in use.

@@ -3,8 +3,8 @@
 
 use super::Manager;
 use crate::errors::{Error, RowsErrorKind};
-use crate::instance_list::InstanceList;
-use crate::rows::Rows;
+use crate::instance::list::InstanceList;
+use crate::slot::rows::Rows;
 use crate::upload::{RowSet, RowsToPack};
 
 impl Manager {
@@ -102,7 +102,7 @@ impl Manager {
         let size = std::mem::size_of::<T>();
         let row = size.next_multiple_of(4);
         // Rows consecutive in the array and in the buffer go as one copy.
-        let ahead = |p: usize| crate::write_behind::prefetch(bytemuck::bytes_of(&all[p]));
+        let ahead = |p: usize| crate::write::behind::prefetch(bytemuck::bytes_of(&all[p]));
         self.write_rows_by(rows, list, changed, &ahead, |p, n, mut out| match size == row {
             // One row: a copy of a constant size, which inlines.
             true if n == 1 => out.copy_from_slice(bytemuck::bytes_of(&all[p])),

@@ -1,13 +1,13 @@
 //! Registering shaders, their layouts and modules, and moving to a new device.
 
 use super::Manager;
-use crate::array::Addressing;
 use crate::binding::ShaderBinding;
+use crate::device::limits::{self, DeviceCaps};
+use crate::device::scope;
 use crate::errors::Error;
 use crate::id::ShaderId;
-use crate::limits::{self, DeviceCaps};
 use crate::reflect::{ShaderReflection, ShaderSource};
-use crate::scope;
+use crate::slot::array::Addressing;
 use crate::upload::Uploader;
 
 impl Manager {

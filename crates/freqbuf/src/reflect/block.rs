@@ -5,7 +5,7 @@ use naga::{ArraySize, Handle, ImageClass, Module, TypeInner};
 
 use super::types::wgsl_name;
 use super::{BlockLayout, Member, MemberType, ResourceKind, ShaderReflection, ValueType};
-use crate::name::normalize;
+use crate::reflect::name::normalize;
 
 pub(super) fn resource_kind(module: &Module, ty: Handle<naga::Type>) -> Option<ResourceKind> {
     let inner = match module.types[ty].inner {
@@ -154,7 +154,7 @@ fn member_type(
             // Padding members (`_pad…`) are room, not fields: as in a slot's members.
             fields: struct_members(module, layouter, source, ty, members, depth)?
                 .into_iter()
-                .filter(|m| !crate::name::is_padding(&m.name))
+                .filter(|m| !crate::reflect::name::is_padding(&m.name))
                 .collect(),
         },
         TypeInner::Array { base, size: ArraySize::Constant(n), stride } => {

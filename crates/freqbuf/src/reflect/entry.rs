@@ -10,7 +10,7 @@ use naga::AddressSpace;
 
 use super::ShaderReflection;
 use crate::errors::{ReflectError, ReflectErrorKind};
-use crate::name::normalize;
+use crate::reflect::name::normalize;
 
 impl ShaderReflection {
     /// The shader as a pipeline made of `entry_points` sees it: their entry

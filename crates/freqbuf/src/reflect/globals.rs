@@ -8,7 +8,7 @@ use naga::{AddressSpace, ArraySize, GlobalVariable, Handle, Module, TypeInner};
 use super::block::{BlockFault, array_slot_element, block_layout, duplicate_name, resource_kind};
 use super::{BlockLayout, Resource, ResourceKind, ShaderReflection};
 use crate::errors::{Location, ReflectError, ReflectErrorKind};
-use crate::name::normalize;
+use crate::reflect::name::normalize;
 
 /// What reflecting the globals reads: the shader's name for errors, the
 /// module with its validation info and type layouts, and the source for

@@ -15,7 +15,7 @@ use naga::{
     TypeInner,
 };
 
-use crate::slot_plan::BindingPoint;
+use crate::slot::plan::BindingPoint;
 
 /// One array a shader indexes, and where the index comes from.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -17,13 +17,15 @@ use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 use naga::{Module, ShaderStage};
 
 use crate::errors::{Location, ReflectError, ReflectErrorKind};
-use crate::slot_plan::BindingPoint;
+use crate::slot::plan::BindingPoint;
 
 mod block;
 mod entry;
 mod globals;
 mod index;
 mod link;
+pub(crate) mod name;
+pub(crate) mod stack;
 mod types;
 
 pub use index::{IndexSource, Indexing};
@@ -101,10 +103,10 @@ impl ShaderReflection {
             ShaderSource::Glsl { source, .. } => source.len(),
             #[cfg(feature = "spirv")]
             ShaderSource::SpirV(bytes) => bytes.len(),
-            ShaderSource::Naga(module) => crate::stack::module_size(module),
+            ShaderSource::Naga(module) => crate::reflect::stack::module_size(module),
         };
         let shader = name.clone();
-        let caught = crate::stack::on_deep_stack(len, move || Self::reflect(shader, source));
+        let caught = crate::reflect::stack::on_deep_stack(len, move || Self::reflect(shader, source));
         caught.unwrap_or_else(|payload| {
             let message = payload
                 .downcast_ref::<&str>()

@@ -3,7 +3,7 @@
 use naga::{ImageClass, ShaderStage, TypeInner};
 
 use crate::errors::Location;
-use crate::slot_plan::BindingPoint;
+use crate::slot::plan::BindingPoint;
 
 /// An entry point of a shader module.
 #[derive(Debug, Clone, PartialEq, Eq)]

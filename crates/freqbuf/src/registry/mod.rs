@@ -4,20 +4,20 @@
 //! index the registry with either. Registration is all-or-nothing: a shader
 //! that conflicts with what is registered changes nothing.
 
-use crate::family::FamilyScope;
+use crate::instance::family::FamilyScope;
+use crate::instance::table::TableKey;
 use crate::reflect::IndexSource;
-use crate::slab::Link;
-use crate::table::TableKey;
+use crate::slot::slab::Link;
 use std::collections::BTreeMap;
 use std::ops::Index;
 
+use crate::device::limits::{self, DeviceCaps};
 use crate::errors::{Error, LayoutErrorKind};
-use crate::family::{Families, FamilyId};
 use crate::id::{Counter, ShaderId, SlotId};
-use crate::limits::{self, DeviceCaps};
+use crate::instance::family::{Families, FamilyId};
 use crate::reflect::{Resource, ResourceClass, ShaderReflection};
-use crate::slot_layout::SlotLayout;
-use crate::slot_plan::{BindingPoint, Frequency, Sharing, SlotPlan};
+use crate::slot::layout::SlotLayout;
+use crate::slot::plan::{BindingPoint, Frequency, Sharing, SlotPlan};
 
 mod resolve;
 mod stage;
@@ -39,7 +39,7 @@ pub(crate) struct SharedBinding {
     /// `texture_depth_2d`): each pipeline layout declares its own, and an
     /// instance's resource is checked against the one it is drawn with.
     pub alternates: Vec<wgpu::BindingType>,
-    /// A table: a binding array a slab indexes, filled per family (`table.rs`).
+    /// A table: a binding array a slab indexes, filled per family (`instance/table.rs`).
     pub table: bool,
 }
 
@@ -81,7 +81,7 @@ pub struct Registry {
     /// Family names; and each shader's family, by shader index.
     families: Families,
     shader_family: Vec<FamilyId>,
-    /// Each shader's slab pointers, by shader index (`slab.rs`).
+    /// Each shader's slab pointers, by shader index (`slot/slab.rs`).
     links: Vec<Vec<Link>>,
     /// Every slab member that indexes a table, once each.
     table_members: Vec<TableMember>,

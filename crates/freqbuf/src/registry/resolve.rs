@@ -5,13 +5,13 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Registry, SharedBinding};
 use crate::errors::{ParamError, ParamErrorKind};
-use crate::family::{FamilyId, FamilyScope};
 use crate::id::SlotId;
-use crate::name::{closest, parse_path};
-use crate::param::Param;
+use crate::instance::family::{FamilyId, FamilyScope};
+use crate::reflect::name::{closest, parse_path};
 use crate::reflect::{ResourceClass, ResourceKind};
-use crate::slot_layout::SlotLayout;
-use crate::slot_plan::Frequency;
+use crate::slot::layout::SlotLayout;
+use crate::slot::plan::Frequency;
+use crate::write::param::Param;
 
 impl Registry {
     /// Resolves a name or path (`view_proj`, `lights[3].color`, `GMRTs[2]`) among the

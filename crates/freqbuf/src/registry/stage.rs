@@ -5,12 +5,12 @@ use std::collections::BTreeMap;
 
 use super::{BindingKey, Key, Registry, SharedBinding, Staged};
 use crate::errors::{Error, LayoutErrorKind, ResourceSite};
-use crate::family::{FamilyId, NamedFamily};
 use crate::id::ShaderId;
+use crate::instance::family::{FamilyId, NamedFamily};
 use crate::reflect::{BlockLayout, IndexSource, Resource, ResourceKind, ShaderReflection};
-use crate::slab::SlabSource;
-use crate::slot_layout::SlotLayout;
-use crate::slot_plan::{BindingPoint, Frequency};
+use crate::slot::layout::SlotLayout;
+use crate::slot::plan::{BindingPoint, Frequency};
+use crate::slot::slab::SlabSource;
 
 impl Registry {
     /// Checks `shader` against every registration rule and merges its blocks

@@ -13,8 +13,8 @@
 //! overwrite what that encoder will read (`queue.write_buffer` lands before
 //! every command buffer of the next submit).
 
+use crate::device::scope;
 use crate::errors::Error;
-use crate::scope;
 
 /// Bytes of one belt chunk; a larger upload gets a chunk its own size.
 const CHUNK: u64 = 1 << 20;

@@ -5,11 +5,11 @@
 use super::belt::LARGEST;
 use super::scatter::{ROW, ROW_WORDS};
 use super::{FlushReport, MERGE_GAP, Sink, Uploader};
-use crate::array::Addressing;
+use crate::device::scope;
 use crate::errors::Error;
-use crate::scope;
-use crate::slot::{SLOT_USAGE, Slot, grown_capacity};
-use crate::slot_plan::Frequency;
+use crate::slot::array::Addressing;
+use crate::slot::plan::Frequency;
+use crate::slot::shadow::{SLOT_USAGE, Slot, grown_capacity};
 use crate::stats::{FrameStats, Stats};
 
 /// One slot's share of one chunk of the packed upload.
@@ -161,7 +161,7 @@ impl Uploader {
         // ranges. The clean bytes inside equal what the GPU already holds.
         if n > 1 {
             let (lo, hi) = (self.ranges[start].0, self.ranges[self.ranges.len() - 1].1);
-            if crate::dirty::is_dense(dirty, hi - lo, self.dense) {
+            if crate::slot::dirty::is_dense(dirty, hi - lo, self.dense) {
                 self.ranges.truncate(start);
                 self.ranges.push((lo, hi));
                 s.dense_spans += 1;

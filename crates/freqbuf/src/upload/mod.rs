@@ -22,8 +22,8 @@ mod stage;
 
 use crate::errors::Error;
 use crate::id::SlotId;
-use crate::slot::Slot;
-use crate::slot_plan::Frequency;
+use crate::slot::plan::Frequency;
+use crate::slot::shadow::Slot;
 use crate::stats::FrameStats;
 pub(crate) use rows::{RowSet, RowsToPack};
 

@@ -3,9 +3,9 @@
 
 use super::scatter::Scatter;
 use super::{Sink, Uploader};
+use crate::device::scope;
 use crate::errors::Error;
-use crate::scope;
-use crate::slot::Slot;
+use crate::slot::shadow::Slot;
 use crate::stats::FrameStats;
 
 impl Uploader {
@@ -33,7 +33,7 @@ impl Uploader {
         if self.jobs.iter().any(|j| j.scatter) {
             #[cfg(feature = "fault-injection")]
             if crate::fault::hit(crate::fault::FaultSite::Scatter) {
-                return Err(crate::scope::injected("scatter dispatch".into()));
+                return Err(crate::device::scope::injected("scatter dispatch".into()));
             }
             if self.scatter.is_none() {
                 let scatter =

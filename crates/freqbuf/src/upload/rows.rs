@@ -11,9 +11,9 @@ use std::ops::Range;
 use super::belt::LARGEST;
 use super::scatter::{ROW, ROW_WORDS, Scatter};
 use super::{AUTO_COPY_LIMIT, FlushStrategy, Sink, Uploader};
+use crate::device::scope;
 use crate::errors::Error;
-use crate::scope;
-use crate::slot::Slot;
+use crate::slot::shadow::Slot;
 use crate::stats::FrameStats;
 
 const PREFETCH_AHEAD: usize = 8;
@@ -342,7 +342,7 @@ impl Uploader {
         };
         #[cfg(feature = "fault-injection")]
         if crate::fault::hit(crate::fault::FaultSite::Scatter) {
-            return Err(crate::scope::injected("rows scatter dispatch".into()));
+            return Err(crate::device::scope::injected("rows scatter dispatch".into()));
         }
         let len = table + (st.table_rows + 2) * ROW;
         let need_window = ((st.table_rows + 2) * ROW).next_power_of_two().max(256);

@@ -3,9 +3,9 @@
 
 use super::scatter::ROW;
 use super::{Sink, Uploader};
+use crate::device::scope;
 use crate::errors::Error;
-use crate::scope;
-use crate::slot::Slot;
+use crate::slot::shadow::Slot;
 use crate::stats::FrameStats;
 
 /// Pieces ahead of the one copied whose shadow bytes are fetched.
@@ -45,7 +45,7 @@ impl Uploader {
         let staging = self.staging_buffer(device, stats, size)?;
         #[cfg(feature = "fault-injection")]
         if crate::fault::hit(crate::fault::FaultSite::Upload) {
-            return Err(crate::scope::injected("staging upload".into()));
+            return Err(crate::device::scope::injected("staging upload".into()));
         }
         let len = wgpu::BufferSize::new(write_len).expect("jobs have bytes");
         let mut view = self.belt.write(device, sink.encoder(device), &staging, 0, len)?;
@@ -60,7 +60,7 @@ impl Uploader {
                 // The pieces lie far apart in a shadow larger than the caches:
                 // fetch a later one's bytes while this one is copied.
                 if let Some(&(lo, hi)) = pieces.get(p + PREFETCH_AHEAD) {
-                    crate::write_behind::prefetch(&shadow[lo as usize..hi as usize]);
+                    crate::write::behind::prefetch(&shadow[lo as usize..hi as usize]);
                 }
                 let len = hi - lo;
                 out.slice(at as usize..(at + len) as usize)

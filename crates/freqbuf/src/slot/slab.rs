@@ -13,7 +13,7 @@
 //! `binding/link.rs`). Values, dirty tracking and flush are those of any
 //! array slot.
 
-use crate::slot_plan::{BindingPoint, Frequency};
+use crate::slot::plan::{BindingPoint, Frequency};
 
 /// Where a slab's element index is read: a `u32` member of another array
 /// slot's element, masked (`SlotLayout::slab`).

@@ -10,10 +10,10 @@
 //! for data shared by many shaders; bind a plain buffer yourself for data that
 //! one shader owns.
 
-use crate::array::Addressing;
-use crate::dirty::DirtySet;
 use crate::id::SlotId;
-use crate::slot_plan::{BindingPoint, Frequency};
+use crate::slot::array::Addressing;
+use crate::slot::dirty::DirtySet;
+use crate::slot::plan::{BindingPoint, Frequency};
 
 /// Buffer usages of a slot buffer: bound as uniform, written by copies or the scatter pass.
 pub(crate) const SLOT_USAGE: wgpu::BufferUsages = wgpu::BufferUsages::UNIFORM
@@ -282,7 +282,7 @@ impl Slot {
     pub(crate) fn write(&mut self, index: u32, offset: u32, bytes: &[u8]) -> bool {
         let start = index as usize * self.stride as usize + offset as usize;
         let dst = &mut self.shadow[start..start + bytes.len()];
-        let Some((first, last)) = crate::dirty::changed_span(dst, bytes) else {
+        let Some((first, last)) = crate::slot::dirty::changed_span(dst, bytes) else {
             return false;
         };
         // All of it: the bytes outside the span are equal, and a copy of the
@@ -313,7 +313,7 @@ impl Slot {
     /// Writes the fields of a typed block from its buffer form `bytes`, each
     /// compared on its own.
     pub(crate) fn write_members<T: crate::ShaderStruct>(&mut self, index: u32, bytes: &[u8]) {
-        crate::typed::for_each_span(T::MEMBERS, 0, &mut |at, len| {
+        crate::write::typed::for_each_span(T::MEMBERS, 0, &mut |at, len| {
             self.write(index, at, &bytes[at as usize..(at + len) as usize]);
         });
     }
@@ -371,7 +371,7 @@ impl Slot {
         let stride = self.stride as u64;
         let range = (first as u64 * stride + lo as u64, last as u64 * stride + hi as u64);
         let dirty = self.dirty.count() as u64 * (hi - lo) as u64;
-        if !crate::dirty::is_dense(dirty, range.1 - range.0, dense) {
+        if !crate::slot::dirty::is_dense(dirty, range.1 - range.0, dense) {
             return None;
         }
         self.dirty.clear();

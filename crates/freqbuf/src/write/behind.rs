@@ -11,7 +11,7 @@
 //! before `set_all` returns (or unwinds), so nothing can see a write that has
 //! not landed, and none is lost.
 
-use crate::slot::Slot;
+use crate::slot::shadow::Slot;
 
 /// Writes in flight: enough items to cover a miss, few enough to stay in L1.
 const DEPTH: usize = 8;

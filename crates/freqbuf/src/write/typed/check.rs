@@ -6,8 +6,8 @@ use std::marker::PhantomData;
 use super::{FieldType, ShaderStruct, StructMember, StructParam};
 use crate::ParamError;
 use crate::errors::ParamErrorKind;
-use crate::param::Param;
 use crate::reflect::{Member, MemberType, ValueType};
+use crate::write::param::Param;
 
 impl crate::registry::Registry {
     /// [`Manager::param_struct_in`](crate::Manager::param_struct_in) without

@@ -13,8 +13,8 @@
 //! ([`Batch::set`](crate::Batch::set)).
 
 use crate::errors::Error;
-use crate::instance::{InstanceId, InstanceTable};
-use crate::slot_plan::Frequency;
+use crate::instance::handles::{InstanceId, InstanceTable};
+use crate::slot::plan::Frequency;
 
 /// Instances of one frequency by position, resolved once
 /// ([`Manager::instance_list`](crate::Manager::instance_list)).

@@ -9,12 +9,12 @@ use std::collections::BTreeSet;
 use slotmap::{DefaultKey, Key, KeyData, SlotMap};
 
 use crate::errors::Error;
-use crate::family::FamilyId;
+use crate::instance::family::FamilyId;
+pub(crate) use crate::instance::table::Bound;
+use crate::instance::table::Tables;
 use crate::reflect::ResourceClass;
-use crate::slab::Links;
-use crate::slot_plan::{BindingPoint, Frequency};
-pub(crate) use crate::table::Bound;
-use crate::table::Tables;
+use crate::slot::plan::{BindingPoint, Frequency};
+use crate::slot::slab::Links;
 
 /// An instance handle without its type: the manager's tag (so that a handle
 /// of another manager is caught) and a generational key (so that a freed one is).
@@ -245,9 +245,9 @@ pub(crate) struct InstanceTable {
     epoch: u64,
     /// Instances freed so far: a draw list's dense indices hold while it does.
     frees: u64,
-    /// Slab pointers written into instances (`slab.rs`).
+    /// Slab pointers written into instances (`slot/slab.rs`).
     links: Links,
-    /// Binding arrays a family's slab indexes, filled by `set_texture` (`table.rs`).
+    /// Binding arrays a family's slab indexes, filled by `set_texture` (`instance/table.rs`).
     tables: Tables,
 }
 

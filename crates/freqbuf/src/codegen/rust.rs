@@ -16,10 +16,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
-use crate::name::is_padding;
+use crate::reflect::name::is_padding;
 use crate::reflect::{Member, MemberType, ValueType};
 use crate::registry::Registry;
-use crate::slot_layout::SlotLayout;
+use crate::slot::layout::SlotLayout;
 
 impl Registry {
     /// Rust declarations of every slot, by binding point: one struct per

@@ -7,7 +7,7 @@
 //! batch is made, and each write then costs a handle lookup, a compare and
 //! copy of the value's bytes and a dirty bit. `set_all` and `set_all_in`
 //! take a whole frame's writes in one call and hold each back a few items
-//! while its shadow bytes are fetched ([`crate::write_behind`]): the fastest
+//! while its shadow bytes are fetched ([`crate::write::behind`]): the fastest
 //! path where the written instances are scattered over a large slot. Use
 //! [`InstanceMut`](crate::InstanceMut) for a few values on one instance, or
 //! for several members of it. Both write the same shadow and are flushed
@@ -16,15 +16,15 @@
 use std::marker::PhantomData;
 
 use crate::errors::{Error, ParamErrorKind};
-use crate::family::FamilyId;
-use crate::instance::{InstanceId, InstanceTable};
-use crate::instance_list::InstanceList;
-use crate::param::{Param, Uniform};
+use crate::instance::family::FamilyId;
+use crate::instance::handles::{InstanceId, InstanceTable};
+use crate::instance::list::InstanceList;
 use crate::registry::Registry;
-use crate::setters::{check_family, check_param, check_type, param_error};
-use crate::slot::Slot;
-use crate::typed::{ShaderStruct, StructParam};
-use crate::write_behind;
+use crate::slot::shadow::Slot;
+use crate::write::behind;
+use crate::write::param::{Param, Uniform};
+use crate::write::setters::{check_family, check_param, check_type, param_error};
+use crate::write::typed::{ShaderStruct, StructParam};
 
 /// What a batch borrows from its manager to check a write: the instance
 /// table its handles resolve in, and the member's slot rules.
@@ -73,7 +73,7 @@ impl<'a> Target<'a> {
         land: impl FnMut(&mut Slot, u32, V),
     ) -> Result<(), Error> {
         let check = &self.check;
-        write_behind::write_all(self.slot, self.span, items, |key| index(check, key), land)
+        behind::write_all(self.slot, self.span, items, |key| index(check, key), land)
     }
 }
 

@@ -6,13 +6,13 @@
 //! two different members must not share bytes.
 
 use crate::errors::{LayoutErrorKind, Location, MemberSite, ParamErrorKind};
-use crate::family::{FamilyId, NamedFamily};
 use crate::id::ShaderId;
-use crate::name::Segment;
-use crate::name::is_padding;
+use crate::instance::family::{FamilyId, NamedFamily};
+use crate::reflect::name::Segment;
+use crate::reflect::name::is_padding;
 use crate::reflect::{BlockLayout, Member, MemberType};
-use crate::slab::SlabSource;
-use crate::slot_plan::{BindingPoint, Frequency};
+use crate::slot::plan::{BindingPoint, Frequency};
+use crate::slot::slab::SlabSource;
 
 /// The merged layout of one slot: every member any registered shader declares.
 #[derive(Clone, Debug)]
@@ -78,7 +78,7 @@ impl SlotLayout {
     }
 
     /// Where a slab's element index is read, for an array slot that every
-    /// user finds through another array's member (`slab.rs`); `None` for
+    /// user finds through another array's member (`slot/slab.rs`); `None` for
     /// uniform slots and array slots indexed by the instance index.
     #[inline]
     pub fn slab(&self) -> Option<&SlabSource> {
@@ -281,7 +281,10 @@ fn resolve_in<'a>(
             MemberType::Struct { fields, .. } => {
                 let field =
                     fields.iter().find(|f| f.name == next.name).ok_or_else(|| ParamErrorKind::Unknown {
-                        suggestions: crate::name::closest(next.name, fields.iter().map(|f| f.name.as_str())),
+                        suggestions: crate::reflect::name::closest(
+                            next.name,
+                            fields.iter().map(|f| f.name.as_str()),
+                        ),
                     })?;
                 resolve_in(
                     &field.name,

@@ -13,10 +13,10 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use crate::errors::Error;
-use crate::name::is_padding;
+use crate::reflect::name::is_padding;
 use crate::reflect::{Member, MemberType};
 use crate::registry::Registry;
-use crate::slot_layout::SlotLayout;
+use crate::slot::layout::SlotLayout;
 
 impl Registry {
     /// WGSL declarations of every slot: structs (nested ones included, each

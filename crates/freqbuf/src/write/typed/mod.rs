@@ -19,8 +19,8 @@ mod check;
 
 use std::marker::PhantomData;
 
-use crate::param::Uniform;
 use crate::reflect::ValueType;
+use crate::write::param::Uniform;
 
 /// One field of a [`ShaderStruct`], where WGSL puts it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,7 +95,7 @@ impl FieldType {
     /// The WGSL spelling: `vec4<f32>`, `array<Light, 4>`.
     pub(crate) fn wgsl(&self) -> String {
         match self {
-            FieldType::Value(v) => crate::param::type_name(v),
+            FieldType::Value(v) => crate::write::param::type_name(v),
             FieldType::Struct { name, .. } => (*name).to_owned(),
             FieldType::Array { elem, count, .. } => format!("array<{}, {count}>", elem.wgsl()),
         }
@@ -137,7 +137,7 @@ impl<T: Uniform> ShaderField for T {
 /// A block resolved for struct `T`, from [`Manager::param_struct`](crate::Manager::param_struct):
 /// every field was checked against the block, so writes look nothing up.
 pub struct StructParam<T> {
-    pub(crate) block: crate::param::Param,
+    pub(crate) block: crate::write::param::Param,
     pub(crate) _struct: PhantomData<fn(&T)>,
 }
 

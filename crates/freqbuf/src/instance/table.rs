@@ -7,7 +7,7 @@
 //! material's resources, and each material's slab element holds their
 //! elements in `u32` members (`material_indices[slot].base_color_texture`).
 //! A resource that only some materials set, or that differs per draw
-//! without a slab, stays an instance's own binding (`instance.rs`).
+//! without a slab, stays an instance's own binding (`handles.rs`).
 //!
 //! Element 0 of every table is the placeholder, so a member never set
 //! (a new material's zeros) reads a placeholder; a freed material's elements
@@ -15,9 +15,9 @@
 
 use std::collections::HashMap;
 
-use crate::family::FamilyId;
+use crate::instance::family::FamilyId;
 use crate::reflect::ResourceClass;
-use crate::slot_plan::{BindingPoint, Frequency};
+use crate::slot::plan::{BindingPoint, Frequency};
 
 /// A resource bound at one binding point (and array element) of an instance,
 /// or at one element of a table.

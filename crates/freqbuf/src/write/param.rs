@@ -5,8 +5,8 @@ use naga::ScalarKind;
 
 use crate::id::SlotId;
 use crate::reflect::{MemberType, ValueType};
-use crate::slot_layout::Resolved;
-use crate::slot_plan::Frequency;
+use crate::slot::layout::Resolved;
+use crate::slot::plan::Frequency;
 
 /// A member (or array element, or struct field) resolved once by name.
 ///

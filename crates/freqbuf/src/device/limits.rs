@@ -15,10 +15,10 @@
 
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 
-use crate::array::{self, Addressing};
 use crate::errors::{LimitError, LimitErrorKind, Location};
 use crate::reflect::{ResourceKind, ShaderReflection};
-use crate::slot_plan::BindingPoint;
+use crate::slot::array::{self, Addressing};
+use crate::slot::plan::BindingPoint;
 
 /// What the device allows, read once per manager.
 #[derive(Clone, Debug)]
@@ -32,7 +32,7 @@ pub(crate) struct DeviceCaps {
 }
 
 impl DeviceCaps {
-    /// Most elements a table (`table.rs`) declares.
+    /// Most elements a table (`instance/table.rs`) declares.
     pub(crate) const MAX_TABLE_LEN: u32 = 1024;
 
     /// Elements of an unsized table of `class` on this device: a sixteenth
@@ -266,8 +266,8 @@ fn validate(shader: &ShaderReflection, caps: &DeviceCaps) -> Result<Option<naga:
     let module = batched.as_ref().unwrap_or(shader.module());
     // Capabilities: the same validation wgpu runs in `create_shader_module`.
     let validate = || Validator::new(ValidationFlags::all(), caps.capabilities).validate(module).err();
-    let size = shader.source().map_or_else(|| crate::stack::module_size(module), str::len);
-    let failed = crate::stack::on_deep_stack(size, validate).unwrap_or(None);
+    let size = shader.source().map_or_else(|| crate::reflect::stack::module_size(module), str::len);
+    let failed = crate::reflect::stack::on_deep_stack(size, validate).unwrap_or(None);
     if let Some(e) = failed {
         let location = shader.source().and_then(|s| e.location(s)).map(Location::from_naga);
         if batched.is_some() {

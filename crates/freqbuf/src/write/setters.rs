@@ -6,12 +6,12 @@ use smallvec::SmallVec;
 
 use crate::binding::{BindGroups, describe};
 use crate::errors::{Error, ParamError, ParamErrorKind};
-use crate::family::FamilyId;
-use crate::instance::{Bound, InstanceId, InstanceTable};
-use crate::param::{Param, Uniform, type_name};
+use crate::instance::family::FamilyId;
+use crate::instance::handles::{Bound, InstanceId, InstanceTable};
 use crate::registry::Registry;
 use crate::registry::TableMember;
-use crate::slot::Slot;
+use crate::slot::shadow::Slot;
+use crate::write::param::{Param, Uniform, type_name};
 
 /// One instance of a manager, borrowed to set values and resources on.
 ///
@@ -264,7 +264,7 @@ impl InstanceMut<'_> {
                 limits.max_binding_array_elements_per_shader_stage,
             ),
         };
-        let from_device = member.len == (limit.1 / 16).min(crate::limits::DeviceCaps::MAX_TABLE_LEN);
+        let from_device = member.len == (limit.1 / 16).min(crate::device::limits::DeviceCaps::MAX_TABLE_LEN);
         let element =
             self.instances.tables_mut().place(member.table, member.len, at, bound).map_err(|len| {
                 Error::TableFull {
