@@ -23,16 +23,18 @@ use smallvec::SmallVec;
 
 use crate::binding::Draw;
 use crate::binding::context::{BindContext, BindSource};
-use crate::binding::groups::GroupInputs;
+use crate::binding::group_layouts::{Variant, VariantId};
+use crate::binding::groups::{CachedGroup, GroupInputs};
 use crate::binding::state::{BindState, DrawInputs, GroupAccess};
 use crate::device::limits::MAX_GROUPS;
 use crate::errors::Error;
 use crate::id::{ShaderId, SlotId};
 use crate::instance::family::FamilyId;
-use crate::instance::handles::{NOT_GIVEN, checked};
+use crate::instance::handles::{InstanceResources, InstanceTable, NOT_GIVEN, checked};
 use crate::registry::Registry;
 use crate::slot::array::Addressing;
 use crate::slot::plan::Frequency;
+use crate::slot::shadow::Slot;
 
 /// Something bind groups can be set on: a render pass, compute pass or bundle encoder.
 pub trait BindTarget {
@@ -276,14 +278,7 @@ impl Binder {
                 let slot = &slots[s.index()];
                 deps |= 1 << slot.frequency() as u8;
                 let i = instance(slot.frequency())?;
-                same_family(registry, shader_id, s, || instances.family(slot.frequency(), i))?;
-                // The GPU copy is laid out as of the last flush: its stride and capacity.
-                if i >= slot.gpu_capacity() {
-                    return Err(Error::NotFlushed(slot.frequency()));
-                }
-                if slot.unwritten(i) {
-                    return Err(unwritten(slot, i));
-                }
+                drawable(registry, instances, shader_id, s, slot, i)?;
                 match slot.addressing() {
                     Addressing::Batched { per } => {
                         reusable = false;
@@ -296,29 +291,11 @@ impl Binder {
             for (k, &s) in v.arrays.iter().enumerate() {
                 let slot = &slots[s.index()];
                 let i = instance(slot.frequency())?;
-                same_family(registry, shader_id, s, || instances.family(slot.frequency(), i))?;
-                if i >= slot.gpu_capacity() {
-                    return Err(Error::NotFlushed(slot.frequency()));
-                }
-                if slot.unwritten(i) {
-                    return Err(unwritten(slot, i));
-                }
+                drawable(registry, instances, shader_id, s, slot, i)?;
                 if v.slabs & (1 << k) == 0 {
                     first = i;
-                    continue;
-                }
-                // A slab: the draw's object must point at element `i`, on the GPU too
-                // (unless the application points into it itself: no link).
-                let link = registry.links(shader_id).iter().find(|l| l.to == s.index());
-                // Rows the application owns hold the pointers it packed.
-                if let Some(link) = link.filter(|l| !slots[l.from].caller_owned()) {
-                    let from = slots[link.from].frequency();
-                    if !super::link::points_at(slots, link, instance(from)?, i) {
-                        return Err(super::link::unlinked(registry, shader_id, link, from, slot.frequency()));
-                    }
-                    if instances.links().pending() {
-                        return Err(Error::NotFlushed(from));
-                    }
+                } else {
+                    pointed_at(registry, slots, instances, shader_id, s, i, instance)?;
                 }
             }
             let (owner, owned) = match v.owner {
@@ -329,21 +306,11 @@ impl Binder {
                 }
                 None => (0, None),
             };
-            // Both counters only grow: their sum moves when either does.
-            let stamp = owned.map_or(0, |r| r.epoch) + if v.tables { instances.tables().epoch() } else { 0 };
-            let cached = match &mut groups {
-                GroupAccess::Build { device, groups, stats } => match groups.get(vid, owner, stamp) {
-                    Some(c) => c,
-                    None => {
-                        stats.bind_groups_created += 1;
-                        let inputs =
-                            GroupInputs { device, registry, slots, owned, tables: instances.tables() };
-                        groups.build(vid, v, owner, stamp, inputs)?
-                    }
-                },
-                GroupAccess::Shared(groups) => groups.get(vid, owner, stamp).ok_or_else(|| {
-                    Error::NotPrepared { shader: registry[shader_id].name().to_owned(), group }
-                })?,
+            let cached = match cached_group(&mut groups, registry, slots, instances, (vid, v), owner, owned) {
+                Some(c) => c?,
+                None => {
+                    return Err(Error::NotPrepared { shader: registry[shader_id].name().to_owned(), group });
+                }
             };
             let (memo, bound) = &mut self.groups[group as usize];
             *memo = Memo { reusable, tag, generation, variant: vid.0, deps, index };
@@ -357,6 +324,83 @@ impl Binder {
         }
         Ok(first)
     }
+}
+
+/// The bind group of variant `vid` for instance `owner`: cached, or built
+/// where the cache is open; `None` where a frozen state never prepared it.
+#[inline]
+fn cached_group<'g>(
+    groups: &'g mut GroupAccess<'_>,
+    registry: &Registry,
+    slots: &[Slot],
+    instances: &InstanceTable,
+    (vid, v): (VariantId, &Variant),
+    owner: u32,
+    owned: Option<&InstanceResources>,
+) -> Option<Result<&'g CachedGroup, Error>> {
+    // Both counters only grow: their sum moves when either does.
+    let stamp = owned.map_or(0, |r| r.epoch) + if v.tables { instances.tables().epoch() } else { 0 };
+    match groups {
+        GroupAccess::Build { device, groups, stats } => {
+            // Two lookups on a hit (two vector reads): a borrow returned from
+            // one arm of a match on `get` is refused (NLL problem case 3).
+            if groups.get(vid, owner, stamp).is_none() {
+                stats.bind_groups_created += 1;
+                let inputs = GroupInputs { device, registry, slots, owned, tables: instances.tables() };
+                return Some(groups.build(vid, v, owner, stamp, inputs));
+            }
+            groups.get(vid, owner, stamp).map(Ok)
+        }
+        GroupAccess::Shared(groups) => groups.get(vid, owner, stamp).map(Ok),
+    }
+}
+
+/// Element `i` of `slot` can be drawn: of the shader's family, and on the
+/// GPU as of the last flush (its capacity, and no caller-owned row unwritten).
+#[inline]
+fn drawable(
+    registry: &Registry,
+    instances: &InstanceTable,
+    shader: ShaderId,
+    s: SlotId,
+    slot: &Slot,
+    i: u32,
+) -> Result<(), Error> {
+    same_family(registry, shader, s, || instances.family(slot.frequency(), i))?;
+    if i >= slot.gpu_capacity() {
+        return Err(Error::NotFlushed(slot.frequency()));
+    }
+    if slot.unwritten(i) {
+        return Err(unwritten(slot, i));
+    }
+    Ok(())
+}
+
+/// Slab `s`'s element `i` is what the draw's object points at, on the GPU
+/// too, unless the application points into it itself (no link) or owns the
+/// rows that hold the pointers.
+#[inline]
+fn pointed_at(
+    registry: &Registry,
+    slots: &[Slot],
+    instances: &InstanceTable,
+    shader: ShaderId,
+    s: SlotId,
+    i: u32,
+    instance: impl Fn(Frequency) -> Result<u32, Error>,
+) -> Result<(), Error> {
+    let link = registry.links(shader).iter().find(|l| l.to == s.index());
+    if let Some(link) = link.filter(|l| !slots[l.from].caller_owned()) {
+        let from = slots[link.from].frequency();
+        if !super::link::points_at(slots, link, instance(from)?, i) {
+            let to = slots[s.index()].frequency();
+            return Err(super::link::unlinked(registry, shader, link, from, to));
+        }
+        if instances.links().pending() {
+            return Err(Error::NotFlushed(from));
+        }
+    }
+    Ok(())
 }
 
 /// A draw's instance made in another family than the shader's per-family
@@ -427,7 +471,7 @@ fn same(a: &[u32], b: &[u32]) -> bool {
 
 /// A draw reads row `index` of a caller-owned slot that no write has packed.
 #[cold]
-fn unwritten(slot: &crate::slot::shadow::Slot, index: u32) -> Error {
+fn unwritten(slot: &Slot, index: u32) -> Error {
     let kind = crate::error::RowsErrorKind::Unwritten { frequency: slot.frequency(), index };
     Error::Rows { binding: slot.binding(), kind }
 }

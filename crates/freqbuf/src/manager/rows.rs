@@ -5,6 +5,7 @@ use super::Manager;
 use crate::errors::{Error, RowsErrorKind};
 use crate::instance::list::InstanceList;
 use crate::slot::rows::Rows;
+use crate::slot::shadow::Slot;
 use crate::upload::{RowSet, RowsToPack};
 
 impl Manager {
@@ -155,63 +156,23 @@ impl Manager {
         let indices = list.resolved(&self.instances)?;
         let mut pairs = std::mem::take(&mut self.uploader.row_pairs);
         pairs.clear();
-        // Ascending and distinct rows (a list in creation order, changes in
-        // order) need no sort; runs are counted on the way. While rows and
-        // positions both step by one (everything moved), only the ends are kept.
-        let (mut ascending, mut runs, mut last) = (true, 0, None::<(u32, u32)>);
-        let mut run = None::<(u32, u32, u32)>;
-        for p in changed {
-            let Some(&i) = indices.get(p) else {
+        let Changed { mut ascending, mut runs, mut run } = match pair_changed(indices, changed, &mut pairs) {
+            Ok(c) => c,
+            Err(e) => {
                 self.uploader.row_pairs = pairs;
-                return Err(Error::ListPosition { position: p, len: indices.len() });
-            };
-            let p = p as u32;
-            match last {
-                Some((l, _)) if i <= l => ascending = false,
-                Some((l, _)) if i == l + 1 => {}
-                _ => runs += 1,
+                return Err(e);
             }
-            match &mut run {
-                Some((_, _, n)) if last == Some((i.wrapping_sub(1), p.wrapping_sub(1))) => *n += 1,
-                None if last.is_none() => run = Some((i, p, 1)),
-                r => {
-                    if let Some((i0, p0, n)) = r.take() {
-                        pairs.extend((0..n).map(|k| (i0 + k, p0 + k)));
-                    }
-                    pairs.push((i, p));
-                }
-            }
-            last = Some((i, p));
-        }
+        };
         let slot = &mut self.slots[s.index()];
         if slot.dirty_count() > 0 {
             if let Some((i0, p0, n)) = run.take() {
                 pairs.extend((0..n).map(|k| (i0 + k, p0 + k)));
             }
-            // Unwritten rows the list holds come from the array too; the others wait.
-            let mut at = vec![u32::MAX; slot.instances() as usize];
-            for (p, &i) in indices.iter().enumerate() {
-                at[i as usize] = p as u32;
-            }
-            let mut keep = Vec::new();
-            slot.take_unwritten(u32::MAX, |i| match at[i as usize] {
-                u32::MAX => keep.push(i),
-                p => pairs.push((i, p)),
-            });
-            keep.into_iter().for_each(|i| slot.mark_unwritten(i));
+            pair_unwritten(slot, indices, &mut pairs);
             ascending = false;
         }
         if !ascending {
-            pairs.sort_by_key(|p| p.0);
-            // The same row twice: the later position wins, as a second write would.
-            pairs.dedup_by(|later, earlier| {
-                let same = later.0 == earlier.0;
-                if same {
-                    earlier.1 = later.1;
-                }
-                same
-            });
-            runs = 1 + pairs.windows(2).filter(|w| w[1].0 != w[0].0 + 1).count();
+            runs = sort_pairs(&mut pairs);
         }
         let rows_set = match run {
             Some((index, position, len)) => RowSet::Run { index, position, len },
@@ -268,4 +229,79 @@ impl Manager {
     fn rows_error(&self, slot: crate::SlotId, kind: RowsErrorKind) -> Error {
         Error::Rows { binding: self.registry[slot].binding(), kind }
     }
+}
+
+/// What one pass over the changed positions found.
+struct Changed {
+    /// Rows ascending and distinct: no sort needed.
+    ascending: bool,
+    /// Runs of consecutive rows, where `ascending`.
+    runs: usize,
+    /// Everything moved in order: rows and positions both stepping by one
+    /// (row, position, count), with nothing in `pairs`.
+    run: Option<(u32, u32, u32)>,
+}
+
+/// (row, position) of each changed position of a list resolved to `indices`,
+/// into `pairs`; a run of rows and positions stepping together keeps only its ends.
+#[inline]
+fn pair_changed(
+    indices: &[u32],
+    changed: impl IntoIterator<Item = usize>,
+    pairs: &mut Vec<(u32, u32)>,
+) -> Result<Changed, Error> {
+    let (mut ascending, mut runs, mut last) = (true, 0, None::<(u32, u32)>);
+    let mut run = None::<(u32, u32, u32)>;
+    for p in changed {
+        let Some(&i) = indices.get(p) else {
+            return Err(Error::ListPosition { position: p, len: indices.len() });
+        };
+        let p = p as u32;
+        match last {
+            Some((l, _)) if i <= l => ascending = false,
+            Some((l, _)) if i == l + 1 => {}
+            _ => runs += 1,
+        }
+        match &mut run {
+            Some((_, _, n)) if last == Some((i.wrapping_sub(1), p.wrapping_sub(1))) => *n += 1,
+            None if last.is_none() => run = Some((i, p, 1)),
+            r => {
+                if let Some((i0, p0, n)) = r.take() {
+                    pairs.extend((0..n).map(|k| (i0 + k, p0 + k)));
+                }
+                pairs.push((i, p));
+            }
+        }
+        last = Some((i, p));
+    }
+    Ok(Changed { ascending, runs, run })
+}
+
+/// The slot's unwritten rows that the list holds join `pairs`, to come from
+/// the caller's array too; the others stay unwritten.
+fn pair_unwritten(slot: &mut Slot, indices: &[u32], pairs: &mut Vec<(u32, u32)>) {
+    let mut at = vec![u32::MAX; slot.instances() as usize];
+    for (p, &i) in indices.iter().enumerate() {
+        at[i as usize] = p as u32;
+    }
+    let mut keep = Vec::new();
+    slot.take_unwritten(u32::MAX, |i| match at[i as usize] {
+        u32::MAX => keep.push(i),
+        p => pairs.push((i, p)),
+    });
+    keep.into_iter().for_each(|i| slot.mark_unwritten(i));
+}
+
+/// Sorts `pairs` by row, keeping the later position of a row given twice, as
+/// a second write would; returns the runs of consecutive rows.
+fn sort_pairs(pairs: &mut Vec<(u32, u32)>) -> usize {
+    pairs.sort_by_key(|p| p.0);
+    pairs.dedup_by(|later, earlier| {
+        let same = later.0 == earlier.0;
+        if same {
+            earlier.1 = later.1;
+        }
+        same
+    });
+    1 + pairs.windows(2).filter(|w| w[1].0 != w[0].0 + 1).count()
 }

@@ -12,6 +12,10 @@
 //! [`InstanceMut`](crate::InstanceMut) for a few values on one instance, or
 //! for several members of it. Both write the same shadow and are flushed
 //! alike; a failed write changes nothing.
+//!
+//! The two public types are one writer (`Writes`) generic over how a value
+//! lands (`Land`: a member at its offset, or a typed block's fields), so
+//! both check and queue their writes by the same code.
 
 use std::marker::PhantomData;
 
@@ -115,6 +119,92 @@ impl Check<'_> {
     }
 }
 
+/// How a batch lands one value in an instance's bytes.
+trait Land<T> {
+    fn land(&mut self, slot: &mut Slot, index: u32, value: &T);
+}
+
+/// A member at its offset ([`Batch`]).
+#[derive(Debug)]
+struct Member(u32);
+
+impl<T: Uniform> Land<T> for Member {
+    #[inline]
+    fn land(&mut self, slot: &mut Slot, index: u32, value: &T) {
+        slot.write(index, self.0, bytemuck::bytes_of(&value.to_gpu()));
+    }
+}
+
+/// A typed block's fields ([`StructBatch`]), laid out in bytes reused by
+/// every write (a typed block starts at offset 0 of its slot).
+#[derive(Debug)]
+struct Block(Vec<u8>);
+
+impl<T: ShaderStruct> Land<T> for Block {
+    #[inline]
+    fn land(&mut self, slot: &mut Slot, index: u32, value: &T) {
+        slot.write_struct(index, value, &mut self.0);
+    }
+}
+
+/// The writer both batches are: a checked target and how values land.
+#[derive(Debug)]
+struct Writes<'a, L> {
+    target: Target<'a>,
+    lands: L,
+}
+
+impl<'a, L> Writes<'a, L> {
+    #[inline]
+    fn set<T>(&mut self, id: InstanceId, value: &T) -> Result<(), Error>
+    where
+        L: Land<T>,
+    {
+        let index = self.target.check.index(id)?;
+        self.lands.land(self.target.slot, index, value);
+        Ok(())
+    }
+
+    #[inline]
+    fn set_in<T>(&mut self, list: &InstanceList, position: usize, value: &T) -> Result<(), Error>
+    where
+        L: Land<T>,
+    {
+        let index = self.target.check.listed(list, position)?;
+        self.lands.land(self.target.slot, index, value);
+        Ok(())
+    }
+
+    #[inline]
+    fn set_all<'v, T: 'v, I: Into<InstanceId>>(
+        &mut self,
+        items: impl IntoIterator<Item = (I, &'v T)>,
+    ) -> Result<(), Error>
+    where
+        L: Land<T>,
+    {
+        let lands = &mut self.lands;
+        self.target.write_all(items, |c, id: I| c.index(id.into()), |slot, i, v| lands.land(slot, i, v))
+    }
+
+    #[inline]
+    fn set_all_in<'v, T: 'v>(
+        &mut self,
+        list: &InstanceList,
+        items: impl IntoIterator<Item = (usize, &'v T)>,
+    ) -> Result<(), Error>
+    where
+        L: Land<T>,
+    {
+        let lands = &mut self.lands;
+        self.target.write_all(
+            items,
+            |c, position| c.listed(list, position),
+            |slot, i, v| lands.land(slot, i, v),
+        )
+    }
+}
+
 /// One member written on many instances ([`Manager::batch`](crate::Manager::batch)).
 ///
 /// ```no_run
@@ -128,7 +218,7 @@ impl Check<'_> {
 /// ```
 #[derive(Debug)]
 pub struct Batch<'a, T> {
-    target: Target<'a>,
+    writes: Writes<'a, Member>,
     _value: PhantomData<fn(&T)>,
 }
 
@@ -145,7 +235,7 @@ impl<'a, T: Uniform> Batch<'a, T> {
         check_type::<T>(registry, param)?;
         let width = std::mem::size_of::<T::Gpu>();
         let target = Target::new(registry, slots, instances, param, (param.offset, width))?;
-        Ok(Self { target, _value: PhantomData })
+        Ok(Self { writes: Writes { target, lands: Member(param.offset) }, _value: PhantomData })
     }
 
     /// Sets the member on instance `id`. Writing the value it already holds
@@ -155,9 +245,7 @@ impl<'a, T: Uniform> Batch<'a, T> {
     /// bytes, and a dirty bit.
     #[inline]
     pub fn set(&mut self, id: impl Into<InstanceId>, value: &T) -> Result<(), Error> {
-        let index = self.target.check.index(id.into())?;
-        self.write(index, value);
-        Ok(())
+        self.writes.set(id.into(), value)
     }
 
     /// Sets the member on the instance at `position` of `list`
@@ -167,9 +255,7 @@ impl<'a, T: Uniform> Batch<'a, T> {
     /// Cost: a compare and copy of the value's bytes, and a dirty bit.
     #[inline]
     pub fn set_in(&mut self, list: &InstanceList, position: usize, value: &T) -> Result<(), Error> {
-        let index = self.target.check.listed(list, position)?;
-        self.write(index, value);
-        Ok(())
+        self.writes.set_in(list, position, value)
     }
 
     /// Sets the member on every `(instance, value)` of `items`, as a loop of
@@ -187,12 +273,7 @@ impl<'a, T: Uniform> Batch<'a, T> {
     where
         T: 'v,
     {
-        let offset = self.target.check.param.offset;
-        self.target.write_all(
-            items,
-            |c, id: I| c.index(id.into()),
-            |slot, i, v| Self::land(slot, i, offset, v),
-        )
+        self.writes.set_all(items)
     }
 
     /// [`Batch::set_all`] by position in `list`, with no handle lookup.
@@ -204,32 +285,14 @@ impl<'a, T: Uniform> Batch<'a, T> {
     where
         T: 'v,
     {
-        let offset = self.target.check.param.offset;
-        self.target.write_all(
-            items,
-            |c, position| c.listed(list, position),
-            |slot, i, v| Self::land(slot, i, offset, v),
-        )
-    }
-
-    #[inline]
-    fn write(&mut self, index: u32, value: &T) {
-        Self::land(self.target.slot, index, self.target.check.param.offset, value);
-    }
-
-    #[inline]
-    fn land(slot: &mut Slot, index: u32, offset: u32, value: &T) {
-        slot.write(index, offset, bytemuck::bytes_of(&value.to_gpu()));
+        self.writes.set_all_in(list, items)
     }
 }
 
 /// One typed block written on many instances ([`Manager::batch_struct`](crate::Manager::batch_struct)).
 #[derive(Debug)]
 pub struct StructBatch<'a, T> {
-    target: Target<'a>,
-    /// The block's bytes as the struct lays them out, reused by every write
-    /// (a typed block starts at offset 0 of its slot).
-    bytes: Vec<u8>,
+    writes: Writes<'a, Block>,
     _struct: PhantomData<fn(&T)>,
 }
 
@@ -242,8 +305,7 @@ impl<'a, T: ShaderStruct> StructBatch<'a, T> {
     ) -> Result<Self, Error> {
         let width = param.block.elem_size as usize;
         let target = Target::new(registry, slots, instances, param.block, (0, width))?;
-        let bytes = vec![0; width];
-        Ok(Self { target, bytes, _struct: PhantomData })
+        Ok(Self { writes: Writes { target, lands: Block(vec![0; width]) }, _struct: PhantomData })
     }
 
     /// Writes every field of `value` on instance `id`; members the struct
@@ -252,18 +314,14 @@ impl<'a, T: ShaderStruct> StructBatch<'a, T> {
     /// Cost: a handle lookup, then a compare and copy per field.
     #[inline]
     pub fn set(&mut self, id: impl Into<InstanceId>, value: &T) -> Result<(), Error> {
-        let index = self.target.check.index(id.into())?;
-        self.write(index, value);
-        Ok(())
+        self.writes.set(id.into(), value)
     }
 
     /// Writes every field of `value` on the instance at `position` of `list`,
     /// with no handle lookup.
     #[inline]
     pub fn set_in(&mut self, list: &InstanceList, position: usize, value: &T) -> Result<(), Error> {
-        let index = self.target.check.listed(list, position)?;
-        self.write(index, value);
-        Ok(())
+        self.writes.set_in(list, position, value)
     }
 
     /// Writes every `(instance, value)` of `items` as [`Batch::set_all`] does.
@@ -274,12 +332,7 @@ impl<'a, T: ShaderStruct> StructBatch<'a, T> {
     where
         T: 'v,
     {
-        let bytes = &mut self.bytes;
-        self.target.write_all(
-            items,
-            |c, id: I| c.index(id.into()),
-            |slot, i, v| slot.write_struct(i, v, bytes),
-        )
+        self.writes.set_all(items)
     }
 
     /// [`StructBatch::set_all`] by position in `list`, with no handle lookup.
@@ -291,16 +344,6 @@ impl<'a, T: ShaderStruct> StructBatch<'a, T> {
     where
         T: 'v,
     {
-        let bytes = &mut self.bytes;
-        self.target.write_all(
-            items,
-            |c, position| c.listed(list, position),
-            |slot, i, v| slot.write_struct(i, v, bytes),
-        )
-    }
-
-    #[inline]
-    fn write(&mut self, index: u32, value: &T) {
-        self.target.slot.write_struct(index, value, &mut self.bytes);
+        self.writes.set_all_in(list, items)
     }
 }
