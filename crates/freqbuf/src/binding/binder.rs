@@ -23,7 +23,7 @@ use smallvec::SmallVec;
 
 use crate::binding::Draw;
 use crate::binding::context::{BindContext, BindSource};
-use crate::binding::group_layouts::{Variant, VariantId};
+use crate::binding::group_layouts::{Layouts, Variant, VariantId};
 use crate::binding::groups::{CachedGroup, GroupInputs};
 use crate::binding::state::{BindState, DrawInputs, GroupAccess};
 use crate::device::limits::MAX_GROUPS;
@@ -249,14 +249,7 @@ impl Binder {
         mask: u32,
     ) -> Result<u32, Error> {
         let DrawInputs { registry, layouts, slots, instances, mut groups, generation } = inputs;
-        let si = shader_id.index();
-        let shader = match layouts.shaders.get(si) {
-            Some(s) if registry.owns(shader_id) => s,
-            _ => return Err(Error::UnknownShader(si)),
-        };
-        if !shader.ready.load(Ordering::Relaxed) {
-            layouts.check_ready(si, mask, slots)?;
-        }
+        let si = ready_shader(registry, layouts, slots, shader_id, mask)?;
         let instance = |f: Frequency| match index[f.index()] {
             NOT_GIVEN => Err(missing_instance(registry, shader_id, f)),
             i => checked(i, f),
@@ -324,6 +317,27 @@ impl Binder {
         }
         Ok(first)
     }
+}
+
+/// The shader's index, once it is this registry's and its layouts are ready
+/// for the groups of `mask`.
+#[inline]
+fn ready_shader(
+    registry: &Registry,
+    layouts: &Layouts,
+    slots: &[Slot],
+    shader: ShaderId,
+    mask: u32,
+) -> Result<usize, Error> {
+    let si = shader.index();
+    let binding = match layouts.shaders.get(si) {
+        Some(s) if registry.owns(shader) => s,
+        _ => return Err(Error::UnknownShader(si)),
+    };
+    if !binding.ready.load(Ordering::Relaxed) {
+        layouts.check_ready(si, mask, slots)?;
+    }
+    Ok(si)
 }
 
 /// The bind group of variant `vid` for instance `owner`: cached, or built

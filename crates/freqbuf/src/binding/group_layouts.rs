@@ -270,41 +270,13 @@ impl Layouts {
                 (Some(&v), _) => v,
                 (None, layout) => {
                     let v = VariantId(self.variants.len() as u32);
-                    let uniforms = entries
-                        .iter()
-                        .filter_map(|e| match e {
-                            VariantEntry::Uniform(s) => Some(*s),
-                            _ => None,
-                        })
-                        .collect();
-                    let arrays: SmallVec<[SlotId; 2]> = entries
-                        .iter()
-                        .filter_map(|e| match e {
-                            VariantEntry::Array(s) => Some(*s),
-                            _ => None,
-                        })
-                        .collect();
-                    let owner = entries.iter().find_map(|e| match e {
-                        VariantEntry::Resource { binding, table: None, .. } => {
-                            registry.plan().frequency(BindingPoint::new(g.group, *binding))
-                        }
-                        _ => None,
-                    });
                     let layout_key = (key.0, key.1.clone());
                     let layout = match (layout, self.index.get(&layout_key)) {
                         (Some(new), _) => new,
                         (None, Some(v)) => self.variants[v.0 as usize].layout.clone(),
                         (None, None) => unreachable!("prepare made a layout for every new key"),
                     };
-                    let tables =
-                        entries.iter().any(|e| matches!(e, VariantEntry::Resource { table: Some(_), .. }));
-                    let slabs = arrays
-                        .iter()
-                        .enumerate()
-                        .filter(|&(_, &s)| registry[s].slab().is_some())
-                        .fold(0u32, |m, (k, _)| m | 1 << k);
-                    let variant =
-                        Variant { group: g.group, layout, entries, uniforms, arrays, slabs, owner, tables };
+                    let variant = Variant::new(registry, g.group, layout, entries);
                     self.variants.push(variant);
                     self.index.entry(layout_key).or_insert(v);
                     self.by_slots.insert(key, v);
@@ -423,5 +395,45 @@ fn group_label(group: u32, entries: &[wgpu::BindGroupLayoutEntry]) -> String {
     match entries.len() {
         0 => format!("freqbuf group {group} (empty: fills a gap before a later group)"),
         n => format!("freqbuf group {group} ({n} bindings)"),
+    }
+}
+
+impl Variant {
+    /// A new variant of `group` from its entries: which are uniform slots,
+    /// array slots and slabs, which frequency owns its resources, and
+    /// whether it holds tables.
+    fn new(
+        registry: &Registry,
+        group: u32,
+        layout: wgpu::BindGroupLayout,
+        entries: Vec<VariantEntry>,
+    ) -> Self {
+        let uniforms = entries
+            .iter()
+            .filter_map(|e| match e {
+                VariantEntry::Uniform(s) => Some(*s),
+                _ => None,
+            })
+            .collect();
+        let arrays: SmallVec<[SlotId; 2]> = entries
+            .iter()
+            .filter_map(|e| match e {
+                VariantEntry::Array(s) => Some(*s),
+                _ => None,
+            })
+            .collect();
+        let owner = entries.iter().find_map(|e| match e {
+            VariantEntry::Resource { binding, table: None, .. } => {
+                registry.plan().frequency(BindingPoint::new(group, *binding))
+            }
+            _ => None,
+        });
+        let tables = entries.iter().any(|e| matches!(e, VariantEntry::Resource { table: Some(_), .. }));
+        let slabs = arrays
+            .iter()
+            .enumerate()
+            .filter(|&(_, &s)| registry[s].slab().is_some())
+            .fold(0u32, |m, (k, _)| m | 1 << k);
+        Variant { group, layout, entries, uniforms, arrays, slabs, owner, tables }
     }
 }

@@ -347,29 +347,7 @@ fn count_stages(
         (wgpu::ShaderStages::COMPUTE, "compute"),
     ];
     for (bit, stage_name) in stages {
-        let mut counts = [0u32; 6];
-        for (r, v) in others.iter().zip(vis) {
-            if !v.contains(bit) {
-                continue;
-            }
-            let i = match r.kind {
-                ResourceKind::Texture { .. } => 0,
-                ResourceKind::Sampler { .. } => 1,
-                ResourceKind::Storage { .. } => 2,
-                ResourceKind::StorageTexture { .. } => 5,
-                _ => continue,
-            };
-            // As wgpu counts them: a binding array's elements only against
-            // the binding-array limits, a plain binding against its kind's.
-            if r.count > 1 {
-                counts[3] = counts[3].saturating_add(r.count);
-                if i == 1 {
-                    counts[4] = counts[4].saturating_add(r.count);
-                }
-            } else {
-                counts[i] = counts[i].saturating_add(r.count);
-            }
-        }
+        let counts = stage_counts(others, vis, bit);
         let checks = [
             (
                 uniforms,
@@ -416,6 +394,40 @@ fn count_stages(
         }
     }
     Ok(())
+}
+
+/// The bindings visible in stage `bit`, by kind: sampled textures, samplers,
+/// storage buffers, binding-array elements, binding-array samplers, storage
+/// textures.
+fn stage_counts(
+    others: &[&crate::reflect::Resource],
+    vis: &[wgpu::ShaderStages],
+    bit: wgpu::ShaderStages,
+) -> [u32; 6] {
+    let mut counts = [0u32; 6];
+    for (r, v) in others.iter().zip(vis) {
+        if !v.contains(bit) {
+            continue;
+        }
+        let i = match r.kind {
+            ResourceKind::Texture { .. } => 0,
+            ResourceKind::Sampler { .. } => 1,
+            ResourceKind::Storage { .. } => 2,
+            ResourceKind::StorageTexture { .. } => 5,
+            _ => continue,
+        };
+        // As wgpu counts them: a binding array's elements only against
+        // the binding-array limits, a plain binding against its kind's.
+        if r.count > 1 {
+            counts[3] = counts[3].saturating_add(r.count);
+            if i == 1 {
+                counts[4] = counts[4].saturating_add(r.count);
+            }
+        } else {
+            counts[i] = counts[i].saturating_add(r.count);
+        }
+    }
+    counts
 }
 
 /// Every stage a shared layout may be used from. Fixed, so that layouts of
