@@ -5,7 +5,6 @@ use std::ops::Range;
 use std::path::Path;
 
 use super::compose::locate;
-use super::constraints::{FlagRules, Written};
 use super::file::EffectFile;
 use super::types::{Bits, Effect, EffectId, MAX_FLAGS, Pass};
 use crate::error::{EffectError, EffectErrorKind};
@@ -159,40 +158,8 @@ impl Effects {
             return Err(at(second, EffectErrorKind::DuplicateName { what, name, first }));
         }
         let flags = super::parse::flags(&parsed.flags, &at)?;
-        let written = Written {
-            one_of: &parsed.one_of,
-            at_most_one: &parsed.at_most_one,
-            implies: &parsed.implies,
-            implies_one_of: &parsed.implies_one_of,
-            implies_any_of: &parsed.implies_any_of,
-        };
-        let rules = FlagRules::parse(&written, &flags)
-            .map_err(|(span, what)| at(span, EffectErrorKind::BadFlags(what)))?;
-        if !rules.satisfiable() {
-            let what = "no combination of the flags meets every constraint".to_owned();
-            return Err(EffectError {
-                file: file.to_owned(),
-                location: None,
-                kind: Box::new(EffectErrorKind::BadFlags(what)),
-            });
-        }
-        let mut device = Vec::new();
-        for (flag, cap) in &parsed.device_flags {
-            let Some(i) = flags.iter().position(|f| f == flag.get_ref()) else {
-                let what = format!("device flag `{}` is not one of the effect's flags", flag.get_ref());
-                return Err(at(flag.span(), EffectErrorKind::BadFlags(what)));
-            };
-            let Some(cap) = super::types::DeviceCap::parse(cap.get_ref()) else {
-                let known = super::types::DeviceCap::NAMES.join(", ");
-                let what = format!(
-                    "device flag `{}` needs `{}`, which is not one of: {known}",
-                    flag.get_ref(),
-                    cap.get_ref()
-                );
-                return Err(at(cap.span(), EffectErrorKind::BadFlags(what)));
-            };
-            device.push((1 << i, cap));
-        }
+        let rules = super::parse::rules(&parsed, &flags, file, &at)?;
+        let device = super::parse::device_flags(&parsed.device_flags, &flags, &at)?;
         let defs = super::parse::defs(&parsed.defs, &flags, &self.code_defs, file, &at)?;
         let (techniques, passes, stage_files) =
             super::parse::techniques(parsed.technique, &flags, &mut *read, &at)?;

@@ -7,9 +7,10 @@ use std::ops::Range;
 
 use naga_oil::compose::ShaderDefValue;
 
-use super::file::{PassFile, TechniqueFile};
+use super::constraints::{FlagRules, Written};
+use super::file::{EffectFile, PassFile, TechniqueFile};
 use super::load::ReadStage;
-use super::types::{Bits, Pass, StageSource};
+use super::types::{Bits, DeviceCap, Pass, StageSource};
 use crate::error::{EffectError, EffectErrorKind};
 
 /// An error at a span of the effect file.
@@ -28,6 +29,60 @@ pub(super) fn flags(declared: &[toml::Spanned<String>], at: At<'_>) -> Result<Ve
         flags.push(f.get_ref().clone());
     }
     Ok(flags)
+}
+
+/// The flag rules (`one_of`, `at_most_one`, `implies`, ...), which some
+/// combination of the flags must meet.
+pub(super) fn rules(
+    parsed: &EffectFile,
+    flags: &[String],
+    file: &str,
+    at: At<'_>,
+) -> Result<FlagRules, EffectError> {
+    let written = Written {
+        one_of: &parsed.one_of,
+        at_most_one: &parsed.at_most_one,
+        implies: &parsed.implies,
+        implies_one_of: &parsed.implies_one_of,
+        implies_any_of: &parsed.implies_any_of,
+    };
+    let rules = FlagRules::parse(&written, flags)
+        .map_err(|(span, what)| at(span, EffectErrorKind::BadFlags(what)))?;
+    if !rules.satisfiable() {
+        let what = "no combination of the flags meets every constraint".to_owned();
+        return Err(EffectError {
+            file: file.to_owned(),
+            location: None,
+            kind: Box::new(EffectErrorKind::BadFlags(what)),
+        });
+    }
+    Ok(rules)
+}
+
+/// `[device_flags]`: each a declared flag, set from a device capability.
+pub(super) fn device_flags(
+    declared: &BTreeMap<toml::Spanned<String>, toml::Spanned<String>>,
+    flags: &[String],
+    at: At<'_>,
+) -> Result<Vec<(Bits, DeviceCap)>, EffectError> {
+    let mut device = Vec::new();
+    for (flag, cap) in declared {
+        let Some(i) = flags.iter().position(|f| f == flag.get_ref()) else {
+            let what = format!("device flag `{}` is not one of the effect's flags", flag.get_ref());
+            return Err(at(flag.span(), EffectErrorKind::BadFlags(what)));
+        };
+        let Some(cap) = DeviceCap::parse(cap.get_ref()) else {
+            let known = DeviceCap::NAMES.join(", ");
+            let what = format!(
+                "device flag `{}` needs `{}`, which is not one of: {known}",
+                flag.get_ref(),
+                cap.get_ref()
+            );
+            return Err(at(cap.span(), EffectErrorKind::BadFlags(what)));
+        };
+        device.push((1 << i, cap));
+    }
+    Ok(device)
 }
 
 /// The `[defs]` as naga_oil values, then the library's own (`set_defs`)

@@ -8,10 +8,12 @@
 
 use slotmap::SlotMap;
 
-use freqbuf::{Draw, DrawArgs, DrawList, Error, IndirectDraws, InstanceId, ShaderId};
+use freqbuf::{Draw, DrawArgs, DrawList, Error, IndirectDraws, InstanceId, Manager, ShaderId};
 
 use super::{Bin, Entry, ItemKey, QueueContext, QueueItem, QueueStats};
+use crate::effect::{Effects, Targets};
 use crate::error::MaterialError;
+use crate::material::Materials;
 
 /// A bin's draw list, the bin version and the shaders it was made for.
 #[derive(Debug)]
@@ -27,6 +29,31 @@ pub(super) struct Listed {
     /// For indirect encodes: the items' geometry as indirect arguments,
     /// made with the list; `None` where the bin cannot be drawn indirectly.
     indirect: Option<IndirectDraws>,
+}
+
+impl Listed {
+    /// The list of the `drawn` items with their pipelines, and their
+    /// indirect arguments where a queue is given.
+    fn new(
+        fx: &mut Effects,
+        fb: &mut Manager,
+        mats: &Materials,
+        targets: &Targets,
+        drawn: &[(ShaderId, &QueueItem)],
+        (version, device): (u64, u64),
+        indirect: Option<&wgpu::Queue>,
+    ) -> Result<Self, MaterialError> {
+        let draws = drawn.iter().map(|&(shader, item)| draw(shader, item)).collect::<Vec<_>>();
+        let list = fb.draw_list(&draws)?;
+        let mut pipelines = Vec::with_capacity(drawn.len());
+        for &(_, item) in drawn {
+            let flags = mats.checked_flags(item.material)?;
+            pipelines.push(fx.render_pipeline(fb, item.pass, flags, targets)?.1.clone());
+        }
+        let shaders = drawn.iter().map(|d| d.0).collect();
+        let args = indirect.and_then(|_| indirect_args(drawn.iter().map(|d| &d.1.geometry), &pipelines));
+        Ok(Listed { version, device, shaders, pipelines, list, indirect: args })
+    }
 }
 
 /// Encodes a settled bin through its draw list, making the list when the
@@ -60,17 +87,7 @@ pub(super) fn encode_bin(
     same = same && bin.listed.as_ref().is_some_and(|l| l.shaders.len() == drawn.len());
     for attempt in 0..2 {
         if !same || attempt > 0 {
-            let draws = drawn.iter().map(|&(shader, item)| draw(shader, item)).collect::<Vec<_>>();
-            let list = fb.draw_list(&draws)?;
-            let mut pipelines = Vec::with_capacity(drawn.len());
-            for &(_, item) in &drawn {
-                let flags = mats.checked_flags(item.material)?;
-                pipelines.push(fx.render_pipeline(fb, item.pass, flags, targets)?.1.clone());
-            }
-            let shaders = drawn.iter().map(|d| d.0).collect();
-            let args = indirect.and_then(|_| indirect_args(drawn.iter().map(|d| &d.1.geometry), &pipelines));
-            bin.listed =
-                Some(Listed { version: bin.version, device, shaders, pipelines, list, indirect: args });
+            bin.listed = Some(Listed::new(fx, fb, mats, targets, &drawn, (bin.version, device), indirect)?);
             stats.lists_made += 1;
         }
         if let Some(l) = bin.listed.as_mut().filter(|l| indirect.is_some() && l.indirect.is_none()) {
