@@ -5,7 +5,7 @@
 use crate::common;
 
 use common::gpu;
-use freqbuf::{Binder, Draw, Manager, SlotPlan};
+use freqbuf::{Draw, Manager, SlotPlan};
 use freqbuf_effects::{DefValue, EffectId, Effects};
 
 /// The source writes 1 or 2 for each test: [ifdef ON, ifndef ON, if ON ==
@@ -72,23 +72,11 @@ fn seen(h: &freqbuf::Headless, fx: &mut Effects, fb: &mut Manager, id: EffectId)
     let (shader, pipeline) = fx.compute_pipeline(fb, pass, fx.flags(id, &[]).unwrap()).unwrap();
     let pipeline = pipeline.clone();
     let m = fb.create_material();
-    let out = h.device.create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: 32,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
+    let out = gpu::storage(h, 8);
     fb.material(m).set_buffer("seen", &out).unwrap();
     fb.flush(&h.queue).unwrap();
-    let mut enc = h.device.create_command_encoder(&Default::default());
-    {
-        let mut cpass = enc.begin_compute_pass(&Default::default());
-        cpass.set_pipeline(&pipeline);
-        Binder::new().bind(fb, &mut cpass, &Draw::new(shader).material(m)).unwrap();
-        cpass.dispatch_workgroups(1, 1, 1);
-    }
-    h.queue.submit([enc.finish()]);
-    gpu::read_words(h, &out).into_iter().map(f32::from_bits).collect()
+    gpu::run(h, fb, [(&pipeline, Draw::new(shader).material(m))]);
+    gpu::floats(h, &out)
 }
 
 const ON_TRUE: [f32; 8] = [1.0, 2.0, 2.0, 2.0, 1.0, 1.0, 2.0, 1.0];

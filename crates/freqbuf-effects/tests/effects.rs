@@ -27,24 +27,12 @@ fn run_seen(
     let (shader, pipeline) = fx.compute_pipeline(fb, pass, flags).unwrap();
     let pipeline = pipeline.clone();
     let m = fb.create_material();
-    let out = h.device.create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: words * 4,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
+    let out = gpu::storage(h, words);
     setup(fb, m);
     fb.material(m).set_buffer("seen", &out).unwrap();
     fb.flush(&h.queue).unwrap();
-    let mut enc = h.device.create_command_encoder(&Default::default());
-    {
-        let mut cpass = enc.begin_compute_pass(&Default::default());
-        cpass.set_pipeline(&pipeline);
-        Binder::new().bind(fb, &mut cpass, &Draw::new(shader).material(m)).unwrap();
-        cpass.dispatch_workgroups(1, 1, 1);
-    }
-    h.queue.submit([enc.finish()]);
-    gpu::read_words(h, &out).into_iter().map(f32::from_bits).collect()
+    gpu::run(h, fb, [(&pipeline, Draw::new(shader).material(m))]);
+    gpu::floats(h, &out)
 }
 
 /// The effects example's lit effect.

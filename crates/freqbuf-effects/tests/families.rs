@@ -96,20 +96,14 @@ fn three_effects_with_unrelated_material_structs_each_read_their_own_values() {
         .collect::<Vec<_>>();
     fb.flush(&h.queue).unwrap();
     // Interleaved: unlit, textured, lit, unlit, ... each draw another family's slot.
-    let mut enc = h.device.create_command_encoder(&Default::default());
-    {
-        let mut cpass = enc.begin_compute_pass(&Default::default());
-        let mut binder = Binder::new();
-        for (i, &(effect, m, _)) in materials.iter().enumerate() {
-            let pass = fx.technique(effect, "t").unwrap().next().unwrap();
-            let flags = mats.flags(m).unwrap();
-            let (shader, pipeline) = fx.compute_pipeline(&mut fb, pass, flags).unwrap();
-            cpass.set_pipeline(&pipeline.clone());
-            binder.bind(&mut fb, &mut cpass, &Draw::new(shader).material(m).object(objects[i])).unwrap();
-            cpass.dispatch_workgroups(1, 1, 1);
-        }
+    let mut draws = Vec::new();
+    for (i, &(effect, m, _)) in materials.iter().enumerate() {
+        let pass = fx.technique(effect, "t").unwrap().next().unwrap();
+        let flags = mats.flags(m).unwrap();
+        let (shader, pipeline) = fx.compute_pipeline(&mut fb, pass, flags).unwrap();
+        draws.push((pipeline.clone(), Draw::new(shader).material(m).object(objects[i])));
     }
-    h.queue.submit([enc.finish()]);
+    gpu::run(h, &mut fb, draws.iter().map(|(p, d)| (p, *d)));
     let words = gpu::read_words(h, &out);
     for (i, (_, _, expect)) in materials.iter().enumerate() {
         let got = words[i * 4..i * 4 + 4].iter().map(|&w| f32::from_bits(w)).collect::<Vec<_>>();

@@ -1,8 +1,8 @@
 //! The effects layer's integration tests, one module per topic, linked into
-//! one binary (each test binary links wgpu). They share the core's GPU helpers.
+//! one binary (each test binary links wgpu). They share the core's GPU
+//! helpers through the `freqbuf-testing` crate.
 
-#[path = "../../freqbuf/tests/common/mod.rs"]
-mod common;
+use freqbuf_testing as common;
 
 mod cache_file;
 mod constraints;

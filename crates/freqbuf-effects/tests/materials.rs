@@ -6,7 +6,7 @@
 use crate::common;
 
 use common::gpu;
-use freqbuf::{Binder, Draw, Headless, Manager, Registry, SlotPlan};
+use freqbuf::{Draw, Headless, Manager, Registry, SlotPlan};
 use freqbuf_effects::{AutoConstants, Camera, Effects, MaterialErrorKind, Materials};
 
 fn path(name: &str) -> String {
@@ -22,24 +22,8 @@ fn dispatch(
     out: &wgpu::Buffer,
 ) -> Vec<f32> {
     fb.flush(&h.queue).unwrap();
-    let mut enc = h.device.create_command_encoder(&Default::default());
-    {
-        let mut pass = enc.begin_compute_pass(&Default::default());
-        pass.set_pipeline(pipeline);
-        Binder::new().bind(fb, &mut pass, &draw).unwrap();
-        pass.dispatch_workgroups(1, 1, 1);
-    }
-    h.queue.submit([enc.finish()]);
-    gpu::read_words(h, out).into_iter().map(f32::from_bits).collect()
-}
-
-fn storage(h: &Headless, floats: u64) -> wgpu::Buffer {
-    h.device.create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: floats * 4,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    })
+    gpu::run(h, fb, [(pipeline, draw)]);
+    gpu::floats(h, out)
 }
 
 type M4 = [[f64; 4]; 4];
@@ -120,7 +104,7 @@ fn every_auto_constant_equals_an_independent_computation() {
     auto.set_camera(v, Camera { view: to32(&view), proj: to32(&proj), viewport: [1280.0, 720.0] });
     auto.set_world(o, to32(&world));
     auto.update(&mut fb).unwrap();
-    let out = storage(h, 160);
+    let out = gpu::storage(h, 160);
     fb.material(m).set_buffer("out", &out).unwrap();
     let got = dispatch(h, &mut fb, &pipeline, Draw::new(shader).view(v).object(o).material(m), &out);
 
@@ -207,7 +191,7 @@ fn materials_keep_values_across_flags_and_derived_ones_inherit_and_override() {
     let parent = mats.create(&mut fx, &mut fb, probe, &[]).unwrap();
     let pass = fx.technique(probe, "probe").unwrap().next().unwrap();
     let run = |fx: &mut Effects, fb: &mut Manager, mats: &Materials, m| {
-        let out = storage(h, 8);
+        let out = gpu::storage(h, 8);
         let instance = m;
         fb.material(instance).set_buffer("seen", &out).unwrap();
         let (shader, pipeline) = fx.compute_pipeline(fb, pass, mats.flags(m).unwrap()).unwrap();
@@ -335,7 +319,7 @@ fn derived_materials_inherit_textures_until_they_set_their_own() {
     let e2 = mats.set_texture(&mut fb, parent, "texx", &red).unwrap_err();
     assert!(common::chain(&e2).contains("did you mean `tex`?"), "{e2}");
     let run = |fx: &mut Effects, fb: &mut Manager, mats: &Materials, m| {
-        let out = storage(h, 4);
+        let out = gpu::storage(h, 4);
         let instance = m;
         fb.material(instance).set_buffer("seen", &out).unwrap();
         let (shader, pipeline) = fx.compute_pipeline(fb, pass, mats.flags(m).unwrap()).unwrap();
@@ -367,7 +351,7 @@ fn values_are_checked_against_permutations_not_yet_registered() {
     mats.set_flags(&mut fx, &mut fb, m, &["NORMAL_MAP"]).unwrap();
     assert_eq!(mats.flags(m), Some(fx.flags(probe, &["NORMAL_MAP"]).unwrap()));
     let pass = fx.technique(probe, "probe").unwrap().next().unwrap();
-    let out = storage(h, 8);
+    let out = gpu::storage(h, 8);
     let instance = m;
     fb.material(instance).set_buffer("seen", &out).unwrap();
     let (shader, pipeline) = fx.compute_pipeline(&mut fb, pass, mats.flags(m).unwrap()).unwrap();
@@ -523,7 +507,7 @@ fn effects_materials_and_auto_constants_follow_the_manager_to_a_new_device() {
     let pass = fx.technique(probe, "probe").unwrap().next().unwrap();
     let (instance, flags) = (m, mats.flags(m).unwrap());
     let run = |h: &Headless, fx: &mut Effects, fb: &mut Manager| {
-        let out = storage(h, 8);
+        let out = gpu::storage(h, 8);
         fb.material(instance).set_buffer("seen", &out).unwrap();
         let (shader, pipeline) = fx.compute_pipeline(fb, pass, flags).unwrap();
         let pipeline = pipeline.clone();
@@ -605,14 +589,14 @@ mod random {
                     let handle = store.create(&mut fx, &mut fb, probe, flags_of(n)).unwrap();
                     let mut own = BTreeMap::new();
                     own.insert("base_color", vec![0.25, 0.5, 0.75, 1.0]);
-                    let out = storage(h, 8);
+                    let out = gpu::storage(h, 8);
                     fb.material(handle).set_buffer("seen", &out).unwrap();
                     mats.push(Mat { handle, parent: None, normal_map: n, own, out });
                 }
                 Op::Derive(p) if mats.len() < 8 => {
                     let Some(p) = pick(p) else { continue };
                     let handle = store.derive(&mut fb, mats[p].handle).unwrap();
-                    let out = storage(h, 8);
+                    let out = gpu::storage(h, 8);
                     fb.material(handle).set_buffer("seen", &out).unwrap();
                     let normal_map = mats[p].normal_map;
                     mats.push(Mat { handle, parent: Some(p), normal_map, own: BTreeMap::new(), out });
@@ -643,20 +627,13 @@ mod random {
                     if failed {
                         fb.flush(&h.queue).unwrap();
                     }
-                    let mut enc = h.device.create_command_encoder(&Default::default());
-                    {
-                        let mut cpass = enc.begin_compute_pass(&Default::default());
-                        let mut binder = Binder::new();
-                        for mat in &mats {
-                            let flags = store.flags(mat.handle).unwrap();
-                            let (shader, pipeline) = fx.compute_pipeline(&mut fb, pass, flags).unwrap();
-                            cpass.set_pipeline(pipeline);
-                            let draw = Draw::new(shader).material(mat.handle);
-                            binder.bind(&mut fb, &mut cpass, &draw).unwrap();
-                            cpass.dispatch_workgroups(1, 1, 1);
-                        }
+                    let mut draws = Vec::new();
+                    for mat in &mats {
+                        let flags = store.flags(mat.handle).unwrap();
+                        let (shader, pipeline) = fx.compute_pipeline(&mut fb, pass, flags).unwrap();
+                        draws.push((pipeline.clone(), Draw::new(shader).material(mat.handle)));
                     }
-                    h.queue.submit([enc.finish()]);
+                    gpu::run(h, &mut fb, draws.iter().map(|(p, d)| (p, *d)));
                     for (i, mat) in mats.iter().enumerate() {
                         let seen: Vec<f32> =
                             gpu::read_words(h, &mat.out).into_iter().map(f32::from_bits).collect();
@@ -787,7 +764,7 @@ mod auto_random {
                     }
                     let pairs = views.len().min(objects.len());
                     while outs.len() < pairs {
-                        let (m, out) = (fb.create_material(), storage(h, 160));
+                        let (m, out) = (fb.create_material(), gpu::storage(h, 160));
                         fb.material(m).set_buffer("out", &out).unwrap();
                         outs.push((m, out));
                     }
@@ -800,19 +777,10 @@ mod auto_random {
                     if failed {
                         fb.flush(&h.queue).unwrap();
                     }
-                    let mut enc = h.device.create_command_encoder(&Default::default());
-                    {
-                        let mut cpass = enc.begin_compute_pass(&Default::default());
-                        cpass.set_pipeline(&pipeline);
-                        let mut binder = Binder::new();
-                        for k in 0..pairs {
-                            let draw =
-                                Draw::new(shader).view(views[k]).object(objects[k]).material(outs[k].0);
-                            binder.bind(&mut fb, &mut cpass, &draw).unwrap();
-                            cpass.dispatch_workgroups(1, 1, 1);
-                        }
-                    }
-                    h.queue.submit([enc.finish()]);
+                    let draws = (0..pairs).map(|k| {
+                        (&pipeline, Draw::new(shader).view(views[k]).object(objects[k]).material(outs[k].0))
+                    });
+                    gpu::run(h, &mut fb, draws);
                     for k in 0..pairs {
                         let got: Vec<f32> =
                             gpu::read_words(h, &outs[k].1).into_iter().map(f32::from_bits).collect();

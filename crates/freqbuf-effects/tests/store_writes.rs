@@ -6,7 +6,7 @@
 use crate::common;
 
 use common::gpu;
-use freqbuf::{Binder, Draw, Manager, MaterialId, SlotPlan};
+use freqbuf::{Draw, Manager, MaterialId, SlotPlan};
 use freqbuf_effects::{Effects, Materials};
 
 const WGSL: &str = "struct M { color: vec4<f32>, shininess: f32, tints: array<vec4<f32>, 2> }
@@ -40,23 +40,11 @@ fn seen(
     let pass = fx.technique(e, "t").unwrap().next().unwrap();
     let (shader, pipeline) = fx.compute_pipeline(fb, pass, mats.flags(m).unwrap()).unwrap();
     let pipeline = pipeline.clone();
-    let out = h.device.create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: 24,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
+    let out = gpu::storage(h, 6);
     fb.material(m).set_buffer("seen", &out).unwrap();
     fb.flush(&h.queue).unwrap();
-    let mut enc = h.device.create_command_encoder(&Default::default());
-    {
-        let mut cpass = enc.begin_compute_pass(&Default::default());
-        cpass.set_pipeline(&pipeline);
-        Binder::new().bind(fb, &mut cpass, &Draw::new(shader).material(m)).unwrap();
-        cpass.dispatch_workgroups(1, 1, 1);
-    }
-    h.queue.submit([enc.finish()]);
-    gpu::read_words(h, &out).into_iter().map(f32::from_bits).collect()
+    gpu::run(h, fb, [(&pipeline, Draw::new(shader).material(m))]);
+    gpu::floats(h, &out)
 }
 
 #[test]

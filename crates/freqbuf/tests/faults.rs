@@ -5,30 +5,9 @@
 use crate::common;
 
 use common::gpu;
-use common::scene::{Kind, Report, Rig, TestShader};
+use common::scene::{Rig, TWO_BLOCKS};
 use freqbuf::fault::FaultSite;
 use freqbuf::{Draw, FlushStrategy, Manager, SlotPlan};
-
-const fn r(name: &'static str, kind: Kind) -> Report {
-    Report { name, kind }
-}
-
-/// Two object blocks, so that every object's ranges stay apart and go
-/// through the staging buffer.
-const TWO_BLOCKS: TestShader = TestShader {
-    tag: 32,
-    wgsl: r#"
-struct A { a: array<vec4<u32>, 14> }
-struct B { b: array<vec4<u32>, 14> }
-@group(3) @binding(0) var<uniform> block_a: A;
-@group(3) @binding(1) var<uniform> block_b: B;
-@compute @workgroup_size(1) fn main() {
-    begin(32u);
-    put(block_a.a[0].x); put(block_a.a[13].w); put(block_b.b[0].x); put(block_b.b[13].w);
-}
-"#,
-    reports: &[r("a", Kind::U32), r("a", Kind::U32), r("b", Kind::U32), r("b", Kind::U32)],
-};
 
 fn set(m: &mut Manager, o: freqbuf::ObjectId, i: u32, salt: u32) {
     let (a, b) = (m.param("a").unwrap(), m.param("b").unwrap());
@@ -38,7 +17,13 @@ fn set(m: &mut Manager, o: freqbuf::ObjectId, i: u32, salt: u32) {
 }
 
 fn expect(i: u32, salt: u32) -> Vec<u32> {
-    vec![32, i * 1000 + 1 + salt, i * 1000 + 386 + salt, i * 1000 + 2 + salt, i * 1000 + 387 + salt]
+    vec![
+        TWO_BLOCKS.tag,
+        i * 1000 + 1 + salt,
+        i * 1000 + 386 + salt,
+        i * 1000 + 2 + salt,
+        i * 1000 + 387 + salt,
+    ]
 }
 
 /// For each site and step: a flush that fails there, then one that succeeds,

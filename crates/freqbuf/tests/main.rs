@@ -1,7 +1,7 @@
 //! The core's integration tests, one module per topic, linked into one
 //! binary: each test binary links wgpu, which costs CI seconds per binary.
 
-mod common;
+use freqbuf_testing as common;
 
 mod arrays;
 mod batch;

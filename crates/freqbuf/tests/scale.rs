@@ -5,29 +5,8 @@
 use crate::common;
 
 use common::gpu;
-use common::scene::{Kind, Report, Rig, TestShader};
+use common::scene::{Rig, TWO_BLOCKS};
 use freqbuf::{Draw, Error, FlushStrategy, Frequency, Manager, SlotPlan};
-
-const fn r(name: &'static str, kind: Kind) -> Report {
-    Report { name, kind }
-}
-
-/// Two object blocks of 224 bytes each (stride 256): a fully written object
-/// dirties 224 bytes in each, 32 bytes apart from the next, so ranges do not merge.
-const TWO_BLOCKS: TestShader = TestShader {
-    tag: 31,
-    wgsl: r#"
-struct A { a: array<vec4<u32>, 14> }
-struct B { b: array<vec4<u32>, 14> }
-@group(3) @binding(0) var<uniform> block_a: A;
-@group(3) @binding(1) var<uniform> block_b: B;
-@compute @workgroup_size(1) fn main() {
-    begin(31u);
-    put(block_a.a[0].x); put(block_a.a[13].w); put(block_b.b[0].x); put(block_b.b[13].w);
-}
-"#,
-    reports: &[r("a", Kind::U32), r("a", Kind::U32), r("b", Kind::U32), r("b", Kind::U32)],
-};
 
 fn fill(m: &mut Manager, n: u32, salt: u32) -> Vec<freqbuf::ObjectId> {
     let (a, b) = (m.param("a").unwrap(), m.param("b").unwrap());
@@ -55,7 +34,7 @@ fn set_object(
 
 fn expect(i: u32, salt: u32) -> Vec<u32> {
     vec![
-        31,
+        TWO_BLOCKS.tag,
         i * 1000 + 1 + salt,
         i * 1000 + 55 * 7 + 1 + salt,
         i * 1000 + 2 + salt,

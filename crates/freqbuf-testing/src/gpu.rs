@@ -43,7 +43,7 @@ pub fn skip(why: &str) {
 
 /// What no driver CI runs on offers, by backend: one `backend what why`
 /// a line; `.ci/run` prints it at the end of every run.
-const UNOFFERED: &str = include_str!("../../../../.ci/unoffered");
+const UNOFFERED: &str = include_str!("../../../.ci/unoffered");
 
 /// A test needs `what` (a feature, a use of a format), which the device
 /// lacks. With CI=true that fails, unless `.ci/unoffered` lists `what` for
@@ -289,7 +289,7 @@ pub fn device_with(features: wgpu::Features, adjust: impl FnOnce(&mut wgpu::Limi
 }
 
 /// Builds each draw's compute pipeline (its shader, the given entry point),
-/// binds and dispatches the draws in order in one pass, and submits.
+/// then runs them as [`run`] does.
 pub fn dispatch(h: &Headless, fb: &mut freqbuf::Manager, draws: &[(freqbuf::Draw, &str)]) {
     let pipelines = draws
         .iter()
@@ -305,15 +305,42 @@ pub fn dispatch(h: &Headless, fb: &mut freqbuf::Manager, draws: &[(freqbuf::Draw
             })
         })
         .collect::<Vec<_>>();
+    run(h, fb, pipelines.iter().zip(draws.iter().map(|(d, _)| *d)));
+}
+
+/// Binds each draw with one binder and dispatches one workgroup of its
+/// pipeline, in order in one compute pass, and submits: the one way the
+/// tests make shaders report what they saw.
+pub fn run<'p>(
+    h: &Headless,
+    fb: &mut freqbuf::Manager,
+    draws: impl IntoIterator<Item = (&'p wgpu::ComputePipeline, freqbuf::Draw)>,
+) {
     let mut enc = h.device.create_command_encoder(&Default::default());
     {
         let mut pass = enc.begin_compute_pass(&Default::default());
         let mut binder = freqbuf::Binder::new();
-        for ((d, _), pipeline) in draws.iter().zip(&pipelines) {
+        for (pipeline, draw) in draws {
             pass.set_pipeline(pipeline);
-            binder.bind(fb, &mut pass, d).unwrap();
+            binder.bind(fb, &mut pass, &draw).unwrap();
             pass.dispatch_workgroups(1, 1, 1);
         }
     }
     h.queue.submit([enc.finish()]);
+}
+
+/// A storage buffer of `words` 32-bit words that a shader writes what it saw
+/// into, for [`floats`] or [`read_words`] to read back.
+pub fn storage(h: &Headless, words: u64) -> wgpu::Buffer {
+    h.device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: words * 4,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    })
+}
+
+/// `buffer` read back as floats.
+pub fn floats(h: &Headless, buffer: &wgpu::Buffer) -> Vec<f32> {
+    read_words(h, buffer).into_iter().map(f32::from_bits).collect()
 }
