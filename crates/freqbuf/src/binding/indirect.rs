@@ -168,7 +168,7 @@ impl IndirectDraws {
     /// geometry as the one before it and the next element joins its command
     /// (one more instance). Only the words that changed are marked for upload.
     /// Cost: one pass over the draws when planning, else a comparison.
-    fn plan_runs(&mut self, list: &DrawList, recorded: &Recorded) {
+    fn split_runs(&mut self, list: &DrawList, recorded: &Recorded) {
         let key = (list.serial(), recorded.generation, self.version);
         if self.planned == Some(key) {
             return;
@@ -327,7 +327,7 @@ impl Binder {
         }
         list.record(&mut cx)?;
         let recorded = list.recorded(cx.generation, ALL_GROUPS).expect("recorded above");
-        draws.plan_runs(list, recorded);
+        draws.split_runs(list, recorded);
         draws.upload(&mut cx, queue)?;
         // What is bound afterwards is the recording's, which this binder does not hold.
         self.reset();

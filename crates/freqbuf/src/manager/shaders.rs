@@ -22,10 +22,10 @@ impl Manager {
     pub fn register(&mut self, shader: ShaderReflection) -> Result<ShaderId, Error> {
         let shader = self.registry.planned(shader).sized_tables(|c| self.caps.table_len(c));
         let checked = limits::check_shader(&shader, &self.caps)?;
-        let staged = self.registry.stage(&shader)?;
+        let draft = self.registry.draft(&shader)?;
         let prepared = self.layouts.prepare(&self.device, &shader, &self.caps, checked)?;
         // Everything that can fail has passed: commit.
-        let id = self.registry.commit(shader, staged);
+        let id = self.registry.commit(shader, draft);
         self.sync_slots();
         self.layouts.commit(prepared, &self.registry, id);
         Ok(id)

@@ -19,8 +19,8 @@ use crate::reflect::{Resource, ResourceClass, ShaderReflection};
 use crate::slot::layout::SlotLayout;
 use crate::slot::plan::{BindingPoint, Frequency, Sharing, SlotPlan};
 
+mod draft;
 mod resolve;
-mod stage;
 
 /// A binding that is not a uniform block, as first registered at its binding point.
 #[derive(Clone, Debug)]
@@ -58,7 +58,7 @@ pub(crate) struct TableMember {
 
 /// A shader's registration, checked and merged but not committed.
 #[derive(Debug)]
-pub(crate) struct Staged {
+pub(crate) struct Draft {
     /// The shader's family, and its name when it is new.
     family: (FamilyId, Option<String>),
     slots: BTreeMap<BindingPoint, SlotLayout>,
@@ -206,8 +206,8 @@ impl Registry {
     /// Cost: proportional to the shader's members times the slot's members.
     pub fn add(&mut self, shader: ShaderReflection) -> Result<ShaderId, Error> {
         let shader = self.planned(shader);
-        let staged = self.stage(&shader)?;
-        Ok(self.commit(shader, staged))
+        let draft = self.draft(&shader)?;
+        Ok(self.commit(shader, draft))
     }
 
     /// The shader as the plan sees it: array slots at frame frequency are
@@ -216,10 +216,10 @@ impl Registry {
         shader.plain_arrays(|point| self.plan.frequency(point) == Some(Frequency::Frame))
     }
 
-    /// Commits what [`Registry::stage`] checked for the same shader.
-    pub(crate) fn commit(&mut self, shader: ShaderReflection, staged: Staged) -> ShaderId {
+    /// Commits what [`Registry::draft`] checked for the same shader.
+    pub(crate) fn commit(&mut self, shader: ShaderReflection, draft: Draft) -> ShaderId {
         let id = ShaderId::new(self.tag, self.shaders.len() as u32);
-        let Staged { family, slots, new_bindings, now_sampled, new_alternates } = staged;
+        let Draft { family, slots, new_bindings, now_sampled, new_alternates } = draft;
         if let Some(name) = family.1 {
             self.families.intern(&name);
         }
@@ -425,7 +425,7 @@ impl Registry {
         }
     }
 
-    /// A family's name; a family being staged is not in the list yet.
+    /// A family's name; a family being drafted is not in the list yet.
     fn family_name_or_new(&self, family: FamilyId) -> String {
         self.families.name(family).unwrap_or_default().to_owned()
     }

@@ -9,13 +9,13 @@
 //! slot, and the work is proportional to the dirty bytes, not to the number of
 //! instances.
 //!
-//! The steps, one file each: `flush_plan` (grow buffers, take ranges, write
+//! The steps, one file each: `ranges` (grow buffers, take ranges, write
 //! single ranges, cut chunks), `stage` (one upload call per chunk), `moves`
 //! (copies and scatter dispatches), with the scatter pipeline in `scatter` and
 //! the kept staging memory in `belt`.
 mod belt;
-mod flush_plan;
 mod moves;
+mod ranges;
 mod rows;
 mod scatter;
 mod stage;
@@ -84,7 +84,7 @@ pub(crate) struct Uploader {
     /// Per slot with packed ranges: (slot, ranges, scatter).
     packed: Vec<(usize, std::ops::Range<usize>, bool)>,
     /// The current chunk: one job per slot share, and the ranges cut to fit it.
-    jobs: Vec<flush_plan::Job>,
+    jobs: Vec<ranges::Job>,
     pieces: Vec<(u64, u64)>,
     scatter: Option<scatter::Scatter>,
     /// Mapped memory the uploaded bytes go through, kept across flushes. Its
@@ -138,7 +138,7 @@ impl Uploader {
         mut sink: Sink<'_>,
     ) -> FlushReport {
         let mut report = FlushReport::default();
-        self.plan_slots(device, queue, slots, highs, stats, &mut sink, &mut report);
+        self.take_ranges(device, queue, slots, highs, stats, &mut sink, &mut report);
         // Before any submit: the belt memory the rows lie in is unmapped at the first.
         match self.move_rows(device, slots, stats, &mut sink) {
             Ok(lost) => report.rows_lost = lost,
@@ -154,7 +154,7 @@ impl Uploader {
                 }
             }
         }
-        let mut cursor = flush_plan::Cursor::new(&self.packed);
+        let mut cursor = ranges::Cursor::new(&self.packed);
         while !cursor.done(&self.packed) {
             let start = cursor;
             let data = self.plan_chunk(&mut cursor);

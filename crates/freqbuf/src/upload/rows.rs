@@ -116,7 +116,7 @@ impl Uploader {
         let align = self.limits.min_storage_buffer_offset_alignment as u64;
         // A scatter allocation is copied whole into the staging buffer, with its window after it.
         let cap = match scatter {
-            true => (super::flush_plan::chunk_budget(&self.limits) - align).min(LARGEST),
+            true => (super::ranges::chunk_budget(&self.limits) - align).min(LARGEST),
             false => LARGEST,
         };
         let mut at = 0;
@@ -232,7 +232,7 @@ impl Uploader {
     pub(super) fn can_scatter(&self, size: u64) -> bool {
         size <= self.limits.max_storage_buffer_binding_size
             && self.limits.max_storage_buffers_per_shader_stage >= 3
-            && self.limits.max_storage_buffer_binding_size >= 4 * super::flush_plan::MIN_CHUNK
+            && self.limits.max_storage_buffer_binding_size >= 4 * super::ranges::MIN_CHUNK
     }
 
     /// Records every staged write's moves into the flush's encoder (growth

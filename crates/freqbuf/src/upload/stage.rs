@@ -98,7 +98,7 @@ impl Uploader {
         if self.staging.as_ref().is_none_or(|b| b.size() < size) {
             let desc = wgpu::BufferDescriptor {
                 label: Some("freqbuf staging"),
-                size: size.next_power_of_two().min(super::flush_plan::staging_limit(&self.limits)).max(size),
+                size: size.next_power_of_two().min(super::ranges::staging_limit(&self.limits)).max(size),
                 usage: wgpu::BufferUsages::COPY_SRC
                     | wgpu::BufferUsages::COPY_DST
                     | wgpu::BufferUsages::STORAGE,

@@ -1,9 +1,9 @@
-//! `Registry::stage`: every registration rule, checked on copies of the
+//! `Registry::draft`: every registration rule, checked on copies of the
 //! slots a shader touches, so that a conflict changes nothing.
 
 use std::collections::BTreeMap;
 
-use super::{BindingKey, Key, Registry, SharedBinding, Staged};
+use super::{BindingKey, Draft, Key, Registry, SharedBinding};
 use crate::errors::{Error, LayoutErrorKind, ResourceSite};
 use crate::id::ShaderId;
 use crate::instance::family::{FamilyId, NamedFamily};
@@ -15,18 +15,18 @@ use crate::slot::slab::SlabSource;
 impl Registry {
     /// Checks `shader` against every registration rule and merges its blocks
     /// into copies of the slots it touches; changes nothing.
-    pub(crate) fn stage(&self, shader: &ShaderReflection) -> Result<Staged, Error> {
+    pub(crate) fn draft(&self, shader: &ShaderReflection) -> Result<Draft, Error> {
         let family = match self.families.get(shader.family()) {
             Some(f) => (f, None),
             None => (self.families.next(), Some(shader.family().to_owned())),
         };
         // Merge into copies first so that a conflict leaves the registry as it was.
-        let mut staging = Staging {
+        let mut drafting = Drafting {
             registry: self,
             shader,
             id: ShaderId::new(self.tag, self.shaders.len() as u32),
             family: family.0,
-            staged: BTreeMap::new(),
+            drafted: BTreeMap::new(),
             new_bindings: Vec::new(),
             now_sampled: Vec::new(),
             new_alternates: Vec::new(),
@@ -35,33 +35,35 @@ impl Registry {
         // Resources are sorted by binding point: two of one point are neighbours.
         let used = shader.used_resources().collect::<Vec<_>>();
         if let Some(pair) = used.windows(2).find(|w| w[0].binding == w[1].binding) {
-            let kind =
-                LayoutErrorKind::SharedPoint { first: staging.site(pair[0]), second: staging.site(pair[1]) };
-            return Err(staging.fail(pair[0].binding, kind));
+            let kind = LayoutErrorKind::SharedPoint {
+                first: drafting.site(pair[0]),
+                second: drafting.site(pair[1]),
+            };
+            return Err(drafting.fail(pair[0].binding, kind));
         }
         for res in used {
-            staging.resource(res)?;
+            drafting.resource(res)?;
         }
-        let Staging { staged, new_bindings, now_sampled, new_alternates, .. } = staging;
-        Ok(Staged { family, slots: staged, new_bindings, now_sampled, new_alternates })
+        let Drafting { drafted, new_bindings, now_sampled, new_alternates, .. } = drafting;
+        Ok(Draft { family, slots: drafted, new_bindings, now_sampled, new_alternates })
     }
 }
 
 /// One shader's registration being checked: what it adds, kept apart from
 /// the registry until every rule holds.
-struct Staging<'a> {
+struct Drafting<'a> {
     registry: &'a Registry,
     shader: &'a ShaderReflection,
     id: ShaderId,
     family: FamilyId,
-    staged: BTreeMap<BindingPoint, SlotLayout>,
+    drafted: BTreeMap<BindingPoint, SlotLayout>,
     new_bindings: Vec<SharedBinding>,
     now_sampled: Vec<BindingKey>,
     new_alternates: Vec<(BindingKey, wgpu::BindingType)>,
     array_frequency: Option<(Frequency, String)>,
 }
 
-impl<'a> Staging<'a> {
+impl<'a> Drafting<'a> {
     fn fail(&self, binding: BindingPoint, kind: LayoutErrorKind) -> Error {
         layout_error(self.shader.name(), binding, kind)
     }
@@ -241,7 +243,7 @@ impl<'a> Staging<'a> {
         frequency: Frequency,
     ) -> Result<(), Error> {
         let (registry, name, point) = (self.registry, self.shader.name(), res.binding);
-        // Not `self.fail`: the staged slot below borrows `self`.
+        // Not `self.fail`: the drafted slot below borrows `self`.
         let fail = |kind| layout_error(name, point, kind);
         let slab = if res.is_array_slot() { self.slab_source(res).map_err(fail)? } else { None };
         if res.is_array_slot() && slab.is_none() {
@@ -255,7 +257,7 @@ impl<'a> Staging<'a> {
             }));
         }
         let family = self.shader.family();
-        let slot = self.staged.entry(point).or_insert_with(|| match registry.slot_by_point.get(&key) {
+        let slot = self.drafted.entry(point).or_insert_with(|| match registry.slot_by_point.get(&key) {
             Some(s) => registry.slots[s.index()].clone(),
             None => {
                 let fam = key.1.map(|id| NamedFamily { id, name: family.to_owned() });

@@ -76,7 +76,7 @@ impl Uploader {
     /// Grows every slot's buffer as needed and takes its dirty ranges: a single
     /// range is written at once, the others are packed for staging.
     #[allow(clippy::too_many_arguments, reason = "the flush's own state, passed down once")]
-    pub(super) fn plan_slots(
+    pub(super) fn take_ranges(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
