@@ -79,10 +79,6 @@ mod stats;
 mod upload;
 mod write;
 
-/// The manager as the binder's entries take it (`&mut impl BindSource`),
-/// lending its state for one call; not an API.
-#[doc(hidden)]
-pub use binding::{BindContext, BindSource};
 pub use binding::{BindState, BindTarget, Binder, Draw, DrawArgs, DrawList, IndirectDraws};
 pub use errors::{Error, ParamError, Report};
 #[cfg(feature = "derive")]

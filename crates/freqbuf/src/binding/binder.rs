@@ -22,7 +22,7 @@ use std::sync::atomic::Ordering;
 use smallvec::SmallVec;
 
 use crate::binding::Draw;
-use crate::binding::context::{BindContext, BindSource};
+use crate::binding::context::BindContext;
 use crate::binding::group_layouts::{Layouts, Variant, VariantId};
 use crate::binding::groups::{CachedGroup, GroupInputs};
 use crate::binding::state::{BindState, DrawInputs, GroupAccess};
@@ -64,7 +64,7 @@ impl BindTarget for wgpu::RenderBundleEncoder<'_> {
 }
 
 /// Every group index, as a mask of the groups a bind sets.
-pub(super) const ALL_GROUPS: u32 = (1 << MAX_GROUPS) - 1;
+pub(crate) const ALL_GROUPS: u32 = (1 << MAX_GROUPS) - 1;
 
 /// What is bound at one group index: the bind group's serial (0: nothing)
 /// and its dynamic offsets. The binder decides what to set by comparing
@@ -113,8 +113,8 @@ impl Memo {
 /// switch alone sets nothing.
 ///
 /// The entries that build bind groups on a miss take the
-/// [`Manager`](crate::Manager) as `&mut impl BindSource` (a `&mut Manager`,
-/// or a box or guard of one), which lends its binding state for the call.
+/// [`Manager`](crate::Manager) (`&mut Manager`; a box or guard of one
+/// coerces), which lends its binding state for the call.
 #[derive(Debug, Default)]
 pub struct Binder {
     /// Per group index, side by side: one cache line per group a draw checks.
@@ -163,41 +163,10 @@ impl Binder {
         self.bind_with((*state).into(), pass, draw, ALL_GROUPS)
     }
 
-    /// Sets the bind groups and dynamic offsets `draw` needs that differ from
-    /// what this pass has bound, and returns the instance index to draw with:
-    /// `pass.draw(vertices, i..i + 1)`. It is the draw's element in the
-    /// shader's array slots (0 for a shader without them), so pass it even
-    /// where the shader reads none.
-    ///
-    /// Cost: a few array lookups per group; a bind group is built only the
-    /// first time a (layout, owner) pair is drawn, or after its inputs change.
-    #[inline]
-    pub fn bind<P: BindTarget>(
-        &mut self,
-        manager: &mut impl BindSource,
-        pass: &mut P,
-        draw: &Draw,
-    ) -> Result<u32, Error> {
-        self.bind_counted(&mut manager.bind_context(), pass, draw, ALL_GROUPS)
-    }
-
-    /// Like [`Binder::bind`], but only for the group indices in `groups`; the
-    /// caller binds the others itself (a group it manages outside freqbuf).
-    #[inline]
-    pub fn bind_groups<P: BindTarget>(
-        &mut self,
-        manager: &mut impl BindSource,
-        pass: &mut P,
-        draw: &Draw,
-        groups: std::ops::Range<u32>,
-    ) -> Result<u32, Error> {
-        self.bind_counted(&mut manager.bind_context(), pass, draw, mask(groups))
-    }
-
     /// One bind with the manager's state: groups built on a miss, and the
     /// calls sent to `pass` added to its statistics, on error too.
     #[inline]
-    fn bind_counted<P: BindTarget>(
+    pub(crate) fn bind_counted<P: BindTarget>(
         &mut self,
         cx: &mut BindContext<'_>,
         pass: &mut P,
@@ -472,7 +441,7 @@ impl BindTarget for NoPass {
 
 /// The bit mask of the group indices in `groups`.
 #[inline]
-pub(super) fn mask(groups: std::ops::Range<u32>) -> u32 {
+pub(crate) fn mask(groups: std::ops::Range<u32>) -> u32 {
     (groups.start..groups.end.min(MAX_GROUPS as u32)).fold(0u32, |m, g| m | 1 << g)
 }
 

@@ -2,11 +2,10 @@
 //!
 //! The binder's entries that build bind groups on a miss
 //! ([`Binder::bind`](crate::Binder::bind), `bind_groups`, `bind_list`,
-//! `bind_list_groups`, `draw_indirect`) take `&mut impl BindSource`: the
-//! [`Manager`](crate::Manager) (or what derefs to it) lends a `BindContext`
-//! for the call. `binding/` never names the manager.
-
-use std::ops::DerefMut;
+//! `bind_list_groups`, `draw_indirect`) take `&mut Manager`; they are
+//! written in `manager/bind.rs`, where the manager lends a `BindContext` for
+//! the call, and hand it to the bind path here. `binding/` never names the
+//! manager.
 
 use crate::binding::group_layouts::Layouts;
 use crate::binding::groups::BindGroups;
@@ -17,33 +16,11 @@ use crate::registry::Registry;
 use crate::slot::shadow::Slot;
 use crate::stats::Stats;
 
-/// What lends a binder the binding state: the [`Manager`](crate::Manager),
-/// or what derefs to it mutably. Not an API: it lets `binding/` take the
-/// manager without naming it.
-pub trait BindSource {
-    /// Lends the state for one binder call. Cost: a few pointer copies and
-    /// the generation (two additions).
-    fn bind_context(&mut self) -> BindContext<'_>;
-}
-
-/// Whatever holds the manager mutably (`&mut Manager`, a `Box`, a lock
-/// guard), as a `&mut Manager` parameter accepted it by deref coercion.
-impl<T> BindSource for T
-where
-    T: DerefMut,
-    T::Target: BindSource,
-{
-    #[inline]
-    fn bind_context(&mut self) -> BindContext<'_> {
-        (**self).bind_context()
-    }
-}
-
 /// The manager's binding state, lent for one binder call: what draws read,
 /// the bind group cache (built on a miss), the device and the statistics.
-/// Made only by the manager; its fields are the crate's.
+/// Made only by the manager (`Manager::bind_context`).
 #[derive(Debug)]
-pub struct BindContext<'a> {
+pub(crate) struct BindContext<'a> {
     pub(crate) registry: &'a Registry,
     pub(crate) layouts: &'a Layouts,
     pub(crate) slots: &'a [Slot],

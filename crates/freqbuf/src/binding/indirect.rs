@@ -22,7 +22,7 @@ use std::ops::Range;
 
 use crate::binding::Binder;
 use crate::binding::binder::ALL_GROUPS;
-use crate::binding::context::{BindContext, BindSource};
+use crate::binding::context::BindContext;
 use crate::binding::list::{DrawList, Recorded};
 use crate::device::scope;
 use crate::errors::Error;
@@ -291,44 +291,25 @@ impl IndirectDraws {
 }
 
 impl Binder {
-    /// Draws every draw of `list` with the geometry `draws` gives it: the
-    /// bind commands [`Binder::bind_list`] would set, and one
-    /// `multi_draw_indirect` (or `multi_draw_indexed_indirect`) call per run
-    /// of draws between them. A run also ends where the shader or the
-    /// geometry batch changes; there `set(pass, i)` is called with the run's
-    /// first draw, so that the application sets the pipeline and the vertex
-    /// and index buffers of draw `i`. Each draw's `first_instance` is its
-    /// element in the shader's array slots.
-    ///
-    /// Without `Features::INDIRECT_FIRST_INSTANCE` or
-    /// `DownlevelFlags::INDIRECT_EXECUTION` the same runs are drawn with one
-    /// `draw` per draw, which gives the same image.
-    ///
-    /// A stale list is [`Error::StaleList`], and geometry for another number
-    /// of draws [`Error::Indirect`], before anything is bound. Cost, while
-    /// the list, the manager's generation and the geometry hold: one
-    /// `set_bind_group` per recorded command and one call per run, no
-    /// per-draw work and no upload. Otherwise one pass over the draws to plan
-    /// the runs, and one `write_buffer` of the arguments that changed.
-    pub fn draw_indirect(
+    /// [`Binder::draw_indirect`] with the manager's state lent.
+    pub(crate) fn draw_indirect_in(
         &mut self,
-        manager: &mut impl BindSource,
+        cx: &mut BindContext<'_>,
         queue: &wgpu::Queue,
         pass: &mut wgpu::RenderPass<'_>,
         list: &mut DrawList,
         draws: &mut IndirectDraws,
         mut set: impl FnMut(&mut wgpu::RenderPass<'_>, usize),
     ) -> Result<(), Error> {
-        let mut cx = manager.bind_context();
-        list.check(&cx)?;
+        list.check(cx)?;
         if draws.args.len() != list.len() {
             let what = format!("{} draws in the list, geometry for {}", list.len(), draws.args.len());
             return Err(Error::Indirect { what });
         }
-        list.record(&mut cx)?;
+        list.record(cx)?;
         let recorded = list.recorded(cx.generation, ALL_GROUPS).expect("recorded above");
         draws.split_runs(list, recorded);
-        draws.upload(&mut cx, queue)?;
+        draws.upload(cx, queue)?;
         // What is bound afterwards is the recording's, which this binder does not hold.
         self.reset();
         let caps = cx.caps;

@@ -19,10 +19,9 @@ use std::collections::HashMap;
 
 use smallvec::SmallVec;
 
-use crate::binding::binder::{ALL_GROUPS, NoPass, mask};
-use crate::binding::context::{BindContext, BindSource};
+use crate::binding::binder::{ALL_GROUPS, NoPass};
+use crate::binding::context::BindContext;
 use crate::binding::{BindTarget, Binder, Draw};
-use crate::device::limits::MAX_GROUPS;
 use crate::errors::Error;
 use crate::id::ShaderId;
 use crate::instance::handles::{InstanceTable, NOT_GIVEN, checked};
@@ -228,39 +227,17 @@ impl DrawList {
 }
 
 impl Binder {
-    /// Binds every draw of `list` in order, calling `draw(pass, i, first)`
-    /// after binding draw `i` so that the application sets its pipeline and
-    /// vertex buffers and draws with instances `first..first + 1`. Bind groups
-    /// are built as [`Binder::bind`] builds them; a stale list is
-    /// [`Error::StaleList`] before anything is bound. The binder starts from
-    /// nothing bound, and the list keeps the bind commands it made: while
-    /// [`crate::Manager::generation`] holds, the next call replays them.
-    ///
-    /// Cost: [`Binder::bind`] without the handle lookups, and one check per
-    /// list; a replay, one `set_bind_group` per recorded command and no lookups.
-    pub fn bind_list<P: BindTarget>(
+    /// [`Binder::bind_list_groups`] with the manager's state lent, for the
+    /// groups in `mask`.
+    pub(crate) fn bind_list_in<P: BindTarget>(
         &mut self,
-        manager: &mut impl BindSource,
+        cx: &mut BindContext<'_>,
         pass: &mut P,
         list: &mut DrawList,
-        draw: impl FnMut(&mut P, usize, u32),
-    ) -> Result<(), Error> {
-        self.bind_list_groups(manager, pass, list, 0..MAX_GROUPS as u32, draw)
-    }
-
-    /// Like [`Binder::bind_list`], but only for the group indices in `groups`
-    /// (as [`Binder::bind_groups`]).
-    pub fn bind_list_groups<P: BindTarget>(
-        &mut self,
-        manager: &mut impl BindSource,
-        pass: &mut P,
-        list: &mut DrawList,
-        groups: std::ops::Range<u32>,
+        mask: u32,
         mut draw: impl FnMut(&mut P, usize, u32),
     ) -> Result<(), Error> {
-        let mut cx = manager.bind_context();
-        list.check(&cx)?;
-        let mask = mask(groups);
+        list.check(cx)?;
         // A replay leaves the recording's last state bound, which this
         // binder does not hold; a new recording starts from nothing bound.
         self.reset();

@@ -18,8 +18,9 @@ mod list;
 mod placeholders;
 mod state;
 
+pub(crate) use binder::{ALL_GROUPS, mask};
 pub use binder::{BindTarget, Binder};
-pub use context::{BindContext, BindSource};
+pub(crate) use context::BindContext;
 pub use draw::Draw;
 pub(crate) use group_layouts::{Layouts, ShaderBinding};
 pub(crate) use groups::{BindGroups, describe};

@@ -1,18 +1,121 @@
-//! What `Manager` gives the binding layer: the borrow every binder entry
-//! that builds groups takes ([`BindSource`]), draw lists, and
-//! `Manager::prepare` and `Manager::state`, which freeze the binding state
-//! for shared access. The binder itself lives in `binding/`.
+//! What `Manager` gives the binding layer: the binder's entries that take
+//! the manager (`bind`, `bind_groups`, `bind_list`, `bind_list_groups`,
+//! `draw_indirect`), each lending a `BindContext` to the bind path in
+//! `binding/`; draw lists and links; and `Manager::prepare` and
+//! `Manager::state`, which freeze the binding state for shared access.
+//! Written here so that `binding/` never names the manager.
 
 use super::Manager;
 use crate::binding::write_links;
-use crate::binding::{BindContext, BindSource, BindState, Binder, Draw, DrawList};
+use crate::binding::{
+    ALL_GROUPS, BindContext, BindState, BindTarget, Binder, Draw, DrawList, IndirectDraws, mask,
+};
 use crate::errors::Error;
 use crate::instance::handles::NOT_GIVEN;
 use crate::slot::plan::Frequency;
 
-impl BindSource for Manager {
+impl Binder {
+    /// Sets the bind groups and dynamic offsets `draw` needs that differ from
+    /// what this pass has bound, and returns the instance index to draw with:
+    /// `pass.draw(vertices, i..i + 1)`. It is the draw's element in the
+    /// shader's array slots (0 for a shader without them), so pass it even
+    /// where the shader reads none.
+    ///
+    /// Cost: a few array lookups per group; a bind group is built only the
+    /// first time a (layout, owner) pair is drawn, or after its inputs change.
     #[inline]
-    fn bind_context(&mut self) -> BindContext<'_> {
+    pub fn bind<P: BindTarget>(
+        &mut self,
+        manager: &mut Manager,
+        pass: &mut P,
+        draw: &Draw,
+    ) -> Result<u32, Error> {
+        self.bind_counted(&mut manager.bind_context(), pass, draw, ALL_GROUPS)
+    }
+
+    /// Like [`Binder::bind`], but only for the group indices in `groups`; the
+    /// caller binds the others itself (a group it manages outside freqbuf).
+    #[inline]
+    pub fn bind_groups<P: BindTarget>(
+        &mut self,
+        manager: &mut Manager,
+        pass: &mut P,
+        draw: &Draw,
+        groups: std::ops::Range<u32>,
+    ) -> Result<u32, Error> {
+        self.bind_counted(&mut manager.bind_context(), pass, draw, mask(groups))
+    }
+
+    /// Binds every draw of `list` in order, calling `draw(pass, i, first)`
+    /// after binding draw `i` so that the application sets its pipeline and
+    /// vertex buffers and draws with instances `first..first + 1`. Bind groups
+    /// are built as [`Binder::bind`] builds them; a stale list is
+    /// [`Error::StaleList`] before anything is bound. The binder starts from
+    /// nothing bound, and the list keeps the bind commands it made: while
+    /// [`crate::Manager::generation`] holds, the next call replays them.
+    ///
+    /// Cost: [`Binder::bind`] without the handle lookups, and one check per
+    /// list; a replay, one `set_bind_group` per recorded command and no lookups.
+    pub fn bind_list<P: BindTarget>(
+        &mut self,
+        manager: &mut Manager,
+        pass: &mut P,
+        list: &mut DrawList,
+        draw: impl FnMut(&mut P, usize, u32),
+    ) -> Result<(), Error> {
+        self.bind_list_in(&mut manager.bind_context(), pass, list, ALL_GROUPS, draw)
+    }
+
+    /// Like [`Binder::bind_list`], but only for the group indices in `groups`
+    /// (as [`Binder::bind_groups`]).
+    pub fn bind_list_groups<P: BindTarget>(
+        &mut self,
+        manager: &mut Manager,
+        pass: &mut P,
+        list: &mut DrawList,
+        groups: std::ops::Range<u32>,
+        draw: impl FnMut(&mut P, usize, u32),
+    ) -> Result<(), Error> {
+        self.bind_list_in(&mut manager.bind_context(), pass, list, mask(groups), draw)
+    }
+
+    /// Draws every draw of `list` with the geometry `draws` gives it: the
+    /// bind commands [`Binder::bind_list`] would set, and one
+    /// `multi_draw_indirect` (or `multi_draw_indexed_indirect`) call per run
+    /// of draws between them. A run also ends where the shader or the
+    /// geometry batch changes; there `set(pass, i)` is called with the run's
+    /// first draw, so that the application sets the pipeline and the vertex
+    /// and index buffers of draw `i`. Each draw's `first_instance` is its
+    /// element in the shader's array slots.
+    ///
+    /// Without `Features::INDIRECT_FIRST_INSTANCE` or
+    /// `DownlevelFlags::INDIRECT_EXECUTION` the same runs are drawn with one
+    /// `draw` per draw, which gives the same image.
+    ///
+    /// A stale list is [`Error::StaleList`], and geometry for another number
+    /// of draws [`Error::Indirect`], before anything is bound. Cost, while
+    /// the list, the manager's generation and the geometry hold: one
+    /// `set_bind_group` per recorded command and one call per run, no
+    /// per-draw work and no upload. Otherwise one pass over the draws to plan
+    /// the runs, and one `write_buffer` of the arguments that changed.
+    pub fn draw_indirect(
+        &mut self,
+        manager: &mut Manager,
+        queue: &wgpu::Queue,
+        pass: &mut wgpu::RenderPass<'_>,
+        list: &mut DrawList,
+        draws: &mut IndirectDraws,
+        set: impl FnMut(&mut wgpu::RenderPass<'_>, usize),
+    ) -> Result<(), Error> {
+        self.draw_indirect_in(&mut manager.bind_context(), queue, pass, list, draws, set)
+    }
+}
+
+impl Manager {
+    /// Lends the binding state for one binder call. Cost: a few pointer
+    /// copies and the generation (two additions).
+    #[inline]
+    pub(crate) fn bind_context(&mut self) -> BindContext<'_> {
         BindContext {
             generation: self.generation(),
             registry: &self.registry,
