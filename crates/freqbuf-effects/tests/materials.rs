@@ -282,7 +282,7 @@ fn material_and_auto_errors_name_what_is_wrong() {
     let e = auto.bind(r, "world", "wrold").unwrap_err();
     assert!(
         common::chain(&e)
-            .starts_with("semantic `wrold`: unknown semantic; the semantics are time, delta_time"),
+            .starts_with("semantic `wrold`: unknown semantic (the semantics are time, delta_time"),
         "{e}"
     );
     let e = auto.bind(r, "nope", "time").unwrap_err();
@@ -293,12 +293,15 @@ fn material_and_auto_errors_name_what_is_wrong() {
     let wgsl = std::fs::read_to_string(path("probe.wgsl")).unwrap();
     let id = fx.add("bad.effect.toml", bad, &wgsl).unwrap();
     let mut merged = Registry::new(SlotPlan::default());
-    fx.merge(&mut merged, id, None).unwrap();
-    let e = freqbuf_effects::validate_tables(&fx, id, &merged, true).unwrap_err();
+    let e = fx.merge(&mut merged, id, None).unwrap_err();
+    let table = "[params] `base_color`: the member is vec4<f32>, the value has 2 numbers, not 4 ([1.0, 2.0])";
     assert_eq!(
         common::chain(&e),
-        "[params] `base_color`: the member is vec4<f32>, the value has 2 numbers, not 4 ([1.0, 2.0])"
+        format!("bad.effect.toml: an entry of the effect's [params] or [auto] table is refused: {table}")
     );
+    // The same rule, on the permutations merged so far.
+    let e = freqbuf_effects::validate_tables(&fx, id, &merged, true).unwrap_err();
+    assert_eq!(common::chain(&e), table);
 }
 
 #[test]
@@ -370,8 +373,13 @@ fn params_defaults_out_of_range_are_refused() {
     let check = |fx: &mut Effects, line: &str| {
         let id = fx.add("range.effect.toml", &format!("{head}{line}\n"), wgsl).unwrap();
         let mut merged = Registry::new(SlotPlan::default());
-        fx.merge(&mut merged, id, None).unwrap();
-        freqbuf_effects::validate_tables(fx, id, &merged, true).map_err(|e| common::chain(&e))
+        let checked = fx.merge(&mut merged, id, None).map(drop).map_err(|e| common::chain(&e));
+        let validated =
+            freqbuf_effects::validate_tables(fx, id, &merged, true).map_err(|e| common::chain(&e));
+        // The whole-effect check refuses what validate_tables refuses, as an entry of the effect file.
+        let prefix = "range.effect.toml: an entry of the effect's [params] or [auto] table is refused: ";
+        assert_eq!(checked, validated.clone().map_err(|e| format!("{prefix}{e}")), "{line}");
+        validated
     };
     for ok in
         ["count = 4294967295", "count = 0", "offset = -2147483648", "offset = 2147483647", "scale = 1e30"]
@@ -806,4 +814,43 @@ mod auto_random {
             run(ops)?;
         }
     }
+}
+
+/// `[params]` and `[auto]` typos are refused before anything is drawn: an
+/// unknown semantic at load, at its place in the file, and a member no
+/// permutation declares by the whole-effect check. A member that only some
+/// permutations declare is no typo, and a check of one flag set, which sees
+/// only its own permutation, refuses nothing it cannot see.
+#[test]
+fn params_and_auto_typos_are_refused_by_load_and_the_whole_effect_check() {
+    let wgsl = std::fs::read_to_string(path("probe.wgsl")).unwrap();
+    let head = "source = \"probe.wgsl\"\nflags = [\"NORMAL_MAP\"]\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"cs_main\"\n";
+    let mut fx = Effects::new();
+    let e =
+        fx.add("typo.effect.toml", &format!("{head}[auto]\nbase_color = \"wrold\"\n"), &wgsl).unwrap_err();
+    assert_eq!(
+        common::chain(&e),
+        "typo.effect.toml:9:14: an entry of the effect's [params] or [auto] table is refused: semantic `wrold`: unknown semantic (the semantics are time, delta_time, frame_index, viewport_size, view, proj, view_proj, inv_view, inv_proj, inv_view_proj, camera_position, world, inv_world, normal_matrix); did you mean `world`?"
+    );
+    let check = |fx: &mut Effects, tables: &str, only: Option<&[&str]>| {
+        let id = fx.add("tables.effect.toml", &format!("{head}{tables}"), &wgsl).unwrap();
+        let only = only.map(|on| fx.flags(id, on).unwrap());
+        fx.check(&Registry::new(SlotPlan::default()), id, only).map(drop).map_err(|e| common::chain(&e))
+    };
+    assert_eq!(
+        check(&mut fx, "[params]\nbase_colour = [1.0, 2.0, 3.0, 4.0]\n", None),
+        Err("tables.effect.toml: an entry of the effect's [params] or [auto] table is refused: [params] `base_colour`: parameter `base_colour`: unknown name; did you mean `base_color`?".into())
+    );
+    assert_eq!(
+        check(&mut fx, "[auto]\nbase_colr = \"time\"\n", None),
+        Err("tables.effect.toml: an entry of the effect's [params] or [auto] table is refused: [auto] `base_colr`: parameter `base_colr`: unknown name; did you mean `base_color`?".into())
+    );
+    // Declared only with NORMAL_MAP: the whole check finds it there.
+    assert_eq!(check(&mut fx, "[params]\nnormal_strength = 0.5\n", None), Ok(()));
+    // Checked alone, the permutation without NORMAL_MAP cannot tell a typo from the other's member.
+    assert_eq!(check(&mut fx, "[params]\nnormal_strenght = 0.5\n", Some(&[])), Ok(()));
+    // A default that does not fit is refused in the permutations that have the member.
+    assert!(check(&mut fx, "[params]\nnormal_strength = [1.0, 2.0]\n", None).is_err_and(|e| e.ends_with(
+        "[params] `normal_strength`: the member is f32, the value has 2 numbers, not 1 ([1.0, 2.0])"
+    )));
 }

@@ -82,13 +82,40 @@ impl Effects {
             sets.entry(bits & mask).or_default().push(bits);
         }
         let base = (sets.len() > 1).then(|| registry.scratch());
+        let mut found = std::collections::BTreeSet::new();
         for (k, combos) in sets.into_values().enumerate() {
-            match (k, &base) {
-                (0, _) | (_, None) => self.merge_set(registry, id, &combos)?,
-                (_, Some(base)) => self.merge_set(&mut base.scratch(), id, &combos)?,
+            let mut other = base.as_ref().filter(|_| k > 0).map(Registry::scratch);
+            let set = other.as_mut().unwrap_or(registry);
+            self.merge_set(set, id, &combos)?;
+            found.extend(self.check_tables(id, set, false)?);
+        }
+        // Every permutation merged: a `[params]` or `[auto]` name none declares is a typo.
+        if report.exhaustive && device.is_none() {
+            let effect = self.effect(id);
+            let missing = |name: &String| !found.contains(name);
+            if effect.params.keys().any(missing) || effect.auto.iter().any(|(m, _)| missing(m)) {
+                self.check_tables(id, registry, true)?;
             }
         }
         Ok(report)
+    }
+
+    /// The effect's `[params]` and `[auto]` against the merged `registry`
+    /// (`crate::material::check_tables`), as an error of the effect file.
+    fn check_tables(
+        &self,
+        id: EffectId,
+        registry: &Registry,
+        all: bool,
+    ) -> Result<std::collections::BTreeSet<String>, EffectError> {
+        let e = self.effect(id);
+        crate::material::check_tables(&e.family, &e.params, &e.auto, registry, all).map_err(|error| {
+            EffectError {
+                file: e.file.clone(),
+                location: None,
+                kind: Box::new(EffectErrorKind::Tables(error)),
+            }
+        })
     }
 
     /// Merges the permutations `combos` into `registry`, on threads when they are many.

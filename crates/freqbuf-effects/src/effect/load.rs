@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::compose::locate;
 use super::file::EffectFile;
-use super::types::{Bits, Effect, EffectId, MAX_FLAGS, Pass};
+use super::types::{Bits, Effect, EffectId, Pass};
 use crate::error::{EffectError, EffectErrorKind};
 use freqbuf::reflect::ShaderReflection;
 
@@ -149,17 +149,14 @@ impl Effects {
             location: Some(locate(toml_text, span.start)),
             kind: Box::new(kind),
         };
-        if parsed.flags.len() > MAX_FLAGS {
-            let what = format!("{} flags; an effect may declare at most {MAX_FLAGS}", parsed.flags.len());
-            return Err(at(parsed.flags[MAX_FLAGS].span(), EffectErrorKind::BadFlags(what)));
-        }
+        let flags = super::parse::flags(&parsed.flags, &at)?;
         if let Some((what, name, first, second)) = parsed.duplicate_name() {
             let first = locate(toml_text, first.start);
             return Err(at(second, EffectErrorKind::DuplicateName { what, name, first }));
         }
-        let flags = super::parse::flags(&parsed.flags, &at)?;
         let rules = super::parse::rules(&parsed, &flags, file, &at)?;
         let device = super::parse::device_flags(&parsed.device_flags, &flags, &at)?;
+        let auto = super::parse::auto(&parsed.auto, &at)?;
         let defs = super::parse::defs(&parsed.defs, &flags, &self.code_defs, file, &at)?;
         let (techniques, passes, stage_files) =
             super::parse::techniques(parsed.technique, &flags, &mut *read, &at)?;
@@ -193,6 +190,7 @@ impl Effects {
         };
         let name = parsed.name.unwrap_or_else(|| stem.to_owned());
         let effect = Effect {
+            file: file.to_owned(),
             family: parsed.family.unwrap_or_else(|| name.clone()),
             name,
             source_file,
@@ -205,7 +203,7 @@ impl Effects {
             wesl,
             tested,
             params: parsed.params,
-            auto: parsed.auto.into_iter().map(|(k, v)| (k, v.into_inner())).collect(),
+            auto,
             techniques,
             passes,
         };

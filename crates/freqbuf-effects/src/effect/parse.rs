@@ -10,14 +10,19 @@ use naga_oil::compose::ShaderDefValue;
 use super::constraints::{FlagRules, Written};
 use super::file::{EffectFile, PassFile, TechniqueFile};
 use super::load::ReadStage;
-use super::types::{Bits, DeviceCap, Pass, StageSource};
+use super::types::{Bits, DeviceCap, MAX_FLAGS, Pass, StageSource};
 use crate::error::{EffectError, EffectErrorKind};
 
 /// An error at a span of the effect file.
 pub(super) type At<'a> = &'a dyn Fn(Range<usize>, EffectErrorKind) -> EffectError;
 
-/// The declared flags, in order; a flag declared twice is an error.
+/// The declared flags, in order; more than `MAX_FLAGS`, or a flag declared
+/// twice, is an error.
 pub(super) fn flags(declared: &[toml::Spanned<String>], at: At<'_>) -> Result<Vec<String>, EffectError> {
+    if declared.len() > MAX_FLAGS {
+        let what = format!("{} flags; an effect may declare at most {MAX_FLAGS}", declared.len());
+        return Err(at(declared[MAX_FLAGS].span(), EffectErrorKind::BadFlags(what)));
+    }
     let mut flags: Vec<String> = Vec::new();
     for f in declared {
         if flags.contains(f.get_ref()) {
@@ -83,6 +88,23 @@ pub(super) fn device_flags(
         device.push((1 << i, cap));
     }
     Ok(device)
+}
+
+/// `[auto]`: member → semantic. A semantic is known without composing
+/// anything, so a misspelt one fails here; the members are checked against
+/// the permutations by the whole-effect check.
+pub(super) fn auto(
+    declared: &BTreeMap<String, toml::Spanned<String>>,
+    at: At<'_>,
+) -> Result<Vec<(String, String)>, EffectError> {
+    let mut auto = Vec::with_capacity(declared.len());
+    for (member, semantic) in declared {
+        if let Err(e) = crate::material::Semantic::parse(semantic.get_ref()) {
+            return Err(at(semantic.span(), EffectErrorKind::Tables(e)));
+        }
+        auto.push((member.clone(), semantic.get_ref().clone()));
+    }
+    Ok(auto)
 }
 
 /// The `[defs]` as naga_oil values, then the library's own (`set_defs`)

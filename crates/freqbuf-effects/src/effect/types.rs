@@ -148,6 +148,8 @@ pub(crate) struct StageSource {
 #[derive(Clone, Debug)]
 pub struct Effect {
     pub(super) name: String,
+    /// The effect file, for errors.
+    pub(super) file: String,
     /// The family its permutations register in (its material slots').
     pub(super) family: String,
     pub(super) source_file: String,

@@ -290,6 +290,12 @@ pub enum EffectErrorKind {
         /// `render` or `compute`.
         wanted: &'static str,
     },
+    /// A `[params]` or `[auto]` entry that no permutation declares, or that
+    /// does not fit its member (a default's numbers, a semantic's type or
+    /// frequency), found by the whole-effect check; `[auto]` semantics that
+    /// do not exist are refused at load.
+    #[error("an entry of the effect's [params] or [auto] table is refused")]
+    Tables(#[source] crate::error::MaterialError),
 }
 
 fn count(n: usize) -> String {

@@ -62,8 +62,10 @@ pub enum MaterialErrorKind {
         found: String,
     },
     /// Not a semantic freqbuf knows.
-    #[error("unknown semantic; the semantics are {}", .known.join(", "))]
+    #[error("unknown semantic (the semantics are {}){}", .known.join(", "), suggest(.suggestions))]
     UnknownSemantic {
+        /// The closest semantics, best first.
+        suggestions: Vec<String>,
         /// Every semantic.
         known: Vec<&'static str>,
     },

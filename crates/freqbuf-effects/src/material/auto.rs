@@ -160,7 +160,9 @@ impl Semantic {
                 object_part: "world",
             }));
         }
-        Err(fail(MaterialErrorKind::UnknownSemantic { known: ALL.iter().map(|s| s.as_str()).collect() }))
+        let known = ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>();
+        let suggestions = crate::error::closest(name, known.iter().copied());
+        Err(fail(MaterialErrorKind::UnknownSemantic { suggestions, known }))
     }
 
     /// Checks that `member` (resolved in `registry`, among `family`'s slots

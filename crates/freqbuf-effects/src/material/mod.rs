@@ -13,3 +13,4 @@ mod value;
 pub use auto::{AutoConstants, Camera, Semantic};
 pub use math::{IntoColumns, IntoVec2};
 pub use store::{Materials, validate_tables};
+pub(crate) use value::check_tables;

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::value::{params_bytes, value_text};
+use super::value::{Stored, check_tables, default_value};
 use crate::effect::{EffectId, Effects, FlagSet};
 use crate::error::{MaterialError, MaterialErrorKind};
 use freqbuf::Frequency;
@@ -31,13 +31,6 @@ impl Resource {
             Resource::Sampler(s) => fb.material(instance).set_sampler(name, s),
         }
     }
-}
-
-/// A value set by name, kept so that a flag change or a child can apply it.
-#[derive(Clone, Debug, PartialEq)]
-struct Stored {
-    ty: Option<ValueType>,
-    bytes: Vec<u8>,
 }
 
 #[derive(Debug)]
@@ -418,28 +411,6 @@ fn check_type(name: &str, member: Option<ValueType>, stored: &Stored) -> Result<
     }
 }
 
-/// A `[params]` default as bytes for its member, found in the merged permutations.
-fn default_value(
-    merged: &Registry,
-    family: &str,
-    name: &str,
-    value: &toml::Value,
-) -> Result<Stored, MaterialError> {
-    let param = merged.resolve_in(family, name, Some(Frequency::Material)).map_err(|e| MaterialError {
-        subject: format!("[params] `{name}`"),
-        kind: Box::new(MaterialErrorKind::Manager(e.into())),
-    })?;
-    let ty = param.value_type();
-    let bytes = params_bytes(value, ty, param.count()).map_err(|found| MaterialError {
-        subject: format!("[params] `{name}`"),
-        kind: Box::new(MaterialErrorKind::BadValue {
-            expected: ty.map_or_else(|| "a struct".into(), |t| t.to_string()),
-            found: format!("{found} ({})", value_text(value)),
-        }),
-    })?;
-    Ok(Stored { ty, bytes })
-}
-
 /// Checks an effect's `[params]` and `[auto]` tables against `merged`, the
 /// merge of its permutations ([`Effects::merge`]): every name must resolve,
 /// every default fit its member, every semantic its member's frequency and type.
@@ -454,12 +425,5 @@ pub fn validate_tables(
     all: bool,
 ) -> Result<(), MaterialError> {
     let e = fx.checked(effect, "effect id")?;
-    let present = |name: &str| all || merged.resolve_in(e.family(), name, None).is_ok();
-    for (name, value) in e.params().iter().filter(|(name, _)| present(name)) {
-        default_value(merged, e.family(), name, value)?;
-    }
-    for (member, semantic) in e.auto().iter().filter(|(member, _)| present(member)) {
-        crate::Semantic::parse(semantic)?.check(merged, Some(e.family()), member)?;
-    }
-    Ok(())
+    check_tables(e.family(), e.params(), e.auto(), merged, all).map(drop)
 }

@@ -1,6 +1,77 @@
 //! `[params]` values: TOML numbers laid out as a member's bytes.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use freqbuf::reflect::ValueType;
+use freqbuf::{Frequency, Registry};
+
+use crate::error::{MaterialError, MaterialErrorKind};
+
+/// A value set by name, kept so that a flag change or a child can apply it.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Stored {
+    pub(crate) ty: Option<ValueType>,
+    pub(crate) bytes: Vec<u8>,
+}
+
+/// Checks an effect's `[params]` and `[auto]` tables (of family `family`)
+/// against `merged`, a merge of its permutations: every default must fit its
+/// member, every semantic its member's frequency and type. With `all`, every
+/// name must resolve; without, a name `merged` lacks is skipped (another
+/// permutation may declare it). Returns the names that resolved.
+pub(crate) fn check_tables(
+    family: &str,
+    params: &BTreeMap<String, toml::Value>,
+    auto: &[(String, String)],
+    merged: &Registry,
+    all: bool,
+) -> Result<BTreeSet<String>, MaterialError> {
+    let mut found = BTreeSet::new();
+    let mut present = |name: &str| {
+        let here = merged.resolve_in(family, name, None).is_ok();
+        if here {
+            found.insert(name.to_owned());
+        }
+        all || here
+    };
+    let params = params.iter().filter(|(name, _)| present(name)).collect::<Vec<_>>();
+    let auto = auto.iter().filter(|(member, _)| present(member)).collect::<Vec<_>>();
+    for (name, value) in params {
+        default_value(merged, family, name, value)?;
+    }
+    for (member, semantic) in auto {
+        let entry = |mut e: MaterialError| {
+            e.subject = format!("[auto] `{member}`");
+            e
+        };
+        super::auto::Semantic::parse(semantic)
+            .and_then(|s| s.check(merged, Some(family), member))
+            .map_err(entry)?;
+    }
+    Ok(found)
+}
+
+/// A `[params]` default as bytes for its member, found in the merged permutations.
+pub(crate) fn default_value(
+    merged: &Registry,
+    family: &str,
+    name: &str,
+    value: &toml::Value,
+) -> Result<Stored, MaterialError> {
+    let param = merged.resolve_in(family, name, Some(Frequency::Material)).map_err(|e| MaterialError {
+        subject: format!("[params] `{name}`"),
+        kind: Box::new(MaterialErrorKind::Manager(e.into())),
+    })?;
+    let ty = param.value_type();
+    let bytes = params_bytes(value, ty, param.count()).map_err(|found| MaterialError {
+        subject: format!("[params] `{name}`"),
+        kind: Box::new(MaterialErrorKind::BadValue {
+            expected: ty.map_or_else(|| "a struct".into(), |t| t.to_string()),
+            found: format!("{found} ({})", value_text(value)),
+        }),
+    })?;
+    Ok(Stored { ty, bytes })
+}
 
 /// `value` (a number, or nested arrays of numbers) as the bytes of a member
 /// of type `ty`, or what is wrong with it.
