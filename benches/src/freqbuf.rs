@@ -1,10 +1,9 @@
 //! `Freqbuf`: freqbuf itself, in every form the stress example runs (plain,
 //! bundles, threads, one submit, multi-draw indirect, one set per object).
 
-use freqbuf::Headless;
 use freqbuf::{
-    Binder, Draw, DrawArgs, DrawList, IndirectDraws, InstanceList, Manager, MaterialId, ObjectId, Param,
-    Rows, SlotPlan, ViewId,
+    Binder, Draw, DrawArgs, DrawList, Headless, IndirectDraws, InstanceList, Manager, MaterialId, ObjectId,
+    Param, Rows, SlotPlan, ViewId,
 };
 
 use crate::method::*;
@@ -431,12 +430,7 @@ impl Method for Freqbuf {
             target.pass(&mut enc).execute_bundles(&bundles);
             gpu.queue.submit([enc.finish()]);
             let s = self.m.take_stats().total();
-            return Cost {
-                bytes: s.bytes_uploaded,
-                upload_calls: s.upload_calls,
-                bind_calls: binds,
-                dense: s.dense_spans > 0,
-            };
+            return cost(&s, binds);
         }
         if let Some(cached) = &self.bundle {
             let generation = self.m.generation();
@@ -452,12 +446,7 @@ impl Method for Freqbuf {
             }
             gpu.queue.submit([enc.finish()]);
             let s = self.m.take_stats().total();
-            return Cost {
-                bytes: s.bytes_uploaded,
-                upload_calls: s.upload_calls,
-                bind_calls: s.set_bind_group_calls,
-                dense: s.dense_spans > 0,
-            };
+            return cost(&s, s.set_bind_group_calls);
         }
         let mut enc = gpu.device.create_command_encoder(&Default::default());
         if self.one_submit {
@@ -485,12 +474,17 @@ impl Method for Freqbuf {
         }
         gpu.queue.submit([enc.finish()]);
         let s = self.m.take_stats().total();
-        Cost {
-            bytes: s.bytes_uploaded,
-            upload_calls: s.upload_calls,
-            bind_calls: s.set_bind_group_calls,
-            dense: s.dense_spans > 0,
-        }
+        cost(&s, s.set_bind_group_calls)
+    }
+}
+
+/// A frame's cost from the manager's statistics, with `binds` bind calls.
+fn cost(s: &freqbuf::Stats, binds: u64) -> Cost {
+    Cost {
+        bytes: s.bytes_uploaded,
+        upload_calls: s.upload_calls,
+        bind_calls: binds,
+        dense: s.dense_spans > 0,
     }
 }
 

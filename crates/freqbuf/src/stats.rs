@@ -15,6 +15,8 @@ pub struct Stats {
     pub dispatches: u64,
     /// `set_bind_group` calls made by binders.
     pub set_bind_group_calls: u64,
+    /// The same calls by group index and by reason.
+    pub bind_calls: BindCalls,
     /// Instances that had dirty bytes at flush.
     pub dirty_instances: u64,
     /// Slot buffers replaced by larger ones.
@@ -41,12 +43,71 @@ impl Stats {
         self.copy_commands += o.copy_commands;
         self.dispatches += o.dispatches;
         self.set_bind_group_calls += o.set_bind_group_calls;
+        self.bind_calls.add(&o.bind_calls);
         self.dirty_instances += o.dirty_instances;
         self.buffer_growths += o.buffer_growths;
         self.bind_groups_created += o.bind_groups_created;
         self.draw_calls += o.draw_calls;
         self.dense_spans += o.dense_spans;
         self.staging_buffers_created += o.staging_buffers_created;
+    }
+}
+
+/// `set_bind_group` calls by group index and by why each was made, so that
+/// every call can be accounted for: each call counts once in `by_group` and
+/// once in one of the reasons.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BindCalls {
+    /// Per group index.
+    pub by_group: [u64; 8],
+    /// Nothing was bound at that index yet in this pass (a new binder, or
+    /// [`Binder::reset`](crate::Binder::reset)).
+    pub first: u64,
+    /// The draw's shader has another bind group layout at that index than the
+    /// draw before (a pipeline change that the layouts do not share).
+    pub layout: u64,
+    /// The same layout, another bind group: another instance owns the group
+    /// (a material change), or the group was made again (a grown slot, a new texture).
+    pub new_group: u64,
+    /// The same bind group at other dynamic offsets (another view or object
+    /// in a uniform slot, another batch of a uniform array).
+    pub offsets: u64,
+    /// Replayed from a draw list's recording (`bind_list`, `draw_indirect`).
+    pub replayed: u64,
+}
+
+impl BindCalls {
+    /// Every call counted.
+    #[inline]
+    pub fn total(&self) -> u64 {
+        self.by_group.iter().sum()
+    }
+
+    pub(crate) fn add(&mut self, o: &BindCalls) {
+        for (a, b) in self.by_group.iter_mut().zip(o.by_group) {
+            *a += b;
+        }
+        self.first += o.first;
+        self.layout += o.layout;
+        self.new_group += o.new_group;
+        self.offsets += o.offsets;
+        self.replayed += o.replayed;
+    }
+
+    /// The calls counted since `before` (an earlier copy of these counters).
+    pub(crate) fn since(&self, before: &BindCalls) -> BindCalls {
+        let mut d = BindCalls {
+            first: self.first - before.first,
+            layout: self.layout - before.layout,
+            new_group: self.new_group - before.new_group,
+            offsets: self.offsets - before.offsets,
+            replayed: self.replayed - before.replayed,
+            ..Default::default()
+        };
+        for (k, g) in d.by_group.iter_mut().enumerate() {
+            *g = self.by_group[k] - before.by_group[k];
+        }
+        d
     }
 }
 

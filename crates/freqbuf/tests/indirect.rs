@@ -395,6 +395,10 @@ fn bind_counts_are_what_reached_the_pass() {
     assert!(sent > 0);
     assert_eq!(sent, stats, "the binder and the manager count the same calls");
     assert_eq!(counted[1], counted[0], "recording into no pass counts nothing");
+    // Both frames replayed the recording: every call is a replay, by group.
+    let calls = binder.bind_calls();
+    assert_eq!((calls.replayed, calls.total()), (2 * sent, 2 * sent), "{calls:?}");
+    assert_eq!(calls.first + calls.layout + calls.new_group + calls.offsets, 0, "{calls:?}");
 }
 
 /// Draws whose elements are not consecutive (the list in reverse object

@@ -4,7 +4,8 @@
 use crate::common;
 
 use common::gpu::{self, read_words, render_pipeline, texel};
-use freqbuf::{Binder, Draw, Manager, SlotPlan};
+use common::scene::{Kind, Report, Rig, TestShader};
+use freqbuf::{BindCalls, Binder, Draw, Manager, SlotPlan};
 
 const SHADER: &str = r#"
 struct Frame { time: f32, frame_index: u32 }
@@ -185,6 +186,17 @@ fn materials_bind_their_textures_and_both_stages_see_the_slots() {
     // material (draws are sorted by material), group 3 at every draw.
     let s = m.take_stats().total();
     assert_eq!(s.set_bind_group_calls, 1 + 1 + 3 + 6, "{s:?}");
+    // Each call once by group and once by reason: four first binds, the
+    // materials' own bind groups (they own textures), the objects' offsets.
+    let by_reason = BindCalls {
+        by_group: [1, 1, 3, 6, 0, 0, 0, 0],
+        first: 4,
+        layout: 0,
+        new_group: 2,
+        offsets: 5,
+        replayed: 0,
+    };
+    assert_eq!(s.bind_calls, by_reason);
 
     // Replacing a texture rebuilds that material's bind group only.
     m.material(mats[0]).set_texture("albedo", &texel(h, [9, 9, 9, 9])).unwrap();
@@ -322,4 +334,53 @@ var<immediate> k: vec4<f32>;
     h.queue.submit([enc.finish()]);
     let got = read_words(&h, &out).into_iter().map(f32::from_bits).collect::<Vec<_>>();
     assert_eq!(got, [2.0, 30.0, 400.0, 5000.0]);
+}
+
+const ONE_BLOCK: TestShader = TestShader {
+    tag: 41,
+    wgsl: r#"
+struct MatA { color: vec4<f32> }
+@group(2) @binding(0) var<uniform> mat_a: MatA;
+@compute @workgroup_size(1) fn main() { begin(41u); put4(mat_a.color); }
+"#,
+    reports: &[Report { name: "color", kind: Kind::Vec4 }],
+};
+
+const TWO_BLOCKS_AT_2: TestShader = TestShader {
+    tag: 42,
+    wgsl: r#"
+struct MatA { color: vec4<f32> }
+struct MatB { rough: f32 }
+@group(2) @binding(0) var<uniform> mat_a: MatA;
+@group(2) @binding(2) var<uniform> mat_b: MatB;
+@compute @workgroup_size(1) fn main() { begin(42u); put4(mat_a.color); putf(mat_b.rough); }
+"#,
+    reports: &[Report { name: "color", kind: Kind::Vec4 }, Report { name: "rough", kind: Kind::F32 }],
+};
+
+/// A shader switch binds again only where the layouts differ, and the
+/// statistics say so: `layout` for the other shader's group 2, `offsets`
+/// for another material in the same uniform slot, `first` for a new pass.
+#[test]
+fn bind_calls_say_why_each_was_made() {
+    let Some(h) = gpu::device() else { return };
+    let mut m = Manager::new(&h.device, SlotPlan::default());
+    let mut rig = Rig::new(&h.device, 8);
+    let one = rig.register(&h.device, &mut m, &ONE_BLOCK);
+    let two = rig.register(&h.device, &mut m, &TWO_BLOCKS_AT_2);
+    let color = m.param("color").unwrap();
+    let mats = [m.create_material(), m.create_material()];
+    m.material(mats[0]).set(color, &[1.0f32; 4]).unwrap();
+    m.material(mats[1]).set(color, &[2.0f32; 4]).unwrap();
+    m.flush(&h.queue).unwrap();
+    m.take_stats();
+    let draws = [(one, 0), (two, 0), (two, 1), (one, 1)].map(|(s, k)| Draw::new(s).material(mats[k]));
+    let seen = rig.run(h, &mut m, &draws);
+    assert_eq!(seen.iter().map(|r| f32::from_bits(r[1])).collect::<Vec<_>>(), [1.0, 1.0, 2.0, 2.0]);
+    let s = m.take_stats().total();
+    // Group 1, the gap before the material group, is bound once, empty.
+    let by_group = [1, 1, 4, 0, 0, 0, 0, 0];
+    let want = BindCalls { by_group, first: 3, layout: 2, new_group: 0, offsets: 1, replayed: 0 };
+    assert_eq!(s.bind_calls, want);
+    assert_eq!(s.set_bind_group_calls, want.total());
 }

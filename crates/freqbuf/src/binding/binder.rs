@@ -35,6 +35,7 @@ use crate::registry::Registry;
 use crate::slot::array::Addressing;
 use crate::slot::plan::Frequency;
 use crate::slot::shadow::Slot;
+use crate::stats::BindCalls;
 
 /// Something bind groups can be set on: a render pass, compute pass or bundle encoder.
 pub trait BindTarget {
@@ -119,8 +120,8 @@ impl Memo {
 pub struct Binder {
     /// Per group index, side by side: one cache line per group a draw checks.
     groups: [(Memo, BoundGroup); MAX_GROUPS],
-    /// `set_bind_group` calls sent to passes (replays included).
-    pub(super) calls: u64,
+    /// `set_bind_group` calls sent to passes (replays included), by group and reason.
+    pub(super) calls: BindCalls,
 }
 
 impl Binder {
@@ -141,6 +142,12 @@ impl Binder {
     /// of the entries that take it, not [`Binder::bind_prepared`]'s).
     #[inline]
     pub fn calls(&self) -> u64 {
+        self.calls.total()
+    }
+
+    /// The calls of [`Binder::calls`] by group index and by reason.
+    #[inline]
+    pub fn bind_calls(&self) -> BindCalls {
         self.calls
     }
 
@@ -175,7 +182,7 @@ impl Binder {
     ) -> Result<u32, Error> {
         let before = self.calls;
         let result = self.bind_with(cx.inputs(), pass, draw, mask);
-        cx.sent(self.calls - before);
+        cx.sent(&self.calls.since(&before));
         result
     }
 
@@ -275,14 +282,22 @@ impl Binder {
                 }
             };
             let (memo, bound) = &mut self.groups[group as usize];
-            *memo = Memo { reusable, tag, generation, variant: vid.0, deps, index };
+            let before =
+                std::mem::replace(memo, Memo { reusable, tag, generation, variant: vid.0, deps, index });
             // The comparison wgpu-core's binder makes: (bind group, offsets).
             if bound.serial == cached.serial && same(&bound.offsets, &offsets) {
                 continue;
             }
+            let reason = match () {
+                () if bound.serial == 0 => &mut self.calls.first,
+                () if before.tag == tag && before.variant != vid.0 => &mut self.calls.layout,
+                () if bound.serial != cached.serial => &mut self.calls.new_group,
+                () => &mut self.calls.offsets,
+            };
+            *reason += 1;
+            self.calls.by_group[group as usize] += 1;
             pass.set_bind_group(group, &cached.group, &offsets);
             *bound = BoundGroup { serial: cached.serial, offsets };
-            self.calls += 1;
         }
         Ok(first)
     }

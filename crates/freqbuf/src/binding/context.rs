@@ -14,7 +14,7 @@ use crate::device::limits::DeviceCaps;
 use crate::instance::handles::InstanceTable;
 use crate::registry::Registry;
 use crate::slot::shadow::Slot;
-use crate::stats::Stats;
+use crate::stats::{BindCalls, Stats};
 
 /// The manager's binding state, lent for one binder call: what draws read,
 /// the bind group cache (built on a miss), the device and the statistics.
@@ -49,9 +49,10 @@ impl BindContext<'_> {
         }
     }
 
-    /// Counts `calls` `set_bind_group` calls sent to a pass. Cost: an addition.
+    /// Counts the `set_bind_group` calls sent to a pass. Cost: a few additions.
     #[inline]
-    pub(crate) fn sent(&mut self, calls: u64) {
-        self.stats.set_bind_group_calls += calls;
+    pub(crate) fn sent(&mut self, calls: &BindCalls) {
+        self.stats.set_bind_group_calls += calls.total();
+        self.stats.bind_calls.add(calls);
     }
 }

@@ -344,8 +344,10 @@ impl Binder {
         // The encoder now reads the buffer until it is submitted.
         draws.in_use |= indirect && draws.buffer.is_some() && !draws.runs.is_empty();
         cx.stats.draw_calls += draw_calls;
-        self.calls += calls;
-        cx.sent(calls);
+        // The runs replay every recorded command once.
+        debug_assert_eq!(calls, recorded.counts.replayed);
+        self.calls.add(&recorded.counts);
+        cx.sent(&recorded.counts);
         Ok(())
     }
 }

@@ -28,6 +28,7 @@ use crate::instance::handles::{InstanceTable, NOT_GIVEN, checked};
 use crate::registry::Registry;
 use crate::slot::plan::Frequency;
 use crate::slot::slab::Links;
+use crate::stats::BindCalls;
 
 /// Draws with their instances resolved to slot indices, made by
 /// [`crate::Manager::draw_list`] and bound by [`crate::Binder::bind_list`].
@@ -57,6 +58,8 @@ pub(crate) struct Recorded {
     cmds: Vec<(u32, u32, SmallVec<[u32; Frequency::COUNT]>)>,
     /// Per draw: where its commands end in `cmds`, and its first instance.
     pub(crate) draws: Vec<(u32, u32)>,
+    /// What one replay of every command sends, by group (all `replayed`).
+    pub(crate) counts: BindCalls,
 }
 
 impl Recorded {
@@ -84,12 +87,6 @@ impl Recorded {
         for (group, k, offsets) in &self.cmds[range.start as usize..range.end as usize] {
             pass.set_bind_group(*group, &self.groups[*k as usize], offsets);
         }
-    }
-
-    /// `set_bind_group` calls one replay makes.
-    #[inline]
-    pub(crate) fn calls(&self) -> u64 {
-        self.cmds.len() as u64
     }
 }
 
@@ -127,6 +124,8 @@ impl<P: BindTarget> BindTarget for Recorder<'_, P> {
             }
         };
         self.recorded.cmds.push((index, k, SmallVec::from_slice(offsets)));
+        self.recorded.counts.by_group[index as usize] += 1;
+        self.recorded.counts.replayed += 1;
     }
 }
 
@@ -246,8 +245,8 @@ impl Binder {
                 let first = recorded.replay(pass, i);
                 draw(pass, i, first);
             }
-            self.calls += recorded.calls();
-            cx.sent(recorded.calls());
+            self.calls.add(&recorded.counts);
+            cx.sent(&recorded.counts);
             return Ok(());
         }
         let before = self.calls;
@@ -266,7 +265,7 @@ impl Binder {
             }
         }
         // Counted on error too: those calls reached the pass.
-        cx.sent(self.calls - before);
+        cx.sent(&self.calls.since(&before));
         result.map(|()| list.recorded = Some(recorder.recorded))
     }
 }
