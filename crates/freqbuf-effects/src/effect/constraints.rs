@@ -10,7 +10,10 @@ use std::fmt;
 
 use toml::Spanned;
 
-use super::types::Bits;
+/// A set of an effect's flags, one bit per flag in declaration order: room
+/// for `MAX_FLAGS` (Bevy's PBR shader tests over a hundred definitions).
+/// Here, where the rules over them live, so that the rules need no other module.
+pub(crate) type Bits = u128;
 
 /// One constraint, over flag bits, with the names it was written with.
 #[derive(Clone, Debug)]

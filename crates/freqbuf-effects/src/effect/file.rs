@@ -270,3 +270,14 @@ impl Compare {
         }
     }
 }
+
+/// Finds a stage file by the name the effect file gives: its path (for
+/// errors) and text, or why not.
+pub(crate) type ReadStage<'a> = &'a mut dyn FnMut(&str) -> Result<(String, String), String>;
+
+/// Reads an effect file or a WGSL source as `ShaderReflection::from_path`
+/// reads shaders: a regular UTF-8 file within the same size limit.
+pub(crate) fn read_text(path: &std::path::Path) -> Result<String, String> {
+    let bytes = freqbuf::__effects::read_file(path, freqbuf::reflect::ShaderReflection::MAX_FILE_SIZE)?;
+    String::from_utf8(bytes).map_err(|e| format!("not UTF-8: {e}"))
+}

@@ -2,7 +2,8 @@
 //! registered once per combination of the flags their source tests), the
 //! whole-effect check, and the pipeline cache.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
 
 use super::compose::{Compose, Sites};
 use super::types::{Bits, Effect, EffectId, EffectStats, FlagSet, Pass, PassId, Passes};
@@ -33,7 +34,7 @@ pub struct Effects {
     pub(super) pipelines: super::pipelines::Pipelines,
     pub(super) stats: EffectStats,
     /// Module files added, and those [`Effects::add_module_dir`] found.
-    pub(super) module_files: super::modules::ModuleFiles,
+    pub(super) module_files: ModuleFiles,
     /// Defs of [`Effects::set_defs`], given to every effect loaded after.
     pub(super) code_defs: Vec<(String, naga_oil::compose::ShaderDefValue)>,
     /// (base effect, its defs as given) → the effect [`Effects::with_defs`] made.
@@ -44,7 +45,7 @@ pub struct Effects {
     /// The libraries the whole-effect check composes on, one per core (none
     /// on the web, where it composes on one thread).
     #[cfg(not(target_arch = "wasm32"))]
-    pub(super) workers: super::parallel::Workers,
+    pub(super) workers: Workers,
 }
 
 impl Default for Effects {
@@ -353,5 +354,78 @@ impl Effects {
             },
         })?;
         Ok((reflection.with_family(effect.family.clone()), sites))
+    }
+}
+
+/// The module files a library knows: those added, and those the searched
+/// directories hold by import path. A directory may hold alternates of one
+/// import path (Bevy keeps a real module and a dummy, picked by cargo
+/// feature); that is an error only when an effect imports the path.
+#[derive(Debug, Default)]
+pub(super) struct ModuleFiles {
+    /// Canonical paths of the files added so far.
+    pub(super) added: HashSet<PathBuf>,
+    /// Every file found for each import path, in the order found.
+    pub(super) index: HashMap<String, Vec<PathBuf>>,
+    /// The file added for each import path: listed, or the only one found.
+    pub(super) chosen: HashMap<String, PathBuf>,
+}
+
+impl ModuleFiles {
+    /// The one file a searched directory holds for `import`; `Err` with
+    /// every file when there are several.
+    pub(super) fn find(&self, import: &str) -> Result<Option<PathBuf>, Vec<PathBuf>> {
+        if let Some(path) = self.chosen.get(import) {
+            return Ok(Some(path.clone()));
+        }
+        match self.index.get(import).map(Vec::as_slice) {
+            None | Some([]) => Ok(None),
+            Some([one]) => Ok(Some(one.clone())),
+            Some(several) => Err(several.to_vec()),
+        }
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+/// The libraries the whole-effect check composes on, one per core, each
+/// with its own composer. Kept while no module is added: forking a composer
+/// adds every module again.
+#[derive(Debug, Default)]
+pub(super) struct Workers {
+    libraries: Vec<Effects>,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Workers {
+    /// One library per core holding `main`'s effects, or `None` on one core
+    /// (or where threads cannot be had, as on the web). Forked once, and again
+    /// after a module is added; lent until [`Workers::give_back`].
+    pub(super) fn lend(&mut self, main: &Effects) -> Option<Vec<Effects>> {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+        if cores < 2 {
+            return None;
+        }
+        let modules = main.compose.module_count();
+        let stale = self.libraries.len() != cores
+            || self.libraries.iter().any(|w| w.compose.module_count() != modules);
+        if stale {
+            let fork = || -> Result<Effects, EffectError> {
+                let mut worker = Effects::new();
+                worker.tag = main.tag;
+                worker.compose = main.compose.fork()?;
+                Ok(worker)
+            };
+            self.libraries = (0..cores).map(|_| fork()).collect::<Result<Vec<_>, _>>().ok()?;
+        }
+        let mut lent = std::mem::take(&mut self.libraries);
+        for w in &mut lent {
+            w.effects.clone_from(&main.effects);
+        }
+        Some(lent)
+    }
+
+    /// Keeps the lent libraries for the next check.
+    pub(super) fn give_back(&mut self, libraries: Vec<Effects>) {
+        self.libraries = libraries;
     }
 }

@@ -1,14 +1,16 @@
 //! Loading effects: effect files and their sources, module files, and the
 //! checks that make a loaded effect consistent (`Effects::insert`).
 
+use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::Path;
 
+use toml::Spanned;
+
 use super::compose::locate;
-use super::file::EffectFile;
-use super::types::{Bits, Effect, EffectId, Pass};
+use super::file::{EffectFile, ReadStage, read_text};
+use super::types::{Bits, Effect, EffectId, Pass, StageSource};
 use crate::error::{EffectError, EffectErrorKind};
-use freqbuf::reflect::ShaderReflection;
 
 use super::library::Effects;
 
@@ -160,7 +162,7 @@ impl Effects {
         let defs = super::parse::defs(&parsed.defs, &flags, &self.code_defs, file, &at)?;
         let (techniques, passes, stage_files) =
             super::parse::techniques(parsed.technique, &flags, &mut *read, &at)?;
-        let wesl = self.prepare_wesl(super::wesl::Input {
+        let wesl = self.prepare_wesl(WeslInput {
             file,
             toml_text,
             packages: &parsed.packages,
@@ -212,21 +214,82 @@ impl Effects {
     }
 }
 
-/// Finds a stage file by the name the effect file gives: its path (for
-/// errors) and text, or why not.
-pub(super) type ReadStage<'a> = &'a mut dyn FnMut(&str) -> Result<(String, String), String>;
-
-/// Reads an effect file or a WGSL source as `ShaderReflection::from_path`
-/// reads shaders: a regular UTF-8 file within the same size limit.
-pub(super) fn read_text(path: &Path) -> Result<String, String> {
-    let bytes = freqbuf::__effects::read_file(path, ShaderReflection::MAX_FILE_SIZE)?;
-    String::from_utf8(bytes).map_err(|e| format!("not UTF-8: {e}"))
-}
-
 fn parse(file: &str, text: &str) -> Result<EffectFile, EffectError> {
     toml::from_str(text).map_err(|e: toml::de::Error| EffectError {
         file: file.to_owned(),
         location: e.span().map(|s| locate(text, s.start)),
         kind: Box::new(EffectErrorKind::Toml(e.message().trim_end().to_owned())),
     })
+}
+
+/// What an effect file says about its sources, for [`Effects::prepare_wesl`].
+#[cfg_attr(not(feature = "wesl"), allow(dead_code, reason = "read only to compile WESL"))]
+pub(crate) struct WeslInput<'a> {
+    /// The effect file and its text, for errors.
+    pub(crate) file: &'a str,
+    pub(crate) toml_text: &'a str,
+    /// `[packages]`, relative to the effect file.
+    pub(crate) packages: &'a BTreeMap<String, Spanned<String>>,
+    /// The effect file's folder when its files are on disk (`Effects::load`);
+    /// `None` when they come through `read` by name (`add`, `add_files`).
+    pub(crate) disk: Option<&'a Path>,
+    /// The source: its path (for errors), its text, and where the effect file names it.
+    pub(crate) source: (&'a str, &'a str, Range<usize>),
+    pub(crate) stages: &'a [StageSource],
+    /// Reads a file by its name relative to the effect file.
+    pub(crate) read: ReadStage<'a>,
+}
+
+impl Effects {
+    /// The WESL sources of an effect (its files read once, its `@if` names
+    /// found), or `None` for a naga_oil one. A WGSL effect with `[packages]`
+    /// or a `.wesl` stage file is refused, as is WESL in a build without the
+    /// `wesl` feature.
+    pub(super) fn prepare_wesl(
+        &mut self,
+        input: WeslInput<'_>,
+    ) -> Result<Option<std::sync::Arc<super::wesl::Sources>>, EffectError> {
+        let at = |span: Range<usize>, what: String| EffectError {
+            file: input.file.to_owned(),
+            location: Some(locate(input.toml_text, span.start)),
+            kind: Box::new(EffectErrorKind::WeslSetup(what)),
+        };
+        let (source_file, _, span) = &input.source;
+        if !super::wesl::is_wesl(source_file) {
+            if let Some((name, value)) = input.packages.iter().next() {
+                return Err(at(
+                    value.span(),
+                    format!(
+                        "package `{name}`: [packages] are for WESL sources, and `{source_file}` is not one"
+                    ),
+                ));
+            }
+            if let Some(stage) = input.stages.iter().find(|s| super::wesl::is_wesl(&s.name)) {
+                return Err(at(
+                    span.clone(),
+                    format!(
+                        "`{}` is WESL and the source `{source_file}` is not; compose them alike",
+                        stage.name
+                    ),
+                ));
+            }
+            return Ok(None);
+        }
+        self.discover_wesl(input).map(|s| Some(std::sync::Arc::new(s)))
+    }
+}
+
+/// Without the `wesl` feature a WESL source is refused by name.
+#[cfg(not(feature = "wesl"))]
+impl Effects {
+    pub(in crate::effect) fn discover_wesl(
+        &mut self,
+        input: WeslInput<'_>,
+    ) -> Result<super::wesl::Sources, EffectError> {
+        Err(EffectError {
+            file: input.file.to_owned(),
+            location: Some(locate(input.toml_text, input.source.2.start)),
+            kind: Box::new(EffectErrorKind::WeslOff(input.source.0.to_owned())),
+        })
+    }
 }

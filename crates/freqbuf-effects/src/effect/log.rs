@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::library::Effects;
-use super::types::{EffectId, FlagSet, PassId, Targets};
+use super::types::{EffectId, FlagSet, LoggedTargets, PassId, Targets};
 use super::with_defs::{changed_defs, def_kind, parse_value};
 use crate::error::{EffectError, EffectErrorKind};
 use freqbuf::Manager;
@@ -33,31 +33,6 @@ pub struct LoggedPipeline {
     /// A render pipeline's attachments; `None` for a compute pipeline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub targets: Option<LoggedTargets>,
-}
-
-/// The attachments a render pipeline was built for, formats by wgpu's
-/// name (`Rgba8Unorm`). Vertex buffer layouts are the application's to give
-/// again: replay asks it for each entry's [`Targets`].
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub struct LoggedTargets {
-    /// One format per color attachment.
-    pub color: Vec<String>,
-    /// The depth attachment's format, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub depth: Option<String>,
-    /// Samples per pixel.
-    pub samples: u32,
-}
-
-impl LoggedTargets {
-    /// The attachments of `targets`.
-    pub fn of(targets: &Targets) -> Self {
-        Self {
-            color: targets.color.iter().map(|f| format!("{f:?}")).collect(),
-            depth: targets.depth.map(|f| format!("{f:?}")),
-            samples: targets.samples,
-        }
-    }
 }
 
 /// What [`Effects::replay_pipeline_log`] did.

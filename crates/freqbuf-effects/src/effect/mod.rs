@@ -35,7 +35,9 @@ pub use cache_file::{CacheLoad, PipelineCacheFile};
 pub use constraints::FlagRules;
 pub use file::{Blend, Compare, Cull, DepthState};
 pub use library::{EXHAUSTIVE_FLAGS, Effects};
-pub use log::{LoggedPipeline, LoggedTargets, ReplayReport};
-pub use types::{CheckReport, Effect, EffectId, EffectStats, FlagSet, Pass, PassId, Passes, Targets};
+pub use log::{LoggedPipeline, ReplayReport};
+pub use types::{
+    CheckReport, Effect, EffectId, EffectStats, FlagSet, LoggedTargets, Pass, PassId, Passes, Targets,
+};
 pub use warm::{WarmProgress, WarmReport};
 pub use with_defs::DefValue;

@@ -4,44 +4,15 @@
 //! added once, however many effects import it, after the modules it imports,
 //! whatever order the files are listed or found in.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use toml::Spanned;
 
 use super::Effects;
 use super::compose::locate;
-use super::load::read_text;
+use super::file::read_text;
 use crate::error::{EffectError, EffectErrorKind};
-
-/// The module files a library knows: those added, and those the searched
-/// directories hold by import path. A directory may hold alternates of one
-/// import path (Bevy keeps a real module and a dummy, picked by cargo
-/// feature); that is an error only when an effect imports the path.
-#[derive(Debug, Default)]
-pub(super) struct ModuleFiles {
-    /// Canonical paths of the files added so far.
-    added: HashSet<PathBuf>,
-    /// Every file found for each import path, in the order found.
-    index: HashMap<String, Vec<PathBuf>>,
-    /// The file added for each import path: listed, or the only one found.
-    chosen: HashMap<String, PathBuf>,
-}
-
-impl ModuleFiles {
-    /// The one file a searched directory holds for `import`; `Err` with
-    /// every file when there are several.
-    fn find(&self, import: &str) -> Result<Option<PathBuf>, Vec<PathBuf>> {
-        if let Some(path) = self.chosen.get(import) {
-            return Ok(Some(path.clone()));
-        }
-        match self.index.get(import).map(Vec::as_slice) {
-            None | Some([]) => Ok(None),
-            Some([one]) => Ok(Some(one.clone())),
-            Some(several) => Err(several.to_vec()),
-        }
-    }
-}
 
 impl Effects {
     /// Makes every `.wgsl` file under `dir` (searched recursively) available

@@ -17,48 +17,6 @@ const CHUNK: usize = 128;
 /// What one permutation registers, layouts only, or why it cannot.
 type Reflected = Result<Vec<ShaderReflection>, EffectError>;
 
-/// The libraries the whole-effect check composes on, one per core, each
-/// with its own composer. Kept while no module is added: forking a composer
-/// adds every module again.
-#[derive(Debug, Default)]
-pub(super) struct Workers {
-    libraries: Vec<Effects>,
-}
-
-impl Workers {
-    /// One library per core holding `main`'s effects, or `None` on one core
-    /// (or where threads cannot be had, as on the web). Forked once, and again
-    /// after a module is added; lent until [`Workers::give_back`].
-    fn lend(&mut self, main: &Effects) -> Option<Vec<Effects>> {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
-        if cores < 2 {
-            return None;
-        }
-        let modules = main.compose.module_count();
-        let stale = self.libraries.len() != cores
-            || self.libraries.iter().any(|w| w.compose.module_count() != modules);
-        if stale {
-            let fork = || -> Result<Effects, EffectError> {
-                let mut worker = Effects::new();
-                worker.tag = main.tag;
-                worker.compose = main.compose.fork()?;
-                Ok(worker)
-            };
-            self.libraries = (0..cores).map(|_| fork()).collect::<Result<Vec<_>, _>>().ok()?;
-        }
-        let mut lent = std::mem::take(&mut self.libraries);
-        for w in &mut lent {
-            w.effects.clone_from(&main.effects);
-        }
-        Some(lent)
-    }
-
-    /// Keeps the lent libraries for the next check.
-    fn give_back(&mut self, libraries: Vec<Effects>) {
-        self.libraries = libraries;
-    }
-}
-
 impl Effects {
     /// The workers, lent for one check (see [`Workers::lend`]).
     pub(super) fn workers(&mut self) -> Option<Vec<Effects>> {

@@ -8,8 +8,8 @@ use std::ops::Range;
 use naga_oil::compose::ShaderDefValue;
 
 use super::constraints::{FlagRules, Written};
+use super::file::ReadStage;
 use super::file::{EffectFile, PassFile, TechniqueFile};
-use super::load::ReadStage;
 use super::types::{Bits, DeviceCap, MAX_FLAGS, Pass, StageSource};
 use crate::error::{EffectError, EffectErrorKind};
 

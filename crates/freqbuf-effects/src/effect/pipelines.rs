@@ -8,8 +8,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use freqbuf::{Error, Manager, ShaderId};
 
-use super::log::LoggedTargets;
-use super::types::{Bits, EffectId, PassId, Targets};
+use super::types::{Bits, EffectId, LoggedTargets, PassId, Targets};
 
 /// Pipelines by (pass, permutation); see the module's doc.
 #[derive(Debug, Default)]

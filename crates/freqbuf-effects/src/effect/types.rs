@@ -2,11 +2,11 @@
 
 use std::ops::Range;
 
+use serde::{Deserialize, Serialize};
+
 use super::file::{Blend, Cull, DepthState};
 
-/// A set of an effect's flags, one bit per flag in declaration order: room
-/// for [`MAX_FLAGS`] (Bevy's PBR shader tests over a hundred definitions).
-pub(crate) type Bits = u128;
+pub(crate) use super::constraints::Bits;
 
 /// Flags an effect may declare.
 pub(crate) const MAX_FLAGS: usize = Bits::BITS as usize;
@@ -307,4 +307,29 @@ pub struct CheckReport {
     pub distinct: usize,
     /// Whether that was every combination of the flags the source tests.
     pub exhaustive: bool,
+}
+
+/// The attachments a render pipeline was built for, formats by wgpu's
+/// name (`Rgba8Unorm`). Vertex buffer layouts are the application's to give
+/// again: replay asks it for each entry's [`Targets`].
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct LoggedTargets {
+    /// One format per color attachment.
+    pub color: Vec<String>,
+    /// The depth attachment's format, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<String>,
+    /// Samples per pixel.
+    pub samples: u32,
+}
+
+impl LoggedTargets {
+    /// The attachments of `targets`.
+    pub fn of(targets: &Targets) -> Self {
+        Self {
+            color: targets.color.iter().map(|f| format!("{f:?}")).collect(),
+            depth: targets.depth.map(|f| format!("{f:?}")),
+            samples: targets.samples,
+        }
+    }
 }

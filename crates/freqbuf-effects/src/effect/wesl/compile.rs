@@ -16,11 +16,8 @@ use wesl::syntax::{ModulePath, TranslationUnit, Visibility};
 use wesl::{Feature, Features, Mangler, Resolver};
 
 use super::discover::{Part, Sources, canonical, is_constants};
-use super::map::{self, OutputMap};
+use super::map::{self, Names, OutputMap};
 use crate::error::{EffectError, EffectErrorKind};
-
-/// Mangled name → (module, item): what the compiler renamed.
-pub(super) type Names = HashMap<String, (ModulePath, String)>;
 
 /// A compiled permutation: the module, where its bound globals are
 /// declared, and the map back from its WGSL to the `.wesl` files.

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use wesl::syntax::{ModulePath, PathOrigin, TranslationUnit, TypeExpression};
 
 use super::super::compose::locate;
-use super::super::load::{ReadStage, read_text};
+use super::super::file::{ReadStage, read_text};
 use super::super::types::Bits;
 use freqbuf::error::Location;
 

@@ -6,7 +6,7 @@
 //! so a position in the output is found in the declaration that holds it,
 //! then (its unmangled name searched there) at the token in the file.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 use std::ops::Range;
 use std::sync::Arc;
@@ -14,12 +14,15 @@ use std::sync::Arc;
 use wesl::error::{Detail, ImportError, ResolveError, UsageError};
 use wesl::syntax::{GlobalDeclaration, ModulePath, TranslationUnit};
 
-use super::compile::Names;
 use super::discover::Sources;
 use crate::effect::compose::{Sites, locate};
 use crate::error::{EffectError, EffectErrorKind};
 use freqbuf::error::Location;
 use freqbuf::error::{ReflectError, ReflectErrorKind};
+
+/// Mangled name → (module, item): what the compiler renamed, and what an
+/// error in the output is mapped back through.
+pub(super) type Names = HashMap<String, (ModulePath, String)>;
 
 /// The WGSL of one compiled permutation and where each declaration came from.
 pub(crate) struct OutputMap {

@@ -6,13 +6,13 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::Input;
 use super::compile::Compiled;
 use super::discover::{Finder, Root, Sources, normalize};
 use crate::DefValue;
 use crate::effect::compose::locate;
+use crate::effect::file::read_text;
 use crate::effect::library::Effects;
-use crate::effect::load::read_text;
+use crate::effect::load::WeslInput as Input;
 use crate::error::{EffectError, EffectErrorKind};
 use freqbuf::reflect::ShaderReflection;
 

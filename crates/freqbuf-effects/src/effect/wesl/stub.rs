@@ -5,11 +5,9 @@ use std::sync::Arc;
 
 use naga_oil::compose::ShaderDefValue;
 
-use super::Input;
-use crate::effect::compose::{Sites, locate};
-use crate::effect::library::Effects;
+use crate::effect::compose::Sites;
 use crate::effect::types::Bits;
-use crate::error::{EffectError, EffectErrorKind};
+use crate::error::EffectError;
 
 /// No packages without WESL.
 #[derive(Debug, Default)]
@@ -48,15 +46,5 @@ impl Sources {
         _: (&str, &str),
     ) -> Result<Compiled, EffectError> {
         match **self {}
-    }
-}
-
-impl Effects {
-    pub(in crate::effect) fn discover_wesl(&mut self, input: Input<'_>) -> Result<Sources, EffectError> {
-        Err(EffectError {
-            file: input.file.to_owned(),
-            location: Some(locate(input.toml_text, input.source.2.start)),
-            kind: Box::new(EffectErrorKind::WeslOff(input.source.0.to_owned())),
-        })
     }
 }
