@@ -18,7 +18,7 @@ const CHUNK: usize = 128;
 type Reflected = Result<Vec<ShaderReflection>, EffectError>;
 
 impl Effects {
-    /// The workers, lent for one check (see [`Workers::lend`]).
+    /// The workers, lent for one check (see [`Workers::lend`](super::library::Workers::lend)).
     pub(super) fn workers(&mut self) -> Option<Vec<Effects>> {
         let mut workers = std::mem::take(&mut self.workers);
         let lent = workers.lend(self);

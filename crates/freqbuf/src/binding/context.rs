@@ -36,15 +36,27 @@ pub(crate) struct BindContext<'a> {
 }
 
 impl BindContext<'_> {
-    /// What one bind reads, with bind groups built on a miss. Cost: none.
+    /// What one bind into a pass reads, with bind groups built on a miss
+    /// and the calls counted in the statistics. Cost: none.
     #[inline]
     pub(super) fn inputs(&mut self) -> DrawInputs<'_> {
+        self.draw_inputs(true)
+    }
+
+    /// [`BindContext::inputs`] for binds into no pass: nothing is counted.
+    #[inline]
+    pub(super) fn uncounted(&mut self) -> DrawInputs<'_> {
+        self.draw_inputs(false)
+    }
+
+    #[inline]
+    fn draw_inputs(&mut self, count: bool) -> DrawInputs<'_> {
         DrawInputs {
             registry: self.registry,
             layouts: self.layouts,
             slots: self.slots,
             instances: self.instances,
-            groups: GroupAccess::Build { device: self.device, groups: self.groups, stats: self.stats },
+            groups: GroupAccess::Build { device: self.device, groups: self.groups, stats: self.stats, count },
             generation: self.generation,
         }
     }

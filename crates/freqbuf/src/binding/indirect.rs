@@ -345,9 +345,9 @@ impl Binder {
         draws.in_use |= indirect && draws.buffer.is_some() && !draws.runs.is_empty();
         cx.stats.draw_calls += draw_calls;
         // The runs replay every recorded command once.
-        debug_assert_eq!(calls, recorded.counts.replayed);
-        self.calls.add(&recorded.counts);
-        cx.sent(&recorded.counts);
+        debug_assert_eq!(calls, recorded.calls());
+        self.calls += calls;
+        cx.sent(recorded.counts());
         Ok(())
     }
 }

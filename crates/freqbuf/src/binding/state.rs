@@ -40,7 +40,14 @@ impl BindState<'_> {
 /// manager), or only read from a frozen state.
 #[derive(Debug)]
 pub(super) enum GroupAccess<'a> {
-    Build { device: &'a wgpu::Device, groups: &'a mut BindGroups, stats: &'a mut Stats },
+    /// `count`: the binds reach a pass, so they count in `stats`
+    /// (not where groups are built into no pass: `prepare`, a recording).
+    Build {
+        device: &'a wgpu::Device,
+        groups: &'a mut BindGroups,
+        stats: &'a mut Stats,
+        count: bool,
+    },
     Shared(&'a BindGroups),
 }
 
