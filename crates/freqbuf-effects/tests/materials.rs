@@ -849,6 +849,20 @@ fn params_and_auto_typos_are_refused_by_load_and_the_whole_effect_check() {
     assert_eq!(check(&mut fx, "[params]\nnormal_strength = 0.5\n", None), Ok(()));
     // Checked alone, the permutation without NORMAL_MAP cannot tell a typo from the other's member.
     assert_eq!(check(&mut fx, "[params]\nnormal_strenght = 0.5\n", Some(&[])), Ok(()));
+    // With device flags each setting merges alone: a member only the other setting
+    // declares is no typo, and the typo is the one named.
+    let split = "struct Material { base_color: vec4<f32>,\n#ifdef EXTRA\n a_extra: f32,\n#endif\n}\n@group(2) @binding(0) var<uniform> material: Material;\n@compute @workgroup_size(1) fn cs_main() {\n _ = material.base_color;\n#ifdef EXTRA\n _ = material.a_extra;\n#endif\n}\n";
+    let file = "source = \"split.wgsl\"\nflags = [\"EXTRA\"]\n[device_flags]\nEXTRA = \"binding_arrays\"\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"cs_main\"\n[params]\na_extra = 1.0\n";
+    for (extra, refused) in [("", None), ("base_colr = [1.0, 2.0, 3.0, 4.0]\n", Some("base_colr"))] {
+        let id = fx.add("split.effect.toml", &format!("{file}{extra}"), split).unwrap();
+        let checked = fx.check(&Registry::new(SlotPlan::default()), id, None).map_err(|e| common::chain(&e));
+        match refused {
+            None => assert!(checked.is_ok(), "{checked:?}"),
+            Some(name) => {
+                assert!(checked.is_err_and(|e| e.contains(&format!("[params] `{name}`"))), "{extra}")
+            }
+        }
+    }
     // A default that does not fit is refused in the permutations that have the member.
     assert!(check(&mut fx, "[params]\nnormal_strength = [1.0, 2.0]\n", None).is_err_and(|e| e.ends_with(
         "[params] `normal_strength`: the member is f32, the value has 2 numbers, not 1 ([1.0, 2.0])"

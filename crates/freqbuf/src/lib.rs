@@ -52,12 +52,14 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Data flows one way through the modules (all private; every item is
-//! re-exported here, at one path):
+//! Data flows one way through the modules (private but `reflect`; every item
+//! is re-exported here, at one path):
 //! `reflect` (one shader) → `registry` (all shaders, merged slot layouts,
-//! every registration rule) → `slot` and `instance` (CPU shadows, handles) →
-//! `upload` (flush) → `binding` (bind group layouts, bind groups, the binder).
-//! `manager` owns one of each and hands each layer what it reads.
+//! every registration rule; `device` checks each against the device, and
+//! `codegen` writes the merged slots out) → `slot` and `instance` (CPU
+//! shadows, handles), written through `write` → `upload` (flush) →
+//! `binding` (bind group layouts, bind groups, the binder). `manager` owns
+//! one of each and hands each layer what it reads.
 
 mod binding;
 mod codegen;

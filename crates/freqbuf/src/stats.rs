@@ -13,10 +13,9 @@ pub struct Stats {
     pub copy_commands: u64,
     /// Compute dispatches recorded by the scatter upload.
     pub dispatches: u64,
-    /// `set_bind_group` calls made by binders.
+    /// `set_bind_group` calls made by the binder entries that take the
+    /// manager (not `Binder::bind_prepared`, which has shared access).
     pub set_bind_group_calls: u64,
-    /// The same calls by group index and by reason.
-    pub bind_calls: BindCalls,
     /// Instances that had dirty bytes at flush.
     pub dirty_instances: u64,
     /// Slot buffers replaced by larger ones.
@@ -43,7 +42,6 @@ impl Stats {
         self.copy_commands += o.copy_commands;
         self.dispatches += o.dispatches;
         self.set_bind_group_calls += o.set_bind_group_calls;
-        self.bind_calls.add(&o.bind_calls);
         self.dirty_instances += o.dirty_instances;
         self.buffer_growths += o.buffer_growths;
         self.bind_groups_created += o.bind_groups_created;
@@ -95,14 +93,17 @@ impl BindCalls {
         self.counts.map(|g| g.iter().sum())
     }
 
-    /// Nothing was bound at that index yet in this pass (a new binder, or
-    /// [`Binder::reset`](crate::Binder::reset)).
+    /// Nothing was bound at that index yet as far as the binder knows: a new
+    /// binder, [`Binder::reset`](crate::Binder::reset), or the first bind
+    /// after `bind_list` or `draw_indirect`, which leave the recording's
+    /// state bound without the binder holding it.
     pub fn first(&self) -> u64 {
         self.reason(Reason::First)
     }
 
-    /// The draw's shader has another bind group layout at that index than the
-    /// draw before (a pipeline change that the layouts do not share).
+    /// The draw's shader has another bind group layout at that index than
+    /// the last draw that resolved it (a pipeline change that the layouts
+    /// do not share).
     pub fn layout(&self) -> u64 {
         self.reason(Reason::Layout)
     }
@@ -119,7 +120,8 @@ impl BindCalls {
         self.reason(Reason::Offsets)
     }
 
-    /// Replayed from a draw list's recording (`bind_list`, `draw_indirect`).
+    /// Replayed from a draw list's recording: `bind_list` once its list has
+    /// one, and every `draw_indirect` call (it records into no pass first).
     pub fn replayed(&self) -> u64 {
         self.reason(Reason::Replayed)
     }
@@ -143,6 +145,9 @@ pub struct FrameStats {
     pub shared: Stats,
     /// Counters per slot, indexed by [`SlotId::index`].
     pub slots: Vec<Stats>,
+    /// The `set_bind_group` calls of `shared` by group index and by reason
+    /// (here, not in [`Stats`], so that the per-slot counters stay small).
+    pub bind_calls: BindCalls,
 }
 
 impl FrameStats {

@@ -389,8 +389,8 @@ fn bind_counts_are_what_reached_the_pass() {
         drop(pass);
         h.queue.submit([enc.finish()]);
         args.submitted();
-        let stats = s.fb.take_stats().total();
-        counted.push((binder.calls() - before, stats.set_bind_group_calls, stats.bind_calls));
+        let stats = s.fb.take_stats();
+        counted.push((binder.calls() - before, stats.total().set_bind_group_calls, stats.bind_calls));
     }
     let (sent, stats, calls) = counted[0];
     assert!(sent > 0);

@@ -87,34 +87,34 @@ impl Effects {
             let mut other = base.as_ref().filter(|_| k > 0).map(Registry::scratch);
             let set = other.as_mut().unwrap_or(registry);
             self.merge_set(set, id, &combos)?;
-            found.extend(self.check_tables(id, set, false)?);
+            found.extend(self.check_tables(id, set, None)?);
         }
-        // Every permutation merged: a `[params]` or `[auto]` name none declares is a typo.
+        // Every permutation merged: a `[params]` or `[auto]` name no layout set declares is a typo.
         if report.exhaustive && device.is_none() {
-            let effect = self.effect(id);
-            let missing = |name: &String| !found.contains(name);
-            if effect.params.keys().any(missing) || effect.auto.iter().any(|(m, _)| missing(m)) {
-                self.check_tables(id, registry, true)?;
-            }
+            self.check_tables(id, registry, Some(&found))?;
         }
         Ok(report)
     }
 
     /// The effect's `[params]` and `[auto]` against the merged `registry`
     /// (`crate::material::check_tables`), as an error of the effect file.
+    /// With `missing_but`, only the names outside that set, each of which
+    /// must resolve; without, every name `registry` declares.
     fn check_tables(
         &self,
         id: EffectId,
         registry: &Registry,
-        all: bool,
+        missing_but: Option<&std::collections::BTreeSet<String>>,
     ) -> Result<std::collections::BTreeSet<String>, EffectError> {
         let e = self.effect(id);
-        crate::material::check_tables(&e.family, &e.params, &e.auto, registry, all).map_err(|error| {
-            EffectError {
-                file: e.file.clone(),
-                location: None,
-                kind: Box::new(EffectErrorKind::Tables(error)),
-            }
+        let keep = |name: &String| missing_but.is_none_or(|found| !found.contains(name));
+        let params = e.params.iter().filter(|(n, _)| keep(n)).map(|(n, v)| (n.clone(), v.clone())).collect();
+        let auto = e.auto.iter().filter(|(m, _)| keep(m)).cloned().collect::<Vec<_>>();
+        let all = missing_but.is_some();
+        crate::material::check_tables(&e.family, &params, &auto, registry, all).map_err(|error| EffectError {
+            file: e.file.clone(),
+            location: None,
+            kind: Box::new(EffectErrorKind::Tables(error)),
         })
     }
 

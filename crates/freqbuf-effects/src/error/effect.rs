@@ -292,8 +292,8 @@ pub enum EffectErrorKind {
     },
     /// A `[params]` or `[auto]` entry that no permutation declares, or that
     /// does not fit its member (a default's numbers, a semantic's type or
-    /// frequency), found by the whole-effect check; `[auto]` semantics that
-    /// do not exist are refused at load.
+    /// frequency), found by the whole-effect check; or, at load, an `[auto]`
+    /// semantic that does not exist.
     #[error("an entry of the effect's [params] or [auto] table is refused")]
     Tables(#[source] crate::error::MaterialError),
 }

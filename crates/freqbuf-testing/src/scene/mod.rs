@@ -5,10 +5,10 @@ use std::collections::HashMap;
 
 use freqbuf::{InstanceId, Manager, Param};
 
-/// Words each dispatch writes: a shader tag, then the reported values.
 mod rig;
 pub use rig::Rig;
 
+/// Words each dispatch writes: a shader tag, then the reported values.
 pub const RECORD_WORDS: u32 = 64;
 
 /// How a reported value is typed on both sides.

@@ -308,7 +308,7 @@ impl Binder {
                 GroupAccess::Build { device, groups, stats, .. } => match groups.get(vid, owner, stamp) {
                     Some(c) => c,
                     None => {
-                        stats.bind_groups_created += 1;
+                        stats.shared.bind_groups_created += 1;
                         let inputs =
                             GroupInputs { device, registry, slots, owned, tables: instances.tables() };
                         groups.build(vid, v, owner, stamp, inputs)?
@@ -336,7 +336,7 @@ impl Binder {
             self.calls += 1;
             // Only the manager's statistics say why: a binder with shared access pays nothing.
             if let GroupAccess::Build { stats, count: true, .. } = &mut groups {
-                stats.set_bind_group_calls += 1;
+                stats.shared.set_bind_group_calls += 1;
                 stats.bind_calls.count(group, reason);
             }
         }

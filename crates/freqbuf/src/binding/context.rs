@@ -14,7 +14,7 @@ use crate::device::limits::DeviceCaps;
 use crate::instance::handles::InstanceTable;
 use crate::registry::Registry;
 use crate::slot::shadow::Slot;
-use crate::stats::{BindCalls, Stats};
+use crate::stats::{BindCalls, FrameStats};
 
 /// The manager's binding state, lent for one binder call: what draws read,
 /// the bind group cache (built on a miss), the device and the statistics.
@@ -30,7 +30,7 @@ pub(crate) struct BindContext<'a> {
     /// [`crate::Manager::device_serial`]: what the indirect argument buffer keys on.
     pub(crate) device_serial: u64,
     pub(crate) caps: &'a DeviceCaps,
-    pub(crate) stats: &'a mut Stats,
+    pub(crate) stats: &'a mut FrameStats,
     /// [`crate::Manager::generation`], fixed for the call: binding frees nothing.
     pub(crate) generation: u64,
 }
@@ -64,7 +64,7 @@ impl BindContext<'_> {
     /// Counts the `set_bind_group` calls sent to a pass. Cost: a few additions.
     #[inline]
     pub(crate) fn sent(&mut self, calls: &BindCalls) {
-        self.stats.set_bind_group_calls += calls.total();
+        self.stats.shared.set_bind_group_calls += calls.total();
         self.stats.bind_calls.add(calls);
     }
 }

@@ -15,8 +15,9 @@
 //! draw. Where the device lacks `Features::INDIRECT_FIRST_INSTANCE` (or
 //! indirect execution), the same runs are drawn draw by draw.
 //!
-//! [`Binder::draw_indirect`] lives here with the run planning and the
-//! argument upload, so only this file touches an `IndirectDraws`' fields.
+//! The body of [`Binder::draw_indirect`] (`draw_indirect_in`; the entry is in
+//! `manager/bind.rs`) lives here with the run splitting and the argument
+//! upload, so only this file touches an `IndirectDraws`' fields.
 
 use std::ops::Range;
 
@@ -268,8 +269,8 @@ impl IndirectDraws {
         if let (Some(range), Some(buffer)) = (self.dirty.take(), &self.buffer) {
             let data: &[u8] = bytemuck::cast_slice(&self.words[range.clone()]);
             queue.write_buffer(buffer, (range.start * 4) as u64, data);
-            cx.stats.bytes_uploaded += data.len() as u64;
-            cx.stats.upload_calls += 1;
+            cx.stats.shared.bytes_uploaded += data.len() as u64;
+            cx.stats.shared.upload_calls += 1;
         }
         Ok(())
     }
@@ -343,7 +344,7 @@ impl Binder {
         }
         // The encoder now reads the buffer until it is submitted.
         draws.in_use |= indirect && draws.buffer.is_some() && !draws.runs.is_empty();
-        cx.stats.draw_calls += draw_calls;
+        cx.stats.shared.draw_calls += draw_calls;
         // The runs replay every recorded command once.
         debug_assert_eq!(calls, recorded.calls());
         self.calls += calls;

@@ -1,4 +1,4 @@
-//! Slab pointers (`slab.rs`): written into the draws' instances by
+//! Slab pointers (`slot/slab.rs`): written into the draws' instances by
 //! `Manager::link` and `Manager::draw_list`, checked by the bind path.
 
 use crate::errors::Error;

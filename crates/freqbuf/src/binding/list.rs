@@ -12,7 +12,7 @@
 //! A list also keeps the bind commands its last encode made (bind group,
 //! dynamic offsets, first instance), and replays them while the manager's
 //! generation holds: bind groups and offsets change only when it moves.
-//! [`Binder::bind_list`] binds a list here; indirect runs replay the same
+//! [`Binder::bind_list`] binds a list here (`bind_list_in`); indirect runs replay the same
 //! recording (`indirect.rs`).
 
 use std::collections::HashMap;

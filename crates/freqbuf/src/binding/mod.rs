@@ -2,9 +2,10 @@
 //! bind group cache with placeholders and instance resources ([`groups`]),
 //! the frozen per-frame [`state`] binders read, the draw [`binder`], draw
 //! lists resolved once and their bind ([`list`]), and lists issued as
-//! indirect runs with their argument upload ([`indirect`]). Every `Binder`
-//! method is defined here; those that build groups borrow the manager's
-//! state through one [`context`] it lends. It reads slots, instances and the
+//! indirect runs with their argument upload ([`indirect`]). The bind path
+//! and every `Binder` body are here; the five entries that take the manager
+//! are lines in `manager/bind.rs` that lend its state through one
+//! [`context`] and call in. It reads slots, instances and the
 //! registry and calls nothing above it.
 
 mod binder;

@@ -12,7 +12,7 @@ use crate::binding::groups::BindGroups;
 use crate::instance::handles::InstanceTable;
 use crate::registry::Registry;
 use crate::slot::shadow::Slot;
-use crate::stats::Stats;
+use crate::stats::FrameStats;
 
 /// A frame's binding state, frozen: what [`crate::Binder::bind_prepared`]
 /// reads. Made by [`crate::Manager::prepare`] and [`crate::Manager::state`];
@@ -45,7 +45,7 @@ pub(super) enum GroupAccess<'a> {
     Build {
         device: &'a wgpu::Device,
         groups: &'a mut BindGroups,
-        stats: &'a mut Stats,
+        stats: &'a mut FrameStats,
         count: bool,
     },
     Shared(&'a BindGroups),

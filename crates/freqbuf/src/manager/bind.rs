@@ -126,7 +126,7 @@ impl Manager {
             device: &self.device,
             device_serial: self.device_serial,
             caps: &self.caps,
-            stats: &mut self.stats.shared,
+            stats: &mut self.stats,
         }
     }
 }

@@ -1,4 +1,4 @@
-//! `write_behind`: the writes of one `set_all` call, each held back a few
+//! Write-behind: the writes of one `set_all` call, each held back a few
 //! items so that its instance's shadow bytes are fetched from memory while
 //! the items before it land.
 //!

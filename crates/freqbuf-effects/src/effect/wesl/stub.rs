@@ -1,5 +1,5 @@
-//! Without the `wesl` feature: WESL sources are refused by name, and the
-//! types the rest of the layer names have no values.
+//! Without the `wesl` feature: the types the rest of the layer names, with
+//! no values (`load.rs` refuses a WESL source by name).
 
 use std::sync::Arc;
 
