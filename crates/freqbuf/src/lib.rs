@@ -52,6 +52,27 @@
 //! # Ok(()) }
 //! ```
 //!
+//! ## Objects in a storage array
+//!
+//! Declare per-object data as a storage array at an object binding, and
+//! each draw reads its element by instance index: the object group is bound
+//! once per pass, and [`Binder::bind`] returns the element to draw with.
+//!
+//! ```wgsl
+//! struct Object { world: mat4x4<f32> }
+//! @group(3) @binding(0) var<storage, read> objects: array<Object>;
+//! @vertex fn vs(@builtin(instance_index) i: u32) -> @builtin(position) vec4<f32> {
+//!     return objects[i].world[3];
+//! }
+//! ```
+//!
+//! Values are set per object as in a uniform block (`fb.object(id).set(world, &m)`,
+//! or many at once with a [`Batch`]), and the draw is `pass.draw(.., i..i + 1)`
+//! with the `i` the binder returned. Where the vertex stage cannot read
+//! storage buffers (WebGL2), the slot is batches of a uniform array instead
+//! ([`Addressing`]), with the same calls. `examples/loop.rs` runs a whole
+//! frame loop on such an array, drawn with multi-draw indirect.
+//!
 //! Data flows one way through the modules (private but `reflect`; every item
 //! is re-exported here, at one path):
 //! `reflect` (one shader) → `registry` (all shaders, merged slot layouts,
