@@ -321,3 +321,22 @@ fn the_pipeline_log_keeps_defs_and_attachments_and_skips_what_changed() {
     draw(&mut next, &mut fb, id, &hdr);
     assert_eq!(next.stats().pipelines, built + 1, "the skipped entry's pipeline is built at its draw");
 }
+
+/// Start-up does each composition once: a whole-effect check, then warming,
+/// compose each permutation once between them (they shared none before: 4
+/// and 4 again), whichever runs first.
+#[test]
+fn a_check_then_a_warm_compose_each_permutation_once() {
+    let Some(h) = gpu::device() else { return };
+    let (mut fx, id, mut fb, targets) = library(h);
+    let report = fx.check(fb.registry(), id, None).unwrap();
+    assert_eq!((report.permutations, report.distinct), (4, 4));
+    assert_eq!(fx.stats().compositions, 4);
+    fx.warm(&mut fb, id, &targets).unwrap_or_else(|e| panic!("{}", common::chain(&e)));
+    assert_eq!(fx.stats().compositions, 4, "warming reused the check's compositions");
+    // The other order: warming first, then the check.
+    let (mut fx, id, mut fb, targets) = library(h);
+    fx.warm(&mut fb, id, &targets).unwrap();
+    fx.check(fb.registry(), id, None).unwrap();
+    assert_eq!(fx.stats().compositions, 4, "the check reused warming's compositions");
+}

@@ -6,6 +6,11 @@ use super::types::{Bits, CheckReport, EffectId, FlagSet};
 use crate::error::{EffectError, EffectErrorKind};
 use freqbuf::Registry;
 
+/// Combinations a check keeps composed for warming and the first draws.
+/// The serial path's whole range: a check on threads composes on the
+/// workers' libraries, whose compositions are not this one's.
+const KEEP_COMPOSED: usize = 15;
+
 impl Effects {
     /// The whole-effect check: composes the permutations and merges them
     /// into a copy of `registry` (nothing is registered), proving that they
@@ -147,9 +152,13 @@ impl Effects {
                     kind: Box::new(self.conflict(id, bits, e)),
                 })?;
             }
-            // The check composes every combination once: keep only what was kept before.
-            for part in (0..parts).filter(|p| !kept.contains(p)) {
-                self.permutations.drop_composed((id.index, bits, part));
+            // Few combinations (this serial path): keep them, so that warming
+            // or the first draws compose nothing again. Many: keep only what
+            // was kept before, so that a large check does not hold every module.
+            if combos.len() > KEEP_COMPOSED {
+                for part in (0..parts).filter(|p| !kept.contains(p)) {
+                    self.permutations.drop_composed((id.index, bits, part));
+                }
             }
         }
         Ok(())
