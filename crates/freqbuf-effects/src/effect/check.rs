@@ -112,15 +112,14 @@ impl Effects {
         missing_but: Option<&std::collections::BTreeSet<String>>,
     ) -> Result<std::collections::BTreeSet<String>, EffectError> {
         let e = self.effect(id);
-        let keep = |name: &String| missing_but.is_none_or(|found| !found.contains(name));
-        let params = e.params.iter().filter(|(n, _)| keep(n)).map(|(n, v)| (n.clone(), v.clone())).collect();
-        let auto = e.auto.iter().filter(|(m, _)| keep(m)).cloned().collect::<Vec<_>>();
         let all = missing_but.is_some();
-        crate::material::check_tables(&e.family, &params, &auto, registry, all).map_err(|error| EffectError {
-            file: e.file.clone(),
-            location: None,
-            kind: Box::new(EffectErrorKind::Tables(error)),
-        })
+        crate::material::check_tables(&e.family, &e.params, &e.auto, registry, all, missing_but).map_err(
+            |error| EffectError {
+                file: e.file.clone(),
+                location: None,
+                kind: Box::new(EffectErrorKind::Tables(error)),
+            },
+        )
     }
 
     /// Merges the permutations `combos` into `registry`, on threads when they are many.

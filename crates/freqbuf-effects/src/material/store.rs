@@ -425,5 +425,5 @@ pub fn validate_tables(
     all: bool,
 ) -> Result<(), MaterialError> {
     let e = fx.checked(effect, "effect id")?;
-    check_tables(e.family(), e.params(), e.auto(), merged, all).map(drop)
+    check_tables(e.family(), e.params(), e.auto(), merged, all, None).map(drop)
 }

@@ -18,16 +18,21 @@ pub(crate) struct Stored {
 /// against `merged`, a merge of its permutations: every default must fit its
 /// member, every semantic its member's frequency and type. With `all`, every
 /// name must resolve; without, a name `merged` lacks is skipped (another
-/// permutation may declare it). Returns the names that resolved.
+/// permutation may declare it). Names `skip` holds are left out. Returns the
+/// names that resolved.
 pub(crate) fn check_tables(
     family: &str,
     params: &BTreeMap<String, toml::Value>,
     auto: &[(String, String)],
     merged: &Registry,
     all: bool,
+    skip: Option<&BTreeSet<String>>,
 ) -> Result<BTreeSet<String>, MaterialError> {
     let mut found = BTreeSet::new();
     let mut present = |name: &str| {
+        if skip.is_some_and(|s| s.contains(name)) {
+            return false;
+        }
         let here = merged.resolve_in(family, name, None).is_ok();
         if here {
             found.insert(name.to_owned());
