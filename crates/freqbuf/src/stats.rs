@@ -1,5 +1,6 @@
 //! Per-frame statistics: what the manager uploaded and bound.
 
+use crate::device::limits::MAX_GROUPS;
 use crate::id::SlotId;
 
 /// Counters for one frame (or one slot in one frame).
@@ -60,7 +61,7 @@ impl Stats {
 /// nothing took 10 to 13% longer with a counter per group and per reason).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BindCalls {
-    counts: [[u64; Reason::COUNT]; 8],
+    counts: [[u64; Reason::COUNT]; MAX_GROUPS],
 }
 
 /// Why a `set_bind_group` call was made (see [`BindCalls`]).
@@ -81,7 +82,7 @@ impl BindCalls {
     /// Counts one call at group index `group`. Cost: one addition.
     #[inline]
     pub(crate) fn count(&mut self, group: u32, reason: Reason) {
-        self.counts[group as usize % 8][reason as usize] += 1;
+        self.counts[group as usize][reason as usize] += 1;
     }
 
     fn reason(&self, reason: Reason) -> u64 {
@@ -89,7 +90,7 @@ impl BindCalls {
     }
 
     /// Calls per group index.
-    pub fn by_group(&self) -> [u64; 8] {
+    pub fn by_group(&self) -> [u64; MAX_GROUPS] {
         self.counts.map(|g| g.iter().sum())
     }
 
