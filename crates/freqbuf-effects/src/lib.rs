@@ -19,8 +19,8 @@ mod queue;
 mod tag;
 
 pub use effect::{
-    Blend, CacheLoad, CheckReport, Compare, Cull, DefValue, DepthState, EXHAUSTIVE_FLAGS, Effect, EffectId,
-    EffectStats, Effects, FlagRules, FlagSet, LoggedPipeline, LoggedTargets, Pass, PassId, Passes,
+    Blend, CacheLoad, CheckReport, Compare, Cull, DefValue, DepthState, EXHAUSTIVE_COMBINATIONS, Effect,
+    EffectId, EffectStats, Effects, FlagRules, FlagSet, LoggedPipeline, LoggedTargets, Pass, PassId, Passes,
     PipelineCacheFile, ReplayReport, Targets, WarmProgress, WarmReport,
 };
 pub use error::{EffectError, EffectErrorKind, MaterialError, MaterialErrorKind};

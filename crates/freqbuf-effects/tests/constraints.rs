@@ -87,11 +87,43 @@ fn an_untested_flag_in_a_group_lets_the_tested_ones_be_off() {
     assert_eq!(check(&mut fx, id).map(|r| r.permutations), Ok(2));
 }
 
-/// Above 2^12 allowed combinations the check samples, and every sample is
+/// The limit counts allowed combinations, not flags: 30 flags, two `one_of`
+/// groups of 12 and 6 free (Bevy's `downsample` tests 27 flags and allows
+/// 504; `prepass` allows 5,408) are 144 × 64 = 9,216 combinations, every one
+/// checked (at 2^12, the limit before, they were sampled).
+#[test]
+fn many_flags_with_few_allowed_combinations_are_checked_exhaustively() {
+    let flags = (0..30).map(|i| format!("F{i}")).collect::<Vec<_>>();
+    let mut source = String::new();
+    for (i, f) in flags.iter().enumerate() {
+        source += &match i {
+            0..12 => format!("#ifdef {f}\nconst A: f32 = {i}.0;\n#endif\n"),
+            12..24 => format!("#ifdef {f}\nconst B: f32 = {i}.0;\n#endif\n"),
+            _ => format!("#ifdef {f}\n#endif\n"),
+        };
+    }
+    source += "@compute @workgroup_size(1) fn main() { _ = A + B; }\n";
+    let list = |r: std::ops::Range<usize>| {
+        flags[r].iter().map(|f| format!("\"{f}\"")).collect::<Vec<_>>().join(", ")
+    };
+    let toml = format!(
+        "flags = [{}]\none_of = [[{}], [{}]]\nsource = \"s.wgsl\"\n\
+         [[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"main\"\n",
+        list(0..30),
+        list(0..12),
+        list(12..24)
+    );
+    let mut fx = Effects::new();
+    let id = fx.add("s.effect.toml", &toml, &source).unwrap();
+    let report = check(&mut fx, id).unwrap();
+    assert_eq!((report.permutations, report.exhaustive), (9216, true), "{report:?}");
+}
+
+/// Above 16,384 allowed combinations the check samples, and every sample is
 /// one the constraints allow.
 #[test]
 fn sampling_above_the_limit_keeps_to_the_constraints() {
-    let flags = (0..14).map(|i| format!("F{i}")).collect::<Vec<_>>();
+    let flags = (0..16).map(|i| format!("F{i}")).collect::<Vec<_>>();
     let mut source = String::new();
     for f in &flags {
         source += &format!("#ifdef {f}\nconst {f}_ON: f32 = 1.0;\n#endif\n");
@@ -107,7 +139,7 @@ fn sampling_above_the_limit_keeps_to_the_constraints() {
     let mut fx = Effects::new();
     let id = fx.add("s.effect.toml", &toml, &source).unwrap();
     let report = check(&mut fx, id).unwrap();
-    // 3 × 2^11 = 6,144 allowed: sampled, each sample composing.
+    // 3 × 2^13 = 24,576 allowed: sampled, each sample composing.
     assert!(!report.exhaustive);
     assert!(report.permutations > 14 && report.permutations < 200, "{report:?}");
 }

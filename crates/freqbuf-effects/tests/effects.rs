@@ -259,10 +259,11 @@ fn effect_errors_say_where() {
     assert!(common::chain(&e).contains("cannot read the file"), "{e}");
 }
 
-/// Above 12 tested flags the check is pairwise: no flag, each alone, each pair, all.
+/// Above 16,384 allowed combinations (15 free flags) the check is pairwise:
+/// no flag, each alone, each pair, all.
 #[test]
-fn more_than_twelve_flags_are_checked_pairwise() {
-    let names = (0..13).map(|i| format!("F{i}")).collect::<Vec<_>>();
+fn more_than_16384_combinations_are_checked_pairwise() {
+    let names = (0..15).map(|i| format!("F{i}")).collect::<Vec<_>>();
     let toml = format!(
         "source = \"many.wgsl\"\nflags = [{}]\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"main\"\n",
         names.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ")
@@ -274,7 +275,7 @@ fn more_than_twelve_flags_are_checked_pairwise() {
     let mut fx = Effects::new();
     let id = fx.add("many.effect.toml", &toml, &source).unwrap();
     let report = fx.check(&Registry::new(SlotPlan::default()), id, None).unwrap();
-    assert_eq!((report.permutations, report.exhaustive), (1 + 1 + 13 + 13 * 12 / 2, false));
+    assert_eq!((report.permutations, report.exhaustive), (1 + 1 + 15 + 15 * 14 / 2, false));
 }
 
 /// Past 16 permutations the check composes on every core and merges in

@@ -1,7 +1,7 @@
 //! The whole-effect check: every flag combination composed and merged
 //! before anything is drawn.
 
-use super::library::{EXHAUSTIVE_FLAGS, Effects};
+use super::library::{EXHAUSTIVE_COMBINATIONS, Effects};
 use super::types::{Bits, CheckReport, EffectId, FlagSet};
 use crate::error::{EffectError, EffectErrorKind};
 use freqbuf::Registry;
@@ -19,7 +19,7 @@ impl Effects {
     ///
     /// Every combination of the flags the source tests that the effect's
     /// constraints allow is checked while there are at most
-    /// `2^`[`EXHAUSTIVE_FLAGS`]; above that, no flag, each flag alone, each
+    /// [`EXHAUSTIVE_COMBINATIONS`], whatever the flag count; above that, no flag, each flag alone, each
     /// pair and all of them, each moved to an allowed combination near it
     /// (`CheckReport::exhaustive` is then false).
     pub fn check(
@@ -69,7 +69,7 @@ impl Effects {
         }
         let (combos, exhaustive) = match only {
             Some(f) => (vec![f.bits & effect.tested], false),
-            None => effect.rules.combinations(effect.tested, 1 << EXHAUSTIVE_FLAGS),
+            None => effect.rules.combinations(effect.tested, EXHAUSTIVE_COMBINATIONS),
         };
         let checked = combos.len();
         let combos = self.distinct(id, combos);

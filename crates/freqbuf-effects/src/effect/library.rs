@@ -13,9 +13,12 @@ use freqbuf::Manager;
 use freqbuf::ShaderId;
 use freqbuf::reflect::ShaderReflection;
 
-/// Above this many tested flags, [`Effects::check`] checks every flag alone,
-/// every pair and all together instead of all `2^n` combinations.
-pub const EXHAUSTIVE_FLAGS: usize = 12;
+/// While an effect's flag rules allow at most this many combinations,
+/// [`Effects::check`] and [`Effects::warm`] take every one of them, whatever
+/// the flag count (Bevy 0.20.1's `prepass` allows 5,408 of 2^17); above it,
+/// no flag, every flag alone, every pair and all together, each moved to an
+/// allowed combination near it.
+pub const EXHAUSTIVE_COMBINATIONS: usize = 16_384;
 
 /// Loaded effects, their registered permutations and their pipelines.
 ///

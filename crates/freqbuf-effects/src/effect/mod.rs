@@ -34,7 +34,7 @@ mod with_defs;
 pub use cache_file::{CacheLoad, PipelineCacheFile};
 pub use constraints::FlagRules;
 pub use file::{Blend, Compare, Cull, DepthState};
-pub use library::{EXHAUSTIVE_FLAGS, Effects};
+pub use library::{EXHAUSTIVE_COMBINATIONS, Effects};
 pub use log::{LoggedPipeline, ReplayReport};
 pub use types::{
     CheckReport, Effect, EffectId, EffectStats, FlagSet, LoggedTargets, Pass, PassId, Passes, Targets,

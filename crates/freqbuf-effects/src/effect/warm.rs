@@ -4,7 +4,7 @@
 //! every pipeline is built with, so that the next start builds them faster.
 
 use super::job::{Built, Job};
-use super::library::{EXHAUSTIVE_FLAGS, Effects};
+use super::library::{EXHAUSTIVE_COMBINATIONS, Effects};
 use super::types::{EffectId, FlagSet, PassId, Targets};
 use crate::error::EffectError;
 use freqbuf::Manager;
@@ -37,7 +37,7 @@ impl Effects {
 
     /// Builds the pipeline of every pass of effect `id` under every flag
     /// combination its constraints allow (the combinations the whole-effect
-    /// check composes; above 2^[`EXHAUSTIVE_FLAGS`] of them, its sample),
+    /// check composes; above [`EXHAUSTIVE_COMBINATIONS`] of them, its sample),
     /// render passes for `targets` and compute passes as they are. A later
     /// [`Effects::render_pipeline`] or [`Effects::compute_pipeline`] with
     /// those flags is then a cache hit; a pass that needs flags a
@@ -71,7 +71,7 @@ impl Effects {
         let effect = self.checked(id, "effect id")?;
         // The flags the source tests, and those that decide which passes exist.
         let deciding = effect.passes.iter().fold(effect.tested, |bits, p| bits | p.deciding());
-        let (combos, exhaustive) = effect.rules.combinations(deciding, 1 << EXHAUSTIVE_FLAGS);
+        let (combos, exhaustive) = effect.rules.combinations(deciding, EXHAUSTIVE_COMBINATIONS);
         let passes = effect.passes.len() as u32;
         let mut report = WarmReport { permutations: combos.len(), exhaustive, pipelines: 0 };
         let mut jobs = Vec::new();
