@@ -258,8 +258,10 @@ fn reflect_split(
 }
 
 /// The device the CLI checks against: WebGPU's default limits with the given
-/// uniform binding size, binding arrays as long as any device allows, and
-/// 128 bytes of immediate data (Vulkan's guaranteed push-constant size).
+/// uniform binding size, binding arrays as long as any device allows, 128
+/// bytes of immediate data (Vulkan's guaranteed push-constant size) and the
+/// acceleration structures every ray-query device allows (one per stage, as
+/// Metal). Every feature: what a shader needs is printed with it.
 fn freqbuf_limits(max_uniform_size: u32) -> wgpu::Limits {
     wgpu::Limits {
         max_uniform_buffer_binding_size: max_uniform_size.into(),
@@ -268,6 +270,7 @@ fn freqbuf_limits(max_uniform_size: u32) -> wgpu::Limits {
         max_immediate_size: 128,
         ..wgpu::Limits::default()
     }
+    .using_minimum_supported_acceleration_structure_values()
 }
 fn declare(
     plan: &SlotPlan,

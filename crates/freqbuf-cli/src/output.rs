@@ -51,10 +51,16 @@ pub(crate) fn to_json(registry: &Registry) -> Value {
                     "kind": r.kind.as_str(), "count": r.count, "used": r.is_used(), "array": r.array,
                 })).collect::<Vec<_>>(),
                 "unused": s.unused_blocks().map(|r| r.name.as_str()).collect::<Vec<_>>(),
+                "features": features(s),
             })
         })
         .collect::<Vec<_>>();
     json!({ "slots": slots, "shaders": shaders })
+}
+
+/// The wgpu features a shader's bindings need, by name (`EXPERIMENTAL_RAY_QUERY`).
+pub(crate) fn features(s: &freqbuf::reflect::ShaderReflection) -> Vec<&'static str> {
+    s.required_features().iter_names().map(|(name, _)| name).collect()
 }
 
 /// For nested arrays, every dimension outermost first: `[[9, 48], [3, 16]]` as
@@ -125,6 +131,9 @@ pub(crate) fn print_table(registry: &Registry, verbose: bool) {
                 let used = if r.is_used() { "" } else { "  (unused)" };
                 format!("  {:<22} {:<16} {}{}{}", r.binding.to_string(), r.kind.as_str(), r.name, count, used)
             })
+            .chain(
+                (!features(sh).is_empty()).then(|| format!("  needs Features::{}", features(sh).join(" | "))),
+            )
             .collect::<Vec<_>>();
         match listed.iter_mut().find(|(l, _)| !verbose && *l == lines) {
             Some((_, names)) => names.push(sh.name()),

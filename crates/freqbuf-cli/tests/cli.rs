@@ -326,3 +326,24 @@ fn declare_rust_prints_the_structs_the_core_compiles() {
         std::fs::read_to_string(format!("{root}/crates/freqbuf/tests/generated/typed_slots.rs")).unwrap();
     assert_eq!(stdout, generated);
 }
+
+/// An acceleration structure is checked by default, and the shader says the
+/// feature it needs, in the table and in the JSON.
+#[test]
+fn acceleration_structures_are_checked_and_name_the_feature_they_need() {
+    let file = "crates/freqbuf/tests/shaders/ray_query.wgsl";
+    let (code, stdout, stderr) = run(&["reflect", file]);
+    assert_eq!(code, 0, "{stderr}");
+    let shader = stdout.split_once("shader ").map(|(_, s)| s).unwrap_or_default();
+    assert_eq!(
+        shader,
+        format!(
+            "{file}\n  @group(0) @binding(0)  uniform          frame\n  @group(0) @binding(1)  acceleration_structure tlas\n  @group(0) @binding(2)  storage          seen\n  needs Features::EXPERIMENTAL_RAY_QUERY\n"
+        )
+    );
+    let (code, stdout, stderr) = run(&["reflect", "--json", file]);
+    assert_eq!(code, 0, "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["shaders"][0]["features"], serde_json::json!(["EXPERIMENTAL_RAY_QUERY"]));
+    assert_eq!(v["shaders"][0]["resources"][1]["kind"], "acceleration_structure");
+}

@@ -278,9 +278,17 @@ pub fn device_with(features: wgpu::Features, adjust: impl FnOnce(&mut wgpu::Limi
     let adapter = pollster::block_on(instance.request_adapter(&Default::default())).expect("an adapter");
     let mut limits = wgpu::Limits::defaults();
     adjust(&mut limits);
+    let experimental = if features.intersects(wgpu::Features::all_experimental_mask()) {
+        // SAFETY: tests ask for experimental features (ray queries) knowing
+        // wgpu may not validate all of their uses.
+        unsafe { wgpu::ExperimentalFeatures::enabled() }
+    } else {
+        wgpu::ExperimentalFeatures::disabled()
+    };
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         required_features: features,
         required_limits: limits,
+        experimental_features: experimental,
         ..Default::default()
     }))
     .expect("a device with these features and limits");

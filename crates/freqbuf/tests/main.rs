@@ -16,6 +16,7 @@ mod inputs;
 mod limits;
 mod messages;
 mod names;
+mod ray_queries;
 mod recreate;
 mod reflect;
 mod render;

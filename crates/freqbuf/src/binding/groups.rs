@@ -39,6 +39,7 @@ struct Resolved {
     views: Vec<(u32, Vec<wgpu::TextureView>)>,
     samplers: Vec<(u32, Vec<wgpu::Sampler>)>,
     buffers: Vec<(u32, wgpu::Buffer)>,
+    structures: Vec<(u32, wgpu::Tlas)>,
 }
 
 /// What building a bind group reads.
@@ -148,6 +149,11 @@ impl BindGroups {
                                 _ => wgpu::BindingResource::SamplerArray(list),
                             }
                         }
+                        wgpu::BindingType::AccelerationStructure { .. } => {
+                            wgpu::BindingResource::AccelerationStructure(
+                                &resolved.structures[find(&resolved.structures, binding)].1,
+                            )
+                        }
                         _ => resolved.buffers[find(&resolved.buffers, binding)].1.as_entire_binding(),
                     };
                     (binding, resource)
@@ -216,6 +222,7 @@ impl BindGroups {
                 }
                 _ => match set(0) {
                     Some(Bound::Buffer(b)) => out.buffers.push((binding, b.clone())),
+                    Some(Bound::AccelerationStructure(t)) => out.structures.push((binding, t.clone())),
                     _ => {
                         let name = registry
                             .bindings()
@@ -273,6 +280,7 @@ impl BindGroups {
             Bound::Texture(v) => wgpu::BindingResource::TextureView(v),
             Bound::Sampler(s) => wgpu::BindingResource::Sampler(s),
             Bound::Buffer(b) => b.as_entire_binding(),
+            Bound::AccelerationStructure(t) => wgpu::BindingResource::AccelerationStructure(t),
         };
         scope::scoped(device, String::new, || {
             device.create_bind_group(&wgpu::BindGroupDescriptor {

@@ -327,7 +327,9 @@ fn stage(s: naga::ShaderStage) -> wgpu::ShaderStages {
 fn widest(kind: &ResourceKind) -> wgpu::ShaderStages {
     match kind {
         // Storage textures too: a writable one may not be visible to vertex shaders.
-        ResourceKind::Storage { .. } | ResourceKind::StorageTexture { .. } => {
+        ResourceKind::Storage { .. }
+        | ResourceKind::StorageTexture { .. }
+        | ResourceKind::AccelerationStructure { .. } => {
             wgpu::ShaderStages::FRAGMENT | wgpu::ShaderStages::COMPUTE
         }
         _ => all_stages(),
@@ -375,6 +377,12 @@ fn count_stages(
                 "max_storage_textures_per_shader_stage",
             ),
             (
+                counts[6],
+                limits.max_acceleration_structures_per_shader_stage,
+                "acceleration structures",
+                "max_acceleration_structures_per_shader_stage",
+            ),
+            (
                 counts[3],
                 limits.max_binding_array_elements_per_shader_stage,
                 "binding array elements",
@@ -398,13 +406,13 @@ fn count_stages(
 
 /// The bindings visible in stage `bit`, by kind: sampled textures, samplers,
 /// storage buffers, binding-array elements, binding-array samplers, storage
-/// textures.
+/// textures, acceleration structures.
 fn stage_counts(
     others: &[&crate::reflect::Resource],
     vis: &[wgpu::ShaderStages],
     bit: wgpu::ShaderStages,
-) -> [u32; 6] {
-    let mut counts = [0u32; 6];
+) -> [u32; 7] {
+    let mut counts = [0u32; 7];
     for (r, v) in others.iter().zip(vis) {
         if !v.contains(bit) {
             continue;
@@ -414,6 +422,7 @@ fn stage_counts(
             ResourceKind::Sampler { .. } => 1,
             ResourceKind::Storage { .. } => 2,
             ResourceKind::StorageTexture { .. } => 5,
+            ResourceKind::AccelerationStructure { .. } => 6,
             _ => continue,
         };
         // As wgpu counts them: a binding array's elements only against

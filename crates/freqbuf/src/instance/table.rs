@@ -26,6 +26,7 @@ pub(crate) enum Bound {
     Texture(wgpu::TextureView),
     Sampler(wgpu::Sampler),
     Buffer(wgpu::Buffer),
+    AccelerationStructure(wgpu::Tlas),
 }
 
 impl Bound {
@@ -34,6 +35,7 @@ impl Bound {
             Bound::Texture(_) => ResourceClass::Texture,
             Bound::Sampler(_) => ResourceClass::Sampler,
             Bound::Buffer(_) => ResourceClass::Buffer,
+            Bound::AccelerationStructure(_) => ResourceClass::AccelerationStructure,
         }
     }
 }

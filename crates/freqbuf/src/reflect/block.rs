@@ -18,7 +18,9 @@ pub(super) fn resource_kind(module: &Module, ty: Handle<naga::Type>) -> Option<R
             _ => ResourceKind::Texture { dim, arrayed, class },
         },
         TypeInner::Sampler { comparison } => ResourceKind::Sampler { comparison },
-        TypeInner::AccelerationStructure { .. } => ResourceKind::AccelerationStructure,
+        TypeInner::AccelerationStructure { vertex_return } => {
+            ResourceKind::AccelerationStructure { vertex_return }
+        }
         _ => return None,
     })
 }

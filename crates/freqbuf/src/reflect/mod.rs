@@ -308,6 +308,42 @@ impl ShaderReflection {
         self.immediate_size
     }
 
+    /// The wgpu features its bindings and immediates need: binding arrays
+    /// (`TEXTURE_BINDING_ARRAY`, `BUFFER_BINDING_ARRAY`, and
+    /// `STORAGE_RESOURCE_BINDING_ARRAY` for arrays of storage), acceleration
+    /// structures (`EXPERIMENTAL_RAY_QUERY`, and
+    /// `EXPERIMENTAL_RAY_HIT_VERTEX_RETURN` for vertex return) and
+    /// `IMMEDIATES`. What its code needs besides (`SHADER_F16`, non-uniform
+    /// indexing) registration reports as a `Capability` limit error naming
+    /// the feature. Cost: a pass over its resources.
+    pub fn required_features(&self) -> wgpu::Features {
+        use wgpu::Features as F;
+        let mut needs = if self.immediate_size > 0 { F::IMMEDIATES } else { F::empty() };
+        for r in self.used_resources() {
+            needs |= match r.kind {
+                ResourceKind::AccelerationStructure { vertex_return } => {
+                    let vertex =
+                        if vertex_return { F::EXPERIMENTAL_RAY_HIT_VERTEX_RETURN } else { F::empty() };
+                    F::EXPERIMENTAL_RAY_QUERY | vertex
+                }
+                _ => F::empty(),
+            };
+            if r.count != 1 {
+                needs |= match r.kind {
+                    ResourceKind::Storage { .. } => {
+                        F::BUFFER_BINDING_ARRAY | F::STORAGE_RESOURCE_BINDING_ARRAY
+                    }
+                    ResourceKind::StorageTexture { .. } => {
+                        F::TEXTURE_BINDING_ARRAY | F::STORAGE_RESOURCE_BINDING_ARRAY
+                    }
+                    ResourceKind::Uniform => F::BUFFER_BINDING_ARRAY,
+                    _ => F::TEXTURE_BINDING_ARRAY,
+                };
+            }
+        }
+        needs
+    }
+
     /// The module's entry points, in declaration order.
     #[inline]
     pub fn entry_points(&self) -> &[EntryPoint] {

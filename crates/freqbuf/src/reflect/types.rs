@@ -106,8 +106,11 @@ impl Resource {
                 wgpu::BindingType::StorageTexture { access, format, view_dimension: view(dim, arrayed) }
             }
             ResourceKind::StorageTexture { .. } => return Err("a storage texture without a storage class"),
-            ResourceKind::AccelerationStructure => {
-                return Err("acceleration structures are not supported");
+            ResourceKind::AccelerationStructure { .. } if self.count > 1 => {
+                return Err("binding arrays of acceleration structures are not supported");
+            }
+            ResourceKind::AccelerationStructure { vertex_return } => {
+                wgpu::BindingType::AccelerationStructure { vertex_return }
             }
             ResourceKind::Uniform => wgpu::BindingType::Buffer {
                 ty: wgpu::BufferBindingType::Uniform,
@@ -172,8 +175,13 @@ pub enum ResourceKind {
         /// Format and access.
         class: ImageClass,
     },
-    /// An acceleration structure.
-    AccelerationStructure,
+    /// An acceleration structure (a top-level one, `wgpu::Tlas`), for ray
+    /// queries: the device needs `Features::EXPERIMENTAL_RAY_QUERY`.
+    AccelerationStructure {
+        /// Whether ray queries may return the hit's vertices
+        /// (`Features::EXPERIMENTAL_RAY_HIT_VERTEX_RETURN`).
+        vertex_return: bool,
+    },
 }
 
 impl ResourceKind {
@@ -185,7 +193,7 @@ impl ResourceKind {
             ResourceKind::Sampler { .. } => "sampler",
             ResourceKind::Storage { .. } => "storage",
             ResourceKind::StorageTexture { .. } => "storage_texture",
-            ResourceKind::AccelerationStructure => "acceleration_structure",
+            ResourceKind::AccelerationStructure { .. } => "acceleration_structure",
         }
     }
 
@@ -194,9 +202,8 @@ impl ResourceKind {
         match self {
             ResourceKind::Texture { .. } | ResourceKind::StorageTexture { .. } => ResourceClass::Texture,
             ResourceKind::Sampler { .. } => ResourceClass::Sampler,
-            ResourceKind::Uniform | ResourceKind::Storage { .. } | ResourceKind::AccelerationStructure => {
-                ResourceClass::Buffer
-            }
+            ResourceKind::Uniform | ResourceKind::Storage { .. } => ResourceClass::Buffer,
+            ResourceKind::AccelerationStructure { .. } => ResourceClass::AccelerationStructure,
         }
     }
 }
@@ -212,6 +219,7 @@ pub(crate) enum ResourceClass {
     Texture,
     Sampler,
     Buffer,
+    AccelerationStructure,
 }
 
 impl ResourceClass {
@@ -220,16 +228,19 @@ impl ResourceClass {
         match ty {
             wgpu::BindingType::Texture { .. } | wgpu::BindingType::StorageTexture { .. } => Self::Texture,
             wgpu::BindingType::Sampler(_) => Self::Sampler,
+            wgpu::BindingType::AccelerationStructure { .. } => Self::AccelerationStructure,
             _ => Self::Buffer,
         }
     }
 
-    /// `texture`, `sampler` or `storage`: what the setter of the class is called for.
+    /// `texture`, `sampler`, `storage` or `acceleration_structure`: what the
+    /// setter of the class is called for.
     pub(crate) const fn as_str(self) -> &'static str {
         match self {
             Self::Texture => "texture",
             Self::Sampler => "sampler",
             Self::Buffer => "storage",
+            Self::AccelerationStructure => "acceleration_structure",
         }
     }
 }

@@ -167,7 +167,9 @@ impl Registry {
             return Err(err(ParamErrorKind::Unknown { suggestions: closest(seg.name, names) }));
         };
         let kind = match shared.resource.kind {
-            ResourceKind::Uniform | ResourceKind::AccelerationStructure => shared.resource.kind.as_str(),
+            ResourceKind::Uniform | ResourceKind::AccelerationStructure { .. } => {
+                shared.resource.kind.as_str()
+            }
             ref k => k.class().as_str(),
         };
         if kind != want.as_str() {

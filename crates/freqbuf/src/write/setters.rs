@@ -145,6 +145,15 @@ impl InstanceMut<'_> {
         self.set_resource(name, Bound::Buffer(buffer.clone()))
     }
 
+    /// Sets an acceleration structure (`var tlas: acceleration_structure`) by
+    /// name. Cost: a clone of `tlas`, whose instance list is copied, and a
+    /// probe bind group; the group is rebuilt at the next draw. Rebuilding
+    /// `tlas` in place needs no new call: bind groups refer to it, not to
+    /// its contents.
+    pub fn set_acceleration_structure(&mut self, name: &str, tlas: &wgpu::Tlas) -> Result<(), Error> {
+        self.set_resource(name, Bound::AccelerationStructure(tlas.clone()))
+    }
+
     fn resolve(&self, name: &str) -> Result<Param, Error> {
         let family = self.own_family()?;
         Ok(self.registry.resolve_scoped(name, Some(self.id.frequency()), family.into())?)
