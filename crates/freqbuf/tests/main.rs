@@ -5,6 +5,7 @@ use freqbuf_testing as common;
 
 mod arrays;
 mod batch;
+mod buffer_arrays;
 mod bundles;
 mod entry_points;
 mod families;

@@ -38,7 +38,8 @@ pub(crate) struct BindGroups {
 struct Resolved {
     views: Vec<(u32, Vec<wgpu::TextureView>)>,
     samplers: Vec<(u32, Vec<wgpu::Sampler>)>,
-    buffers: Vec<(u32, wgpu::Buffer)>,
+    /// One buffer per element (a binding array of buffers has several).
+    buffers: Vec<(u32, Vec<wgpu::Buffer>)>,
     structures: Vec<(u32, wgpu::Tlas)>,
 }
 
@@ -126,6 +127,11 @@ impl BindGroups {
             resolved.views.iter().map(|(b, l)| (*b, l.iter().collect())).collect();
         let samplers: Vec<(u32, Vec<&wgpu::Sampler>)> =
             resolved.samplers.iter().map(|(b, l)| (*b, l.iter().collect())).collect();
+        let buffers: Vec<(u32, Vec<wgpu::BufferBinding<'_>>)> = resolved
+            .buffers
+            .iter()
+            .map(|(b, l)| (*b, l.iter().map(wgpu::Buffer::as_entire_buffer_binding).collect()))
+            .collect();
         fn find<T>(list: &[(u32, T)], binding: u32) -> usize {
             list.iter().position(|(b, _)| *b == binding).expect("resolved above")
         }
@@ -154,7 +160,13 @@ impl BindGroups {
                                 &resolved.structures[find(&resolved.structures, binding)].1,
                             )
                         }
-                        _ => resolved.buffers[find(&resolved.buffers, binding)].1.as_entire_binding(),
+                        _ => {
+                            let list = &buffers[find(&buffers, binding)].1;
+                            match count {
+                                1 => wgpu::BindingResource::Buffer(list[0].clone()),
+                                _ => wgpu::BindingResource::BufferArray(list),
+                            }
+                        }
                     };
                     (binding, resource)
                 }
@@ -220,17 +232,29 @@ impl BindGroups {
                         .collect();
                     out.samplers.push((binding, list));
                 }
-                _ => match set(0) {
-                    Some(Bound::Buffer(b)) => out.buffers.push((binding, b.clone())),
-                    Some(Bound::AccelerationStructure(t)) => out.structures.push((binding, t.clone())),
-                    _ => {
+                _ => {
+                    // Every element of a buffer array is the application's: no placeholder.
+                    let unset = |el: u32| {
                         let name = registry
                             .bindings()
                             .find(at)
                             .map_or_else(String::new, |b| b.resource.name.clone());
-                        return Err(Error::Unset { name, binding: point });
+                        let name = if count > 1 { format!("{name}[{el}]") } else { name };
+                        Error::Unset { name, binding: point }
+                    };
+                    match set(0) {
+                        Some(Bound::AccelerationStructure(t)) => out.structures.push((binding, t.clone())),
+                        _ => {
+                            let list = (0..count)
+                                .map(|el| match set(el) {
+                                    Some(Bound::Buffer(b)) => Ok(b.clone()),
+                                    _ => Err(unset(el)),
+                                })
+                                .collect::<Result<Vec<_>, _>>()?;
+                            out.buffers.push((binding, list));
+                        }
                     }
-                },
+                }
             }
         }
         Ok(out)

@@ -117,15 +117,20 @@ impl DeviceCaps {
 /// and `Registry::check_device` all ask it: the features its bindings need,
 /// then [`check`].
 pub(crate) fn check_shader(shader: &ShaderReflection, caps: &DeviceCaps) -> Result<Checked, crate::Error> {
-    let arrays = caps.features.contains(wgpu::Features::TEXTURE_BINDING_ARRAY);
-    if let Some(r) = shader.used_resources().find(|r| r.count > 1 && !arrays) {
-        return Err(crate::Error::Unsupported {
-            shader: shader.name().to_owned(),
-            what: format!(
-                "`{}` is a binding array of {}, and the device lacks Features::TEXTURE_BINDING_ARRAY",
-                r.name, r.count
-            ),
-        });
+    for r in shader.used_resources().filter(|r| r.count > 1) {
+        let missing = r.required_features() - caps.features;
+        if !missing.is_empty() {
+            let names = missing.iter_names().map(|(n, _)| format!("Features::{n}")).collect::<Vec<_>>();
+            return Err(crate::Error::Unsupported {
+                shader: shader.name().to_owned(),
+                what: format!(
+                    "`{}` is a binding array of {}, and the device lacks {}",
+                    r.name,
+                    r.count,
+                    names.join(" and ")
+                ),
+            });
+        }
     }
     check(shader, caps).map_err(|e| e.into_error(shader.name()))
 }

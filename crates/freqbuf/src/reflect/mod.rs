@@ -317,31 +317,9 @@ impl ShaderReflection {
     /// indexing) registration reports as a `Capability` limit error naming
     /// the feature. Cost: a pass over its resources.
     pub fn required_features(&self) -> wgpu::Features {
-        use wgpu::Features as F;
-        let mut needs = if self.immediate_size > 0 { F::IMMEDIATES } else { F::empty() };
-        for r in self.used_resources() {
-            needs |= match r.kind {
-                ResourceKind::AccelerationStructure { vertex_return } => {
-                    let vertex =
-                        if vertex_return { F::EXPERIMENTAL_RAY_HIT_VERTEX_RETURN } else { F::empty() };
-                    F::EXPERIMENTAL_RAY_QUERY | vertex
-                }
-                _ => F::empty(),
-            };
-            if r.count != 1 {
-                needs |= match r.kind {
-                    ResourceKind::Storage { .. } => {
-                        F::BUFFER_BINDING_ARRAY | F::STORAGE_RESOURCE_BINDING_ARRAY
-                    }
-                    ResourceKind::StorageTexture { .. } => {
-                        F::TEXTURE_BINDING_ARRAY | F::STORAGE_RESOURCE_BINDING_ARRAY
-                    }
-                    ResourceKind::Uniform => F::BUFFER_BINDING_ARRAY,
-                    _ => F::TEXTURE_BINDING_ARRAY,
-                };
-            }
-        }
-        needs
+        let immediates =
+            if self.immediate_size > 0 { wgpu::Features::IMMEDIATES } else { wgpu::Features::empty() };
+        self.used_resources().fold(immediates, |f, r| f | r.required_features())
     }
 
     /// The module's entry points, in declaration order.

@@ -121,6 +121,31 @@ impl Resource {
         Ok(ty)
     }
 
+    /// The wgpu features binding it needs: a binding array's
+    /// (`TEXTURE_BINDING_ARRAY`, `BUFFER_BINDING_ARRAY`, and
+    /// `STORAGE_RESOURCE_BINDING_ARRAY` for arrays of storage) and an
+    /// acceleration structure's.
+    pub fn required_features(&self) -> wgpu::Features {
+        use wgpu::Features as F;
+        let own = match self.kind {
+            ResourceKind::AccelerationStructure { vertex_return: true } => {
+                F::EXPERIMENTAL_RAY_QUERY | F::EXPERIMENTAL_RAY_HIT_VERTEX_RETURN
+            }
+            ResourceKind::AccelerationStructure { vertex_return: false } => F::EXPERIMENTAL_RAY_QUERY,
+            _ => F::empty(),
+        };
+        let array = match self.kind {
+            _ if self.count == 1 => F::empty(),
+            ResourceKind::Storage { .. } => F::BUFFER_BINDING_ARRAY | F::STORAGE_RESOURCE_BINDING_ARRAY,
+            ResourceKind::StorageTexture { .. } => {
+                F::TEXTURE_BINDING_ARRAY | F::STORAGE_RESOURCE_BINDING_ARRAY
+            }
+            ResourceKind::Uniform => F::BUFFER_BINDING_ARRAY,
+            _ => F::TEXTURE_BINDING_ARRAY,
+        };
+        own | array
+    }
+
     /// Whether it is an array slot: a read-only storage buffer declared as a
     /// runtime-sized array of structs, whose elements are the instances of its
     /// frequency (`block` is then the element's layout, its size the stride).
