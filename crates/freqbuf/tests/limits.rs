@@ -143,16 +143,22 @@ fn capabilities_the_device_lacks_are_errors_with_a_location() {
     still_consistent(&mut m);
 }
 
+/// A binding array without a fixed size takes its length from the device
+/// (a sixteenth of the binding-array limit, at most 1,024); a device without
+/// binding arrays refuses it.
 #[test]
-fn unsized_binding_arrays_are_refused() {
+fn unsized_binding_arrays_take_their_length_from_the_device() {
     let Some(h) = gpu::device() else { return };
-    let mut m = Manager::new(&h.device, SlotPlan::default());
-    let e = m
-        .register_wgsl(
-            "bindless.wgsl",
-            "enable wgpu_binding_array;\n@group(2) @binding(0) var ts: binding_array<texture_2d<f32>>;\n@fragment fn fs() -> @location(0) vec4<f32> { return textureLoad(ts[0], vec2<i32>(0), 0); }",
-        )
-        .unwrap_err();
+    let wgsl = "enable wgpu_binding_array;\n@group(2) @binding(0) var ts: binding_array<texture_2d<f32>>;\n@fragment fn fs() -> @location(0) vec4<f32> { return textureLoad(ts[0], vec2<i32>(0), 0); }";
+    if h.device.features().contains(wgpu::Features::TEXTURE_BINDING_ARRAY) {
+        let mut m = Manager::new(&h.device, SlotPlan::default());
+        let id = m.register_wgsl("bindless.wgsl", wgsl).unwrap();
+        let len = (h.device.limits().max_binding_array_elements_per_shader_stage / 16).min(1024);
+        assert_eq!(m.registry()[id].resources()[0].count, len);
+    }
+    let Some(plain) = gpu::device_with(wgpu::Features::empty(), |_| {}) else { return };
+    let mut m = Manager::new(&plain.device, SlotPlan::default());
+    let e = m.register_wgsl("bindless.wgsl", wgsl).unwrap_err();
     assert_eq!(limit_kind(e), LimitErrorKind::UnsizedBindingArray);
     still_consistent(&mut m);
 }

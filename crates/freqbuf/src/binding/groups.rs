@@ -233,25 +233,24 @@ impl BindGroups {
                     out.samplers.push((binding, list));
                 }
                 _ => {
-                    // Every element of a buffer array is the application's: no placeholder.
-                    let unset = |el: u32| {
-                        let name = registry
-                            .bindings()
-                            .find(at)
-                            .map_or_else(String::new, |b| b.resource.name.clone());
-                        let name = if count > 1 { format!("{name}[{el}]") } else { name };
-                        Error::Unset { name, binding: point }
-                    };
+                    let shared = registry.bindings().find(at);
                     match set(0) {
                         Some(Bound::AccelerationStructure(t)) => out.structures.push((binding, t.clone())),
-                        _ => {
+                        Some(Bound::Buffer(b)) if count == 1 => out.buffers.push((binding, vec![b.clone()])),
+                        // A buffer array's unset elements read a placeholder, as a texture array's do.
+                        _ if count > 1 => {
+                            let min_size = shared.map_or(0, |b| b.resource.min_size);
                             let list = (0..count)
                                 .map(|el| match set(el) {
-                                    Some(Bound::Buffer(b)) => Ok(b.clone()),
-                                    _ => Err(unset(el)),
+                                    Some(Bound::Buffer(b)) => b.clone(),
+                                    _ => self.placeholders.buffer(device, min_size).clone(),
                                 })
-                                .collect::<Result<Vec<_>, _>>()?;
+                                .collect();
                             out.buffers.push((binding, list));
+                        }
+                        _ => {
+                            let name = shared.map_or_else(String::new, |b| b.resource.name.clone());
+                            return Err(Error::Unset { name, binding: point });
                         }
                     }
                 }

@@ -1,6 +1,8 @@
-//! Placeholders: zeroed textures and default samplers that stand in for the
-//! resources an instance has not set, so that every bind group can be built as
-//! soon as a shader is registered.
+//! Placeholders: zeroed textures, default samplers and zeroed storage
+//! buffers (for elements of a buffer array) that stand in for the resources
+//! an instance has not set, so that every bind group can be built as soon as
+//! a shader is registered. A plain storage buffer has none: not setting it
+//! is `Error::Unset`.
 
 use std::collections::HashMap;
 
@@ -9,6 +11,8 @@ use std::collections::HashMap;
 pub(crate) struct Placeholders {
     views: HashMap<wgpu::BindingType, wgpu::TextureView>,
     samplers: HashMap<bool, wgpu::Sampler>,
+    /// By size in bytes.
+    buffers: HashMap<u64, wgpu::Buffer>,
 }
 
 impl Placeholders {
@@ -65,6 +69,21 @@ impl Placeholders {
     }
 
     /// A default sampler (a comparison sampler when `comparison`).
+    /// A zeroed storage buffer of at least `min_size` bytes (16 or more, a
+    /// multiple of 16), for an element of a buffer array; what a shader
+    /// writes to it is dropped with it.
+    pub(crate) fn buffer(&mut self, device: &wgpu::Device, min_size: u32) -> &wgpu::Buffer {
+        let size = u64::from(min_size.max(16)).next_multiple_of(16);
+        self.buffers.entry(size).or_insert_with(|| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("freqbuf placeholder"),
+                size,
+                usage: wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            })
+        })
+    }
+
     pub(crate) fn sampler(&mut self, device: &wgpu::Device, comparison: bool) -> &wgpu::Sampler {
         self.samplers.entry(comparison).or_insert_with(|| {
             device.create_sampler(&wgpu::SamplerDescriptor {

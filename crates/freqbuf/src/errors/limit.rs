@@ -80,7 +80,7 @@ pub enum LimitErrorKind {
     },
     /// A binding array without a fixed size.
     #[error(
-        "a binding array without a fixed size is bound only as a table that a slab indexes (`textures[materials[slot].albedo]`), and on a device with binding arrays; give the array a length"
+        "a binding array without a fixed size takes its length from the device's binding-array limits, and this device has no binding arrays; give the array a length"
     )]
     UnsizedBindingArray,
     /// A binding array shares its bind group with a uniform block, which wgpu forbids.

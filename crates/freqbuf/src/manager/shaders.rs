@@ -20,7 +20,7 @@ impl Manager {
     /// On error nothing changes. Cost: a naga validation, and a layout per new
     /// binding combination.
     pub fn register(&mut self, shader: ShaderReflection) -> Result<ShaderId, Error> {
-        let shader = self.registry.planned(shader).sized_tables(|c| self.caps.table_len(c));
+        let shader = self.registry.planned(shader).sized_arrays(|c| self.caps.table_len(c));
         let checked = limits::check_shader(&shader, &self.caps)?;
         let draft = self.registry.draft(&shader)?;
         let prepared = self.layouts.prepare(&self.device, &shader, &self.caps, checked)?;

@@ -59,12 +59,11 @@ impl super::ShaderReflection {
         by.peek().is_some() && by.all(|b| matches!(b, IndexSource::Member { array, .. } if slab(array)))
     }
 
-    /// The shader with each unsized table given `len(class)` elements, the
-    /// length its layout declares on this device.
-    pub(crate) fn sized_tables(mut self, len: impl Fn(crate::reflect::ResourceClass) -> u32) -> Self {
-        let tables = self.resources.iter().filter(|r| r.count == 0 && self.is_table(r.binding));
-        let points = tables.map(|r| r.binding).collect::<Vec<_>>();
-        for r in self.resources.iter_mut().filter(|r| points.contains(&r.binding)) {
+    /// The shader with each binding array without a fixed size (a table, or
+    /// Bevy solari's `vertex_buffers: binding_array<VertexBuffer>`) given
+    /// `len(class)` elements, the length its layout declares on this device.
+    pub(crate) fn sized_arrays(mut self, len: impl Fn(crate::reflect::ResourceClass) -> u32) -> Self {
+        for r in self.resources.iter_mut().filter(|r| r.count == 0) {
             r.count = len(r.kind.class());
         }
         self

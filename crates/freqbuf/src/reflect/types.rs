@@ -24,7 +24,8 @@ pub struct Resource {
     /// What kind of binding it is.
     pub kind: ResourceKind,
     /// The binding-array length; 1 for a plain binding, 0 for a binding array
-    /// without a fixed size (which freqbuf does not bind).
+    /// without a fixed size (registration gives it a length from the device's
+    /// binding-array limits).
     pub count: u32,
     /// Indices into [`ShaderReflection::entry_points`](super::ShaderReflection::entry_points) of the entry points that use it.
     pub users: Vec<usize>,

@@ -365,7 +365,7 @@ impl Registry {
         features: wgpu::Features,
     ) -> Result<(), Error> {
         let caps = DeviceCaps::from_parts(limits.clone(), features, wgpu::DownlevelFlags::compliant());
-        let sized = shader.clone().sized_tables(|c| caps.table_len(c));
+        let sized = shader.clone().sized_arrays(|c| caps.table_len(c));
         limits::check_shader(&sized, &caps).map(drop)
     }
 
