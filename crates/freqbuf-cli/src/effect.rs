@@ -31,8 +31,14 @@ pub(crate) struct EffectArgs {
     /// in a phrase ("all 16 permutations").
     #[arg(long)]
     verbose: bool,
-    /// Effect files (TOML), checked together as one renderer loads them:
-    /// their shared slots (and families they share) must agree.
+    /// Check each effect on its own, as a tree of shaders no one renderer
+    /// loads together: one line per effect (loads, or refused and why) and a
+    /// summary; exit 1 when any is refused.
+    #[arg(long, conflicts_with_all = ["flags", "verbose"])]
+    each: bool,
+    /// Effect files (TOML), or folders of them (every `*.effect.toml` below),
+    /// checked together as one renderer loads them: their shared slots (and
+    /// families they share) must agree. With `--each`, one by one.
     #[arg(required = true)]
     files: Vec<std::path::PathBuf>,
 }
@@ -44,8 +50,19 @@ pub(crate) fn effect(plan: &SlotPlan, wesl: &WeslArgs, args: &EffectArgs) -> Exi
         all_permutations: all,
         module_dir: ref module_dirs,
         verbose,
+        each,
         ref files,
     } = *args;
+    let files = match crate::each::expand(files) {
+        Ok(files) => files,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if each {
+        return crate::each::each(plan, wesl, module_dirs, all, json, &files);
+    }
     if files.len() > 1 && !flags.is_empty() {
         eprintln!("error: --flags picks one permutation of one effect; give one effect file");
         return ExitCode::FAILURE;
@@ -71,7 +88,7 @@ pub(crate) fn effect(plan: &SlotPlan, wesl: &WeslArgs, args: &EffectArgs) -> Exi
     // One registry for every file: a conflict between two effects shows.
     let mut registry = Registry::new(plan.clone());
     let mut loaded = Vec::new();
-    for file in files {
+    for file in &files {
         let result = fx.load(file).and_then(|id| {
             let names = flags.iter().map(String::as_str).collect::<Vec<_>>();
             let only = if all { None } else { Some(fx.flags(id, &names)?) };

@@ -11,6 +11,7 @@ use freqbuf::{Registry, SlotPlan};
 use serde_json::json;
 
 mod conflicts;
+mod each;
 mod effect;
 mod output;
 mod plan;

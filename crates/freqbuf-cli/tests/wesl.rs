@@ -5,7 +5,7 @@
 //! GLOSSY and METALLIC put different members at one offset: the whole
 //! check must refuse them, naming both flag sets.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 mod common;
 use common::run;
@@ -270,4 +270,46 @@ fn bevys_2d_bindless_materials_compose_in_every_combination() {
         let line = format!("{count} permutations composed and merged (every combination)");
         assert!(stdout.lines().any(|l| l == line), "{file}: {stdout}");
     }
+}
+
+/// `--each` checks a folder's effects one by one: a line per effect, the
+/// refused ones with why, a summary, exit 1 when any is refused; `--json`
+/// has the same in fields.
+#[test]
+fn each_effect_of_a_folder_gets_a_line_and_the_run_a_summary() {
+    let (code, stdout, stderr) = run(&["effect", "--each", "--plan", BEVY_PLAN, DIR]);
+    assert_eq!(code, 0, "{stderr}");
+    let lines = stdout.lines().collect::<Vec<_>>();
+    assert_eq!(lines.len(), 3, "{stdout}");
+    assert!(lines[0].starts_with(&format!(
+        "loads    {DIR}/exclusive.effect.toml  1 permutation (not every combination), "
+    )));
+    assert!(lines[1].starts_with(&format!(
+        "loads    {DIR}/lit.effect.toml        1 permutation (not every combination), "
+    )));
+    assert!(lines[2].starts_with("2 effects: 2 load, 0 refused; 2 permutations checked in "), "{stdout}");
+    // Every permutation: both refused (GLOSSY and METALLIC overlap), each naming the combination.
+    let (code, stdout, _) = run(&["effect", "--each", "--all-permutations", "--plan", BEVY_PLAN, DIR]);
+    assert_eq!(code, 1);
+    let lit = stdout.lines().nth(1).unwrap();
+    assert!(
+        lit.starts_with(&format!(
+            "refused  {DIR}/lit.effect.toml        {DIR}/materials/lit.wesl: [METALLIC] (passes main.color): "
+        )),
+        "{lit}"
+    );
+    assert!(stdout.ends_with(&format!(
+        "2 effects: 0 load, 2 refused; 0 permutations checked in {}",
+        stdout.rsplit(" in ").next().unwrap()
+    )));
+    let (code, stdout, _) =
+        run(&["effect", "--each", "--json", "--plan", BEVY_PLAN, &format!("{DIR}/lit.effect.toml")]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let e = &v["effects"][0];
+    assert_eq!(
+        (&e["file"], &e["loads"], &e["permutations"], &e["exhaustive"], &e["error"]),
+        (&json!(format!("{DIR}/lit.effect.toml")), &json!(true), &json!(1), &json!(false), &json!(null))
+    );
+    assert_eq!((&v["loaded"], &v["refused"]), (&json!(1), &json!(0)));
 }
