@@ -98,18 +98,109 @@ fn check_one(
     all: bool,
     file: &std::path::Path,
 ) -> Result<CheckReport, String> {
-    let line = |e: anyhow::Error| format!("{e:#}").replace('\n', " ");
-    let mut fx = wesl.library().map_err(line)?;
-    fx.set_defs(&wesl.defs()).map_err(|e| line(e.into()))?;
-    for dir in module_dirs {
-        fx.add_module_dir(dir).map_err(|e| line(e.into()))?;
-    }
+    let mut fx = library(wesl, module_dirs)?;
     let mut registry = Registry::new(plan.clone());
     let id = fx.load(file).map_err(|e| line(e.into()))?;
     let only = if all { None } else { Some(fx.flags(id, &[]).map_err(|e| line(e.into()))?) };
     let report = fx.merge(&mut registry, id, only).map_err(|e| line(e.into()))?;
     freqbuf_effects::validate_tables(&fx, id, &registry, all).map_err(|e| line(e.into()))?;
     Ok(report)
+}
+
+/// `freqbuf effect --suggest-rules`: each effect's failing combinations and
+/// the rules that would exclude them. Exits 1 when an effect does not load
+/// or some failure has no rule.
+pub(crate) fn suggest(
+    wesl: &WeslArgs,
+    module_dirs: &[std::path::PathBuf],
+    json: bool,
+    files: &[std::path::PathBuf],
+) -> ExitCode {
+    let mut ok = true;
+    let mut out = Vec::new();
+    for file in files {
+        let found = library(wesl, module_dirs).and_then(|mut fx| {
+            let id = fx.load(file).map_err(|e| line(e.into()))?;
+            fx.suggest_rules(id).map_err(|e| line(e.into()))
+        });
+        let s = match found {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ok = false;
+                continue;
+            }
+        };
+        ok &= s.unexplained.is_empty();
+        let flags = |f: &[String]| if f.is_empty() { "no flags".to_owned() } else { f.join("+") };
+        if json {
+            out.push(json!({
+                "file": file.display().to_string(), "checked": s.checked, "exhaustive": s.exhaustive,
+                "failures": s.failures.iter().map(|(f, e)| json!({"flags": f, "error": e})).collect::<Vec<_>>(),
+                "rules": s.rules.iter().map(|r| json!({"rule": r.rule, "excludes": r.excludes})).collect::<Vec<_>>(),
+                "unexplained": s.unexplained,
+            }));
+            continue;
+        }
+        let checked = if s.exhaustive { "every combination" } else { "not every combination" };
+        println!(
+            "{}: {} combinations composed ({checked}), {} fail",
+            file.display(),
+            s.checked,
+            s.failures.len()
+        );
+        for r in &s.rules {
+            let first = s.failures.iter().find(|(f, _)| *f == r.excludes[0]).map_or("", |(_, e)| e.as_str());
+            println!("  {}  # excludes {}: [{}] {first}", r.rule, r.excludes.len(), flags(&r.excludes[0]));
+        }
+        for f in &s.unexplained {
+            let error = s.failures.iter().find(|(g, _)| g == f).map_or("", |(_, e)| e.as_str());
+            println!("  no rule over two flags excludes [{}] alone: {error}", flags(f));
+        }
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&out).expect("JSON of plain values"));
+    }
+    if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}
+
+/// After a failed whole-effect check: the rules that would exclude the
+/// combinations of `file` that fail to compose, if any do (a conflict
+/// between combinations that each compose has none).
+pub(crate) fn hint(wesl: &WeslArgs, module_dirs: &[std::path::PathBuf], file: &std::path::Path) {
+    let Ok(s) = library(wesl, module_dirs).and_then(|mut fx| {
+        let id = fx.load(file).map_err(|e| line(e.into()))?;
+        fx.suggest_rules(id).map_err(|e| line(e.into()))
+    }) else {
+        return;
+    };
+    for r in &s.rules {
+        let n = r.excludes.len();
+        let s = if n == 1 { "" } else { "s" };
+        eprintln!(
+            "hint: `{}` excludes [{}] ({n} failing combination{s}) and keeps every combination that composes",
+            r.rule,
+            r.excludes[0].join("+")
+        );
+    }
+    if !s.unexplained.is_empty() {
+        eprintln!("hint: {} failing combinations need a rule over more than two flags", s.unexplained.len());
+    }
+}
+
+/// A library with the command line's packages, defs and module folders.
+fn library(wesl: &WeslArgs, module_dirs: &[std::path::PathBuf]) -> Result<freqbuf_effects::Effects, String> {
+    let mut fx = wesl.library().map_err(line)?;
+    fx.set_defs(&wesl.defs()).map_err(|e| line(e.into()))?;
+    for dir in module_dirs {
+        fx.add_module_dir(dir).map_err(|e| line(e.into()))?;
+    }
+    Ok(fx)
+}
+
+/// An error on one line.
+fn line(e: anyhow::Error) -> String {
+    format!("{e:#}").replace('\n', " ")
 }
 
 /// `paths` with each folder replaced by the `*.effect.toml` files under it

@@ -36,6 +36,11 @@ pub(crate) struct EffectArgs {
     /// summary; exit 1 when any is refused.
     #[arg(long, conflicts_with_all = ["flags", "verbose"])]
     each: bool,
+    /// Compose every allowed combination of each effect on its own and
+    /// print the smallest flag rules (`at_most_one` or `implies` over a pair)
+    /// that exclude the ones that fail and keep every one that composes.
+    #[arg(long, conflicts_with_all = ["flags", "each", "all_permutations"])]
+    suggest_rules: bool,
     /// Effect files (TOML), or folders of them (every `*.effect.toml` below),
     /// checked together as one renderer loads them: their shared slots (and
     /// families they share) must agree. With `--each`, one by one.
@@ -51,6 +56,7 @@ pub(crate) fn effect(plan: &SlotPlan, wesl: &WeslArgs, args: &EffectArgs) -> Exi
         module_dir: ref module_dirs,
         verbose,
         each,
+        suggest_rules,
         ref files,
     } = *args;
     let files = match crate::each::expand(files) {
@@ -62,6 +68,9 @@ pub(crate) fn effect(plan: &SlotPlan, wesl: &WeslArgs, args: &EffectArgs) -> Exi
     };
     if each {
         return crate::each::each(plan, wesl, module_dirs, all, json, &files);
+    }
+    if suggest_rules {
+        return crate::each::suggest(wesl, module_dirs, json, &files);
     }
     if files.len() > 1 && !flags.is_empty() {
         eprintln!("error: --flags picks one permutation of one effect; give one effect file");
@@ -98,6 +107,9 @@ pub(crate) fn effect(plan: &SlotPlan, wesl: &WeslArgs, args: &EffectArgs) -> Exi
             Ok(r) => loaded.push(r),
             Err(e) => {
                 eprintln!("error: {:#}", anyhow::Error::new(e));
+                if all {
+                    crate::each::hint(wesl, module_dirs, file);
+                }
                 return ExitCode::FAILURE;
             }
         }

@@ -308,3 +308,42 @@ fn flags_outside_the_constraints_are_refused() {
     assert_eq!(code, 1);
     assert!(stderr.contains("effect `c` is never built with [A+B]: `one_of = [\"A\", \"B\"]`"), "{stderr}");
 }
+
+/// `--suggest-rules` composes each allowed combination alone and prints the
+/// pair rules that exclude the failures; a failed whole check prints them
+/// as hints.
+#[test]
+fn failing_combinations_get_the_rules_that_would_exclude_them() {
+    let dir = Dir::new("suggest");
+    let wgsl = "#ifdef LOW\nconst T: f32 = 0.1;\n#endif\n#ifdef HIGH\nconst T: f32 = 0.3;\n#endif\n\
+        #ifndef LOW\n#ifndef HIGH\nconst T: f32 = 0.2;\n#endif\n#endif\n\
+        #ifdef TANGENTS\nfn t() -> f32 { return N * T; }\n#endif\n#ifdef NORMALS\nconst N: f32 = 2.0;\n#endif\n\
+        @compute @workgroup_size(1) fn main() { _ = T; }\n";
+    std::fs::write(dir.0.join("x.wgsl"), wgsl).unwrap();
+    let toml = "source = \"x.wgsl\"\nflags = [\"LOW\", \"HIGH\", \"NORMALS\", \"TANGENTS\"]\n\
+        [[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"main\"\n";
+    let file = dir.0.join("x.effect.toml");
+    std::fs::write(&file, toml).unwrap();
+    let file = file.to_str().unwrap();
+    let (code, stdout, stderr) = run(&["effect", "--suggest-rules", file]);
+    assert_eq!(code, 0, "{stderr}");
+    let x = dir.0.join("x.wgsl");
+    let x = x.to_str().unwrap();
+    assert_eq!(
+        stdout,
+        format!(
+            "{file}: 16 combinations composed (every combination), 7 fail\n  \
+             at_most_one = [[\"LOW\", \"HIGH\"]]  # excludes 4: [LOW+HIGH] {x}:5:7: [LOW+HIGH]: naga's WGSL parser refused it: redefinition of `T`\n  \
+             implies.TANGENTS = [\"NORMALS\"]  # excludes 3: [TANGENTS] {x}:13:24: [TANGENTS]: naga's WGSL parser refused it: no definition in scope for identifier: `N`\n"
+        )
+    );
+    let (code, _, stderr) = run(&["effect", "--all-permutations", file]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.ends_with(
+            "hint: `at_most_one = [[\"LOW\", \"HIGH\"]]` excludes [LOW+HIGH] (4 failing combinations) and keeps every combination that composes\n\
+             hint: `implies.TANGENTS = [\"NORMALS\"]` excludes [TANGENTS] (3 failing combinations) and keeps every combination that composes\n"
+        ),
+        "{stderr}"
+    );
+}

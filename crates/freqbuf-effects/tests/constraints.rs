@@ -239,3 +239,35 @@ fn a_long_chain_that_one_combination_meets_is_satisfiable() {
     let e = fx.add("contra.effect.toml", &contradiction, &wgsl).unwrap_err();
     assert_eq!(common::chain(&e), "contra.effect.toml: no combination of the flags meets every constraint");
 }
+
+/// Without rules, EXCLUSIVE fails where no threshold or two are on and where
+/// TANGENTS lacks NORMALS. The suggestions (greedy, most excluded first)
+/// exclude every failure a pair rule can and no combination that composes;
+/// no threshold on needs a group rule (`one_of`), so it stays unexplained.
+#[test]
+fn suggested_rules_exclude_the_failures_and_keep_what_composes() {
+    let mut fx = Effects::new();
+    let id = fx.add("x.effect.toml", &effect(""), EXCLUSIVE).unwrap();
+    let s = fx.suggest_rules(id).unwrap();
+    assert_eq!((s.checked, s.exhaustive), (32, true));
+    let rules = s.rules.iter().map(|r| (r.rule.as_str(), r.excludes.len())).collect::<Vec<_>>();
+    assert_eq!(
+        rules,
+        [
+            ("at_most_one = [[\"LOW\", \"MID\"]]", 8),
+            ("implies.TANGENTS = [\"NORMALS\"]", 6),
+            ("at_most_one = [[\"LOW\", \"HIGH\"]]", 3),
+            ("at_most_one = [[\"MID\", \"HIGH\"]]", 3),
+        ]
+    );
+    // 9 of 32 compose. No threshold on (and TANGENTS with NORMALS, or
+    // neither): only `one_of` would exclude them.
+    assert_eq!(s.failures.len(), 32 - 9);
+    assert_eq!(s.unexplained.len(), 3, "{:?}", s.unexplained);
+    assert!(s.unexplained.iter().all(|f| !f.iter().any(|n| ["LOW", "MID", "HIGH"].contains(&n.as_str()))));
+    // With the rules written, nothing fails.
+    let rules = "one_of = [[\"LOW\", \"MID\", \"HIGH\"]]\n[implies]\nTANGENTS = [\"NORMALS\"]";
+    let id = fx.add("y.effect.toml", &effect(rules), EXCLUSIVE).unwrap();
+    let s = fx.suggest_rules(id).unwrap();
+    assert_eq!((s.checked, s.failures.len(), s.rules.len()), (9, 0, 0));
+}

@@ -25,6 +25,7 @@ mod passes;
 mod permutations;
 mod pipeline;
 mod pipelines;
+mod suggest;
 mod tested_names;
 mod types;
 mod warm;
@@ -36,6 +37,7 @@ pub use constraints::FlagRules;
 pub use file::{Blend, Compare, Cull, DepthState};
 pub use library::{EXHAUSTIVE_COMBINATIONS, Effects};
 pub use log::{LoggedPipeline, ReplayReport};
+pub use suggest::{SuggestedRule, Suggestions};
 pub use types::{
     CheckReport, Effect, EffectId, EffectStats, FlagSet, LoggedTargets, Pass, PassId, Passes, Targets,
 };
