@@ -168,3 +168,55 @@ fn the_check_links_both_files_and_text_effects_name_them() {
          (ShaderReflection::for_entry_points)"
     );
 }
+
+/// Bevy's cluster_raster shape: the vertex stage gets `VERTEX_SHADER` and
+/// the fragment stage does not (`VertexState::shader_defs`). Only with the
+/// def does the vertex stage's triangle cover the target, and only without
+/// it does the fragment stage write a quarter of the tint: the pixel read
+/// back proves each stage was composed with its own defs.
+#[test]
+fn a_stage_gets_defs_of_its_own() {
+    let Some(h) = gpu::device() else { return };
+    let source = "@group(0) @binding(0) var<uniform> tint: vec4<f32>;
+#ifdef VERTEX_SHADER
+const SPAN: f32 = 4.0;
+#else
+const SPAN: f32 = 0.0;
+#endif
+@vertex fn vs(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {
+    return vec4<f32>(f32(i & 1u) * SPAN - 1.0, f32(i >> 1u) * SPAN - 1.0, 0.0, 1.0);
+}
+@fragment fn fs() -> @location(0) vec4<f32> { return tint * (0.25 + SPAN * 0.1875); }
+";
+    let toml = "source = \"s.wgsl\"\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  \
+                vertex = { entry = \"vs\", defs = { VERTEX_SHADER = true } }\n  fragment = \"fs\"\n";
+    let mut fx = Effects::new();
+    let id = fx.add("s.effect.toml", toml, source).unwrap();
+    let report = fx.check(&Registry::new(SlotPlan::default()), id, None).unwrap();
+    assert_eq!((report.permutations, report.exhaustive), (1, true));
+    let pass = fx.technique(id, "t").unwrap().next().unwrap();
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let format = wgpu::TextureFormat::Rgba8Unorm;
+    let flags = fx.flags(id, &[]).unwrap();
+    let (shader, pipeline) = fx.render_pipeline(&mut fb, pass, flags, &Targets::color(format)).unwrap();
+    let pipeline = pipeline.clone();
+    fb.frame().set_by_name("tint", &[1.0f32, 1.0, 1.0, 1.0]).unwrap();
+    fb.flush(&h.queue).unwrap();
+    let target = gpu::target(h, format, (1, 1));
+    let view = target.create_view(&Default::default());
+    let mut enc = h.device.create_command_encoder(&Default::default());
+    {
+        let mut rpass = gpu::color_pass(&mut enc, &view);
+        rpass.set_pipeline(&pipeline);
+        Binder::new().bind(&mut fb, &mut rpass, &Draw::new(shader)).unwrap();
+        rpass.draw(0..3, 0..1);
+    }
+    let texel = gpu::read_texture(h, enc, &target, 4)[0].to_le_bytes();
+    assert_eq!(texel, [64, 64, 64, 64], "a quarter of the tint: the vertex stage alone had VERTEX_SHADER");
+    // A def of one stage is a def: the source may test it; a flag may not be one.
+    let bad = toml
+        .replace("VERTEX_SHADER = true", "TINTED = true")
+        .replace("source = \"s.wgsl\"", "source = \"s.wgsl\"\nflags = [\"TINTED\"]");
+    let e = fx.add("bad.effect.toml", &bad, source).unwrap_err();
+    assert!(common::chain(&e).contains("is also a flag"), "{}", common::chain(&e));
+}

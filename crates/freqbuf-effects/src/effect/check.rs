@@ -189,7 +189,8 @@ impl Effects {
             .into_iter()
             .filter(|&bits| {
                 let on = effect.flags_on(bits);
-                let texts = effect.sources().map(|s| self.compose.preprocessed(s, &effect.defs, &on));
+                let texts = (effect.sources().enumerate())
+                    .map(|(part, s)| self.compose.preprocessed(s, &effect.part_defs(part as u32), &on));
                 // A text the preprocessor refuses is composed, so that the error is reported.
                 match texts.collect::<Option<Vec<_>>>() {
                     Some(texts) => seen.insert((texts, bits & required)),

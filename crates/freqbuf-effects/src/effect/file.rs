@@ -116,7 +116,10 @@ pub(crate) struct PassFile {
 
 /// A stage's entry point: a bare name is in the effect's `source`;
 /// `{ source = "mesh2d.wgsl", entry = "vertex" }` takes it from another
-/// file (relative to the effect file), composed with the same flags and defs.
+/// file (relative to the effect file), composed with the same flags and defs;
+/// `defs = { VERTEX_SHADER = true }` gives the stage defs of its own over
+/// the effect's (Bevy's `VertexState::shader_defs`), so its module is
+/// composed apart from the other stages'.
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
 pub(crate) enum StageFile {
@@ -127,16 +130,20 @@ pub(crate) enum StageFile {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct StageFrom {
-    pub(crate) source: String,
+    pub(crate) source: Option<String>,
     pub(crate) entry: String,
+    /// Not spanned: an untagged enum's fields cannot be (errors point at the stage).
+    #[serde(default)]
+    pub(crate) defs: BTreeMap<String, toml::Value>,
 }
 
 impl StageFile {
-    /// The entry point, and the file it is in when not the effect's source.
-    pub(crate) fn split(self) -> (String, Option<String>) {
+    /// The entry point, the file it is in when not the effect's source, and
+    /// the stage's own defs.
+    pub(crate) fn split(self) -> (String, Option<String>, BTreeMap<String, toml::Value>) {
         match self {
-            StageFile::Entry(entry) => (entry, None),
-            StageFile::From(f) => (f.entry, Some(f.source)),
+            StageFile::Entry(entry) => (entry, None, BTreeMap::new()),
+            StageFile::From(f) => (f.entry, f.source, f.defs),
         }
     }
 }

@@ -309,13 +309,14 @@ impl Effects {
             None => (&effect.source_file, &effect.source),
             Some(i) => (&effect.stage_files[i as usize].file, &effect.stage_files[i as usize].text),
         };
+        let part_defs = effect.part_defs(part);
         let (module, sites, wesl) = match &effect.wesl {
             Some(w) => {
-                let c = w.compile(part, &effect.defs, &defs, (&effect.name, &flags))?;
+                let c = w.compile(part, &part_defs, &defs, (&effect.name, &flags))?;
                 (c.module, c.sites, Some(c.map))
             }
             None => {
-                let module = self.compose.compose(file, text, &effect.defs, &defs, &flags)?;
+                let module = self.compose.compose(file, text, &part_defs, &defs, &flags)?;
                 let sites = self.compose.sites(&module, file, text);
                 (module, sites, None)
             }

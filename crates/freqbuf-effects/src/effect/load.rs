@@ -160,8 +160,12 @@ impl Effects {
         let device = super::parse::device_flags(&parsed.device_flags, &flags, &at)?;
         let auto = super::parse::auto(&parsed.auto, &at)?;
         let defs = super::parse::defs(&parsed.defs, &flags, &self.code_defs, file, &at)?;
-        let (techniques, passes, stage_files) =
-            super::parse::techniques(parsed.technique, &flags, &mut *read, &at)?;
+        let (techniques, passes, stage_files) = super::parse::techniques(
+            parsed.technique,
+            (&flags, (parsed.source.get_ref(), &source_file, &source)),
+            &mut *read,
+            &at,
+        )?;
         let wesl = self.prepare_wesl(WeslInput {
             file,
             toml_text,
@@ -171,8 +175,14 @@ impl Effects {
             stages: &stage_files,
             read,
         })?;
-        // A name the effect's own texts test is one of its flags or defs.
-        let known = flags.iter().chain(defs.iter().map(|(n, _)| n)).map(String::as_str).collect::<Vec<_>>();
+        // A name the effect's own texts test is one of its flags or defs (a stage's own included).
+        let stage_defs = stage_files.iter().flat_map(|f| f.defs.iter().map(|(n, _)| n));
+        let known = flags
+            .iter()
+            .chain(defs.iter().map(|(n, _)| n))
+            .chain(stage_defs)
+            .map(String::as_str)
+            .collect::<Vec<_>>();
         super::tested_names::check(&source_file, &source, &known)?;
         for f in &stage_files {
             super::tested_names::check(&f.file, &f.text, &known)?;

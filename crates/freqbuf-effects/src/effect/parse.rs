@@ -153,12 +153,15 @@ pub(super) fn defs(
     Ok(defs)
 }
 
+/// The effect's source: its name in the effect file, its path and its text.
+pub(super) type Source<'a> = (&'a str, &'a str, &'a str);
+
 /// Techniques (by name, with their range of passes), passes, and the stage
 /// files the passes name, each read once.
 #[allow(clippy::type_complexity, reason = "three lists that the effect keeps as they are")]
 pub(super) fn techniques(
     declared: Vec<TechniqueFile>,
-    flags: &[String],
+    (flags, source): (&[String], Source<'_>),
     read: ReadStage<'_>,
     at: At<'_>,
 ) -> Result<(Vec<(String, Range<u32>)>, Vec<Pass>, Vec<StageSource>), EffectError> {
@@ -168,7 +171,7 @@ pub(super) fn techniques(
     for t in declared {
         let start = passes.len() as u32;
         for p in t.pass {
-            passes.push(pass(t.name.get_ref(), p, flags, &mut stage_files, &mut *read, at)?);
+            passes.push(pass(t.name.get_ref(), p, (flags, source), &mut stage_files, &mut *read, at)?);
         }
         techniques.push((t.name.into_inner(), start..passes.len() as u32));
     }
@@ -180,7 +183,7 @@ pub(super) fn techniques(
 fn pass(
     technique: &str,
     p: PassFile,
-    flags: &[String],
+    (flags, source): (&[String], Source<'_>),
     stage_files: &mut Vec<StageSource>,
     read: ReadStage<'_>,
     at: At<'_>,
@@ -193,14 +196,24 @@ fn pass(
     for (i, stage) in [p.vertex, p.fragment, p.compute].into_iter().enumerate() {
         let Some(stage) = stage else { continue };
         let span = stage.span();
-        let (entry, from) = stage.into_inner().split();
+        let (entry, from, stage_defs) = stage.into_inner().split();
         entries[i] = Some(entry);
-        let Some(from) = from else { continue };
-        let part = match stage_files.iter().position(|f| f.name == from) {
+        // Defs of the stage's own: the stage's module is a part of its own.
+        let stage_defs = stage_defs.into_iter().map(|(n, v)| (n, toml::Spanned::new(span.clone(), v))).collect();
+        let defs = defs(&stage_defs, flags, &[], "", at)?;
+        let from = match from {
+            Some(from) => from,
+            None if !defs.is_empty() => source.0.to_owned(),
+            None => continue,
+        };
+        let part = match stage_files.iter().position(|f| f.name == from && f.defs == defs) {
             Some(at) => at,
             None => {
-                let (path, text) = read(&from).map_err(|e| at(span, EffectErrorKind::Io(e)))?;
-                stage_files.push(StageSource { name: from.clone(), file: path, text });
+                let (path, text) = match from == source.0 {
+                    true => (source.1.to_owned(), source.2.to_owned()),
+                    false => read(&from).map_err(|e| at(span, EffectErrorKind::Io(e)))?,
+                };
+                stage_files.push(StageSource { name: from.clone(), file: path, text, defs });
                 stage_files.len() - 1
             }
         };

@@ -133,7 +133,8 @@ impl Pass {
     }
 }
 
-/// A file a pass takes a stage from, other than the effect's source.
+/// A file a pass takes a stage from, other than the effect's source, or
+/// the source with defs of the stage's own.
 #[derive(Clone, Debug)]
 pub(crate) struct StageSource {
     /// As the effect file names it.
@@ -141,6 +142,8 @@ pub(crate) struct StageSource {
     /// Its path, for errors.
     pub(crate) file: String,
     pub(crate) text: String,
+    /// The stage's defs, over the effect's.
+    pub(crate) defs: Vec<(String, naga_oil::compose::ShaderDefValue)>,
 }
 
 /// A loaded effect: its flags, techniques and passes, and the tables the
@@ -255,14 +258,30 @@ impl Effect {
         &self.auto
     }
 
-    /// The texts its permutations compose: the source, then each stage file.
     /// Its flag constraints (`one_of`, `at_most_one`, `[implies]`).
     pub fn constraints(&self) -> &super::constraints::FlagRules {
         &self.rules
     }
 
+    /// The texts its permutations compose: the source, then each stage file.
     pub(crate) fn sources(&self) -> impl Iterator<Item = &str> {
         std::iter::once(self.source.as_str()).chain(self.stage_files.iter().map(|f| f.text.as_str()))
+    }
+
+    /// The defs part `part` is composed with: the effect's, with a stage's
+    /// own over them (part 0, the source, has none of its own).
+    pub(crate) fn part_defs(
+        &self,
+        part: u32,
+    ) -> std::borrow::Cow<'_, [(String, naga_oil::compose::ShaderDefValue)]> {
+        let own = part.checked_sub(1).map_or(&[][..], |i| &self.stage_files[i as usize].defs[..]);
+        if own.is_empty() {
+            return std::borrow::Cow::Borrowed(&self.defs);
+        }
+        let mut defs =
+            self.defs.iter().filter(|(n, _)| !own.iter().any(|(o, _)| o == n)).cloned().collect::<Vec<_>>();
+        defs.extend(own.iter().cloned());
+        std::borrow::Cow::Owned(defs)
     }
 
     /// The names of the flags in `bits`, in declaration order.
