@@ -264,7 +264,7 @@ fn bevys_bindless_shaders_load_with_slabs_and_tables() {
 #[test]
 fn bevys_2d_bindless_materials_compose_in_every_combination() {
     for (file, count) in [("color_material", 512), ("sprite_material", 256)] {
-        let path = format!("corpus/effects/bevy-0.20.1/{file}.effect.toml");
+        let path = format!("corpus/effects/bevy-0.20.1/bevy_sprite_render/{file}.effect.toml");
         let (code, stdout, stderr) = run(&["effect", "--all-permutations", "--plan", BEVY_PLAN, &path]);
         assert_eq!(code, 0, "{file}: {stderr}");
         let line = format!("{count} permutations composed and merged (every combination)");
