@@ -18,6 +18,16 @@ struct B { v: array<u32> }
 }
 ";
 
+/// A storage buffer holding one word.
+fn word(h: &freqbuf::Headless, w: u32) -> wgpu::Buffer {
+    use wgpu::util::DeviceExt;
+    h.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: None,
+        contents: &w.to_le_bytes(),
+        usage: wgpu::BufferUsages::STORAGE,
+    })
+}
+
 #[test]
 fn each_element_of_a_buffer_array_is_the_buffer_set_for_it() {
     let Some(shared) = gpu::device() else { return };
@@ -32,14 +42,7 @@ fn each_element_of_a_buffer_array_is_the_buffer_set_for_it() {
     let shader = m.register_wgsl("sum.wgsl", SUM).unwrap();
     let seen = gpu::storage(&h, 3);
     m.frame().set_buffer("seen", &seen).unwrap();
-    let word = |w: u32| {
-        use wgpu::util::DeviceExt;
-        h.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: None,
-            contents: &w.to_le_bytes(),
-            usage: wgpu::BufferUsages::STORAGE,
-        })
-    };
+    let word = |w: u32| word(&h, w);
     m.frame().set_buffer("bufs[0]", &word(7)).unwrap();
     m.frame().set_buffer("bufs[2]", &word(9)).unwrap();
     m.flush(&h.queue).unwrap();
@@ -109,14 +112,7 @@ fn arrays_without_a_fixed_size_take_the_devices_length() {
     assert_eq!(counts, [len, len, 1]);
     let seen = gpu::storage(&h, 4);
     m.frame().set_buffer("seen", &seen).unwrap();
-    let word = |w: u32| {
-        use wgpu::util::DeviceExt;
-        h.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: None,
-            contents: &w.to_le_bytes(),
-            usage: wgpu::BufferUsages::STORAGE,
-        })
-    };
+    let word = |w: u32| word(&h, w);
     m.frame().set_buffer("vertex_buffers[0]", &word(3)).unwrap();
     m.frame().set_buffer(&format!("vertex_buffers[{}]", len - 1), &word(5)).unwrap();
     m.frame().set_texture(&format!("textures[{}]", len - 1), &gpu::texel(&h, [255, 0, 0, 255])).unwrap();

@@ -199,7 +199,8 @@ fn pass(
         let (entry, from, stage_defs) = stage.into_inner().split();
         entries[i] = Some(entry);
         // Defs of the stage's own: the stage's module is a part of its own.
-        let stage_defs = stage_defs.into_iter().map(|(n, v)| (n, toml::Spanned::new(span.clone(), v))).collect();
+        let stage_defs =
+            stage_defs.into_iter().map(|(n, v)| (n, toml::Spanned::new(span.clone(), v))).collect();
         let defs = defs(&stage_defs, flags, &[], "", at)?;
         let from = match from {
             Some(from) => from,
