@@ -194,10 +194,28 @@ const SPAN: f32 = 0.0;
     let id = fx.add("s.effect.toml", toml, source).unwrap();
     let report = fx.check(&Registry::new(SlotPlan::default()), id, None).unwrap();
     assert_eq!((report.permutations, report.exhaustive), (1, true));
+    let texel = one_pixel(h, &mut fx, id, &[]);
+    assert_eq!(texel, [64, 64, 64, 64], "a quarter of the tint: the vertex stage alone had VERTEX_SHADER");
+    // A def of one stage is a def: the source may test it; a flag may not be one.
+    let bad = toml
+        .replace("VERTEX_SHADER = true", "TINTED = true")
+        .replace("source = \"s.wgsl\"", "source = \"s.wgsl\"\nflags = [\"TINTED\"]");
+    let e = fx.add("bad.effect.toml", &bad, source).unwrap_err();
+    assert!(common::chain(&e).contains("is also a flag"), "{}", common::chain(&e));
+}
+
+/// The one pixel a pass of `id` draws with `flags`: a triangle from its
+/// vertex stage (three vertices), `tint` white, on a cleared 1×1 target.
+fn one_pixel(
+    h: &freqbuf::Headless,
+    fx: &mut Effects,
+    id: freqbuf_effects::EffectId,
+    flags: &[&str],
+) -> [u8; 4] {
     let pass = fx.technique(id, "t").unwrap().next().unwrap();
     let mut fb = Manager::new(&h.device, SlotPlan::default());
     let format = wgpu::TextureFormat::Rgba8Unorm;
-    let flags = fx.flags(id, &[]).unwrap();
+    let flags = fx.flags(id, flags).unwrap();
     let (shader, pipeline) = fx.render_pipeline(&mut fb, pass, flags, &Targets::color(format)).unwrap();
     let pipeline = pipeline.clone();
     fb.frame().set_by_name("tint", &[1.0f32, 1.0, 1.0, 1.0]).unwrap();
@@ -211,12 +229,55 @@ const SPAN: f32 = 0.0;
         Binder::new().bind(&mut fb, &mut rpass, &Draw::new(shader)).unwrap();
         rpass.draw(0..3, 0..1);
     }
-    let texel = gpu::read_texture(h, enc, &target, 4)[0].to_le_bytes();
-    assert_eq!(texel, [64, 64, 64, 64], "a quarter of the tint: the vertex stage alone had VERTEX_SHADER");
-    // A def of one stage is a def: the source may test it; a flag may not be one.
-    let bad = toml
-        .replace("VERTEX_SHADER = true", "TINTED = true")
-        .replace("source = \"s.wgsl\"", "source = \"s.wgsl\"\nflags = [\"TINTED\"]");
-    let e = fx.add("bad.effect.toml", &bad, source).unwrap_err();
-    assert!(common::chain(&e).contains("is also a flag"), "{}", common::chain(&e));
+    gpu::read_texture(h, enc, &target, 4)[0].to_le_bytes()
+}
+
+/// Bevy's line gizmos: `PERSPECTIVE` reaches the fragment stage only
+/// (`without` on the vertex stage). Under `PERSPECTIVE` this vertex stage
+/// draws nothing and the fragment stage writes half the tint: with
+/// `without`, the pixel is half the tint; without it, untouched. A
+/// `without` naming no flag is refused where it is written.
+#[test]
+fn a_stage_without_a_flag_is_composed_without_it() {
+    let Some(h) = gpu::device() else { return };
+    let source = "@group(0) @binding(0) var<uniform> tint: vec4<f32>;
+#ifdef PERSPECTIVE
+const SPAN: f32 = 0.0;
+const SHADE: f32 = 0.5;
+#else
+const SPAN: f32 = 4.0;
+const SHADE: f32 = 0.25;
+#endif
+@vertex fn vs(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {
+    return vec4<f32>(f32(i & 1u) * SPAN - 1.0, f32(i >> 1u) * SPAN - 1.0, 0.0, 1.0);
+}
+@fragment fn fs() -> @location(0) vec4<f32> { return tint * SHADE; }
+";
+    let toml = |vertex: &str| {
+        format!(
+            "source = \"s.wgsl\"\nflags = [\"PERSPECTIVE\"]\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  \
+             name = \"p\"\n  vertex = {vertex}\n  fragment = \"fs\"\n"
+        )
+    };
+    let mut fx = Effects::new();
+    let both = fx.add("both.effect.toml", &toml("\"vs\""), source).unwrap();
+    assert_eq!(
+        one_pixel(h, &mut fx, both, &["PERSPECTIVE"]),
+        [0, 0, 0, 255],
+        "nothing drawn: the clear color"
+    );
+    let lines = fx
+        .add("lines.effect.toml", &toml("{ entry = \"vs\", without = [\"PERSPECTIVE\"] }"), source)
+        .unwrap();
+    assert_eq!(one_pixel(h, &mut fx, lines, &["PERSPECTIVE"]), [128; 4], "half the tint");
+    assert_eq!(one_pixel(h, &mut fx, lines, &[]), [64; 4], "a quarter without the flag");
+    let report = fx.check(&Registry::new(SlotPlan::default()), lines, None).unwrap();
+    assert_eq!((report.permutations, report.exhaustive), (2, true));
+    let e = fx
+        .add("typo.effect.toml", &toml("{ entry = \"vs\", without = [\"PERSPECTIV\"] }"), source)
+        .unwrap_err();
+    assert_eq!(
+        common::chain(&e),
+        "typo.effect.toml:7:12: pass `t.p`'s stage is `without` `PERSPECTIV`, which is not one of the effect's flags"
+    );
 }

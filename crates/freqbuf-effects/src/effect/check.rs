@@ -188,9 +188,10 @@ impl Effects {
         combos
             .into_iter()
             .filter(|&bits| {
-                let on = effect.flags_on(bits);
-                let texts = (effect.sources().enumerate())
-                    .map(|(part, s)| self.compose.preprocessed(s, &effect.part_defs(part as u32), &on));
+                let texts = (effect.sources().enumerate()).map(|(part, s)| {
+                    let (part, on) = (part as u32, effect.flags_on(effect.part_bits(part as u32, bits)));
+                    self.compose.preprocessed(s, &effect.part_defs(part), &on)
+                });
                 // A text the preprocessor refuses is composed, so that the error is reported.
                 match texts.collect::<Option<Vec<_>>>() {
                     Some(texts) => seen.insert((texts, bits & required)),

@@ -118,8 +118,10 @@ pub(crate) struct PassFile {
 /// `{ source = "mesh2d.wgsl", entry = "vertex" }` takes it from another
 /// file (relative to the effect file), composed with the same flags and defs;
 /// `defs = { VERTEX_SHADER = true }` gives the stage defs of its own over
-/// the effect's (Bevy's `VertexState::shader_defs`), so its module is
-/// composed apart from the other stages'.
+/// the effect's (Bevy's `VertexState::shader_defs`), and `without =
+/// ["PERSPECTIVE"]` names flags the stage never gets (Bevy pushes them to
+/// the other stage's defs only), so its module is composed apart from the
+/// other stages'.
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
 pub(crate) enum StageFile {
@@ -135,15 +137,17 @@ pub(crate) struct StageFrom {
     /// Not spanned: an untagged enum's fields cannot be (errors point at the stage).
     #[serde(default)]
     pub(crate) defs: BTreeMap<String, toml::Value>,
+    #[serde(default)]
+    pub(crate) without: Vec<String>,
 }
 
 impl StageFile {
-    /// The entry point, the file it is in when not the effect's source, and
-    /// the stage's own defs.
-    pub(crate) fn split(self) -> (String, Option<String>, BTreeMap<String, toml::Value>) {
+    /// The entry point, the file it is in when not the effect's source, the
+    /// stage's own defs and the flags it never gets.
+    pub(crate) fn split(self) -> (String, Option<String>, BTreeMap<String, toml::Value>, Vec<String>) {
         match self {
-            StageFile::Entry(entry) => (entry, None, BTreeMap::new()),
-            StageFile::From(f) => (f.entry, f.source, f.defs),
+            StageFile::Entry(entry) => (entry, None, BTreeMap::new(), Vec::new()),
+            StageFile::From(f) => (f.entry, f.source, f.defs, f.without),
         }
     }
 }

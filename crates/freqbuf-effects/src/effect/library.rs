@@ -303,7 +303,7 @@ impl Effects {
         part: u32,
     ) -> Result<(ShaderReflection, Sites), EffectError> {
         let effect = &self.effects[id.index as usize];
-        let defs = effect.flags_on(bits);
+        let defs = effect.flags_on(effect.part_bits(part, bits));
         let flags = effect.describe(bits);
         let (file, text) = match part.checked_sub(1) {
             None => (&effect.source_file, &effect.source),

@@ -196,25 +196,42 @@ fn pass(
     for (i, stage) in [p.vertex, p.fragment, p.compute].into_iter().enumerate() {
         let Some(stage) = stage else { continue };
         let span = stage.span();
-        let (entry, from, stage_defs) = stage.into_inner().split();
+        let (entry, from, stage_defs, without) = stage.into_inner().split();
         entries[i] = Some(entry);
         // Defs of the stage's own: the stage's module is a part of its own.
         let stage_defs =
             stage_defs.into_iter().map(|(n, v)| (n, toml::Spanned::new(span.clone(), v))).collect();
         let defs = defs(&stage_defs, flags, &[], "", at)?;
+        let mut without_bits: Bits = 0;
+        for flag in &without {
+            let Some(i) = flags.iter().position(|f| f == flag) else {
+                let what = format!(
+                    "pass `{name}`'s stage is `without` `{flag}`, which is not one of the effect's flags"
+                );
+                return Err(at(span, EffectErrorKind::BadFlags(what)));
+            };
+            without_bits |= 1 << i;
+        }
         let from = match from {
             Some(from) => from,
-            None if !defs.is_empty() => source.0.to_owned(),
+            None if !defs.is_empty() || without_bits != 0 => source.0.to_owned(),
             None => continue,
         };
-        let part = match stage_files.iter().position(|f| f.name == from && f.defs == defs) {
+        let same = |f: &StageSource| f.name == from && f.defs == defs && f.without == without_bits;
+        let part = match stage_files.iter().position(same) {
             Some(at) => at,
             None => {
                 let (path, text) = match from == source.0 {
                     true => (source.1.to_owned(), source.2.to_owned()),
                     false => read(&from).map_err(|e| at(span, EffectErrorKind::Io(e)))?,
                 };
-                stage_files.push(StageSource { name: from.clone(), file: path, text, defs });
+                stage_files.push(StageSource {
+                    name: from.clone(),
+                    file: path,
+                    text,
+                    defs,
+                    without: without_bits,
+                });
                 stage_files.len() - 1
             }
         };

@@ -144,6 +144,8 @@ pub(crate) struct StageSource {
     pub(crate) text: String,
     /// The stage's defs, over the effect's.
     pub(crate) defs: Vec<(String, naga_oil::compose::ShaderDefValue)>,
+    /// The flags the stage never gets, as bits.
+    pub(crate) without: Bits,
 }
 
 /// A loaded effect: its flags, techniques and passes, and the tables the
@@ -266,6 +268,12 @@ impl Effect {
     /// The texts its permutations compose: the source, then each stage file.
     pub(crate) fn sources(&self) -> impl Iterator<Item = &str> {
         std::iter::once(self.source.as_str()).chain(self.stage_files.iter().map(|f| f.text.as_str()))
+    }
+
+    /// The flags of `bits` part `part` is composed with: all but those its
+    /// stage never gets.
+    pub(crate) fn part_bits(&self, part: u32, bits: Bits) -> Bits {
+        part.checked_sub(1).map_or(bits, |i| bits & !self.stage_files[i as usize].without)
     }
 
     /// The defs part `part` is composed with: the effect's, with a stage's
