@@ -183,8 +183,12 @@ pub(crate) fn hint(wesl: &WeslArgs, module_dirs: &[std::path::PathBuf], file: &s
             r.excludes[0].join("+")
         );
     }
-    if !s.unexplained.is_empty() {
-        eprintln!("hint: {} failing combinations need a rule over more than two flags", s.unexplained.len());
+    let n = s.unexplained.len();
+    if n > 0 && s.failures.len() == s.checked {
+        eprintln!("hint: no combination composes, so no flag rule can help");
+    } else if n > 0 {
+        let s = if n == 1 { "" } else { "s" };
+        eprintln!("hint: {n} failing combination{s} need a rule over more than two flags");
     }
 }
 

@@ -271,3 +271,16 @@ fn suggested_rules_exclude_the_failures_and_keep_what_composes() {
     let s = fx.suggest_rules(id).unwrap();
     assert_eq!((s.checked, s.failures.len(), s.rules.len()), (9, 0, 0));
 }
+
+/// When no combination composes, no rule is suggested: every rule would
+/// "keep every combination that composes" and none would help.
+#[test]
+fn nothing_is_suggested_when_no_combination_composes() {
+    let source = "#ifdef A\nconst K: f32 = 1.0;\n#endif\n@compute @workgroup_size(1) fn main() { _ = K + undefined; }\n";
+    let toml = "flags = [\"A\", \"B\"]\nsource = \"a.wgsl\"\n\
+        [[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"main\"\n";
+    let mut fx = Effects::new();
+    let id = fx.add("a.effect.toml", toml, source).unwrap();
+    let s = fx.suggest_rules(id).unwrap();
+    assert_eq!((s.checked, s.failures.len(), s.rules.len(), s.unexplained.len()), (2, 2, 0, 2));
+}

@@ -30,7 +30,8 @@ pub struct Suggestions {
     /// Rules that together exclude every failure they can, most first.
     pub rules: Vec<SuggestedRule>,
     /// Failures that no rule over one pair of flags excludes without also
-    /// excluding a combination that composes.
+    /// excluding a combination that composes (every failure, when none
+    /// composes).
     pub unexplained: Vec<Vec<String>>,
 }
 
@@ -105,6 +106,10 @@ impl Effects {
 /// Greedy set cover: the candidate that excludes the most failures not yet
 /// excluded and no passing combination, until none excludes another.
 fn cover(passing: &[Bits], failing: &[Bits]) -> (Vec<(Candidate, Vec<Bits>)>, Vec<Bits>) {
+    // With nothing composing, any rule "keeps every combination that composes": none helps.
+    if passing.is_empty() {
+        return (Vec::new(), failing.to_vec());
+    }
     // Only flags some combination has on take part.
     let seen = passing.iter().chain(failing).fold(0, |m: Bits, b| m | b);
     let flags = (0..Bits::BITS).filter(|i| seen & (1 << i) != 0).collect::<Vec<_>>();
