@@ -1,9 +1,10 @@
-//! Bevy 0.20.1's whole WESL tree, as users bring it: one effect file per
-//! entry-point shader under `corpus/effects/bevy-0.20.1`, with the defs and
-//! flag rules Bevy's Rust code sets, each checked in every combination the
-//! rules allow. Each file says on `#! ` lines (TOML) the slot plan Bevy's
-//! groups mean and, for an expected failure, a part of the message and why.
-//! Any change in what loads fails the test.
+//! Bevy's shader trees as users bring them: 0.20.1's WESL and 0.19.1's
+//! naga_oil WGSL, one effect file per entry-point shader under
+//! `corpus/effects/bevy-<version>`, with the defs and flag rules Bevy's Rust
+//! code sets, each checked in every combination the rules allow. Each file
+//! says on `#! ` lines (TOML) the slot plan Bevy's groups mean and, for an
+//! expected failure, a part of the message and why. Any change in what
+//! loads fails the test.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,9 +13,6 @@ use serde_json::Value;
 
 mod common;
 use common::run;
-
-const TREE: &str = "corpus/bevy-0.20.1";
-const EFFECTS: &str = "corpus/effects/bevy-0.20.1";
 
 /// What an effect file's `#! ` lines say.
 #[derive(serde::Deserialize)]
@@ -53,21 +51,33 @@ fn expected(text: &str, file: &str) -> Expected {
 
 #[test]
 fn every_entry_point_of_bevy_0_20_1_has_an_effect_and_loads_or_is_a_listed_failure() {
+    check_tree("0.20.1", ".wesl");
+}
+
+#[test]
+fn every_entry_point_of_bevy_0_19_1_has_an_effect_and_loads_or_is_a_listed_failure() {
+    check_tree("0.19.1", ".wgsl");
+}
+
+/// `corpus/bevy-<version>`'s entry points (files of `suffix`) against the
+/// effect files of `corpus/effects/bevy-<version>`.
+fn check_tree(version: &str, suffix: &str) {
     let root = root();
+    let (tree, effects_dir) = (format!("corpus/bevy-{version}"), format!("corpus/effects/bevy-{version}"));
     let mut effects = Vec::new();
-    files(&root.join(EFFECTS), ".effect.toml", &mut effects);
+    files(&root.join(&effects_dir), ".effect.toml", &mut effects);
     effects.sort();
     let texts = effects.iter().map(|f| std::fs::read_to_string(f).unwrap()).collect::<Vec<_>>();
 
     // Every entry-point shader is the source or a stage of some effect.
     let mut shaders = Vec::new();
-    files(&root.join(TREE), ".wesl", &mut shaders);
+    files(&root.join(&tree), suffix, &mut shaders);
     let entry = |s: &String| ["@vertex", "@fragment", "@compute"].iter().any(|e| s.contains(e));
     let uncovered = shaders
         .iter()
         .filter(|s| entry(&std::fs::read_to_string(s).unwrap()))
-        .map(|s| s.strip_prefix(root.join(TREE)).unwrap().to_str().unwrap().to_owned())
-        .filter(|s| !texts.iter().any(|t| t.contains(&format!("bevy-0.20.1/{s}\""))))
+        .map(|s| s.strip_prefix(root.join(&tree)).unwrap().to_str().unwrap().to_owned())
+        .filter(|s| !texts.iter().any(|t| t.contains(&format!("bevy-{version}/{s}\""))))
         .collect::<Vec<_>>();
     assert!(uncovered.is_empty(), "entry points without an effect file: {uncovered:#?}");
 
@@ -103,5 +113,8 @@ fn every_entry_point_of_bevy_0_20_1_has_an_effect_and_loads_or_is_a_listed_failu
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
-    eprintln!("{loaded} effects load ({permutations} permutations), {refused} are listed failures");
+    assert!(loaded + refused > 0, "no effect files under {effects_dir}");
+    eprintln!(
+        "Bevy {version}: {loaded} effects load ({permutations} permutations), {refused} are listed failures"
+    );
 }
