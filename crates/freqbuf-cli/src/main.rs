@@ -25,8 +25,10 @@ use plan::{PlanEntry, plan_entry, slot_plan};
 struct Cli {
     /// The slot plan, as `GROUP=FREQUENCY` or `GROUP.BINDING=FREQUENCY`
     /// entries (frequencies: frame, view, material, object), comma-separated;
-    /// for example Bevy's `0=view,1=object,2=material`. Default: 0 frame,
-    /// 1 view, 2 material, 3 object.
+    /// for example Bevy's `0=view,1=object,2=material`. `GROUP.BINDING=buffer`
+    /// makes a read-only storage array there the application's buffer, not an
+    /// array slot (data the GPU writes). Default: 0 frame, 1 view, 2 material,
+    /// 3 object.
     #[arg(long, global = true, value_delimiter = ',', value_parser = plan_entry)]
     plan: Vec<PlanEntry>,
     /// Register each shader file once per pipeline, narrowed to these entry

@@ -67,3 +67,37 @@ fn a_plan_that_maps_one_group_or_point_twice_is_refused() {
     let (code, _, stderr) = run(&["reflect", "--plan", "1=view,1.0=object", path]);
     assert_eq!(code, 0, "{stderr}");
 }
+
+/// `GROUP.BINDING=buffer` makes a point the application's buffer: a
+/// storage array of structs there is no array slot. A whole group cannot be
+/// one, and a point marked twice is refused.
+#[test]
+fn a_plan_marks_application_buffers_by_point() {
+    let dir = Dir::new("buffer_plan");
+    let file = dir.0.join("items.wgsl");
+    std::fs::write(
+        &file,
+        "struct Item { value: vec4<f32> }\n@group(1) @binding(1) var<storage, read> items: array<Item>;\n\
+         @group(2) @binding(0) var<storage, read_write> out: array<vec4<f32>, 1>;\n\
+         @compute @workgroup_size(1) fn main() { out[0] = items[3].value; }\n",
+    )
+    .unwrap();
+    let file = file.to_str().unwrap();
+    let slots = |plan: &str| {
+        let (code, stdout, stderr) = run(&["reflect", "--json", "--plan", plan, file]);
+        assert_eq!(code, 0, "{stderr}");
+        let v: Value = serde_json::from_str(&stdout).unwrap();
+        v["slots"].as_array().unwrap().len()
+    };
+    assert_eq!(slots("1=view,2=material"), 1, "an array slot per view");
+    assert_eq!(slots("1=view,1.1=buffer,2=material"), 0, "the application's buffer");
+    let (code, _, stderr) = run(&["reflect", "--plan", "1=buffer", file]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("`1=buffer`: a buffer is one binding point (GROUP.BINDING=buffer)"), "{stderr}");
+    let (code, _, stderr) = run(&["reflect", "--plan", "1=view,1.1=buffer,1.1=buffer", file]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("--plan: binding point 1.1 is mapped twice: to buffer and to buffer"),
+        "{stderr}"
+    );
+}

@@ -413,3 +413,40 @@ fn a_frame_frequency_storage_array_is_a_buffer_the_frame_owns() {
     // lights[2].color * lights[1].range = (2, 12, 20, 30) * 3.
     assert_eq!(got, [6.0, 36.0, 60.0, 90.0]);
 }
+
+/// A point the plan makes the application's buffer (`SlotPlan::with_buffer`):
+/// at view frequency, where it would be an array slot with one element per
+/// view, a storage array of structs is a buffer the view sets, read at any
+/// index (data the GPU writes, as Bevy's meshlet queues).
+#[test]
+fn an_application_buffer_at_view_frequency_is_not_an_array_slot() {
+    let Some(h) = gpu::device() else { return };
+    const SHADER: &str = "struct Item { value: vec4<f32> }
+@group(1) @binding(1) var<storage, read> items: array<Item>;
+@group(2) @binding(0) var<storage, read_write> out: array<vec4<f32>, 1>;
+@compute @workgroup_size(1) fn main() { out[0] = items[3].value; }";
+    let point = freqbuf::BindingPoint::new(1, 1);
+    let mut slots = Manager::new(&h.device, SlotPlan::default());
+    slots.register_wgsl("items.wgsl", SHADER).unwrap();
+    assert!(slots.registry().slot_at(point).is_some(), "without the plan's word, an array slot");
+    let mut fb = Manager::new(&h.device, SlotPlan::default().with_buffer(point));
+    let shader = fb.register_wgsl("items.wgsl", SHADER).unwrap();
+    assert!(fb.registry().slot_at(point).is_none());
+    let words: Vec<f32> = (0..16).map(|i| i as f32).collect();
+    let storage = |bytes: &[u8]| {
+        use wgpu::util::DeviceExt;
+        h.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: None,
+            contents: bytes,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        })
+    };
+    let (items, out) = (storage(bytemuck::cast_slice(&words)), storage(&[0; 16]));
+    let v = fb.create_view();
+    fb.view(v).set_buffer("items", &items).unwrap();
+    let m = fb.create_material();
+    fb.material(m).set_buffer("out", &out).unwrap();
+    fb.flush(&h.queue).unwrap();
+    gpu::dispatch(h, &mut fb, &[(Draw::new(shader).view(v).material(m), "main")]);
+    assert_eq!(gpu::floats(h, &out), [12.0, 13.0, 14.0, 15.0]);
+}

@@ -210,10 +210,11 @@ impl Registry {
         Ok(self.commit(shader, draft))
     }
 
-    /// The shader as the plan sees it: array slots at frame frequency are
-    /// plain storage buffers the frame owns (it has one instance).
+    /// The shader as the plan sees it: array slots at frame frequency (it
+    /// has one instance) and at the application's buffers
+    /// ([`SlotPlan::with_buffer`]) are plain storage buffers.
     pub(crate) fn planned(&self, shader: ShaderReflection) -> ShaderReflection {
-        shader.plain_arrays(|point| self.plan.frequency(point) == Some(Frequency::Frame))
+        shader.plain_arrays(|point| self.plan.is_plain_array(point))
     }
 
     /// Commits what [`Registry::draft`] checked for the same shader.

@@ -91,6 +91,8 @@ impl fmt::Display for BindingPoint {
 pub struct SlotPlan {
     groups: BTreeMap<u32, Frequency>,
     points: BTreeMap<BindingPoint, Frequency>,
+    /// Points whose storage arrays are the application's buffers.
+    buffers: std::collections::BTreeSet<BindingPoint>,
     /// Per frequency (by [`Frequency::index`]): shared or per family.
     sharing: [Sharing; Frequency::COUNT],
 }
@@ -116,7 +118,7 @@ impl SlotPlan {
     pub fn empty() -> Self {
         let mut sharing = [Sharing::Shared; Frequency::COUNT];
         sharing[Frequency::Material.index()] = Sharing::PerFamily;
-        Self { groups: BTreeMap::new(), points: BTreeMap::new(), sharing }
+        Self { groups: BTreeMap::new(), points: BTreeMap::new(), buffers: Default::default(), sharing }
     }
 
     /// Sets whether `frequency`'s blocks are shared or per family (by
@@ -142,6 +144,23 @@ impl SlotPlan {
     pub fn with_point(mut self, point: BindingPoint, frequency: Frequency) -> Self {
         self.points.insert(point, frequency);
         self
+    }
+
+    /// Makes `point` the application's buffer: a read-only storage array of
+    /// structs there is a plain storage buffer its group's instance sets
+    /// (`set_buffer`), as every array is at frame frequency, not an array
+    /// slot freqbuf fills per instance. For data the GPU or the renderer
+    /// writes that a shader only reads (Bevy's meshlet culling queues).
+    pub fn with_buffer(mut self, point: BindingPoint) -> Self {
+        self.buffers.insert(point);
+        self
+    }
+
+    /// Whether arrays at `point` are plain buffers: the application's
+    /// ([`SlotPlan::with_buffer`]), or at frame frequency (one instance).
+    #[inline]
+    pub fn is_plain_array(&self, point: BindingPoint) -> bool {
+        self.buffers.contains(&point) || self.frequency(point) == Some(Frequency::Frame)
     }
 
     /// The frequency of `point`, or `None` when the plan does not cover it.
