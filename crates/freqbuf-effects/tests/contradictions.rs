@@ -304,3 +304,28 @@ fn a_misspelt_wesl_if_is_refused_at_load() {
     );
     Effects::new().add("g.effect.toml", toml, &wesl.replace("GLOWW", "GLOW")).unwrap();
 }
+
+/// A `modules` glob over a folder that also holds entry shaders (Bevy's
+/// crates) skips them: they name no `#define_import_path`. Named without a
+/// glob, such a file is still refused.
+#[test]
+fn a_modules_glob_skips_entry_shaders_beside_the_modules() {
+    let entry = "@compute @workgroup_size(1) fn other() {}\n";
+    let dir = Dir::with(
+        "module-glob-entry",
+        &[
+            ("fx/lib/base.wgsl", BASE),
+            ("fx/lib/top.wgsl", TOP),
+            ("fx/lib/entry.wgsl", entry),
+            ("fx/e.wgsl", IMPORTER),
+            ("fx/e.effect.toml", &format!("modules = [\"lib/*.wgsl\"]\n{EFFECT}")),
+            ("fx/named.effect.toml", &format!("modules = [\"lib/base.wgsl\", \"lib/entry.wgsl\"]\n{EFFECT}")),
+        ],
+    );
+    let mut fx = Effects::new();
+    let id = fx.load(dir.0.join("fx/e.effect.toml")).unwrap_or_else(|e| panic!("{}", common::chain(&e)));
+    fx.check(&freqbuf::Registry::new(freqbuf::SlotPlan::default()), id, None).unwrap();
+    assert_eq!(fx.stats().module_files, 2, "base and top, not the entry shader");
+    let e = Effects::new().load(dir.0.join("fx/named.effect.toml")).unwrap_err();
+    assert!(common::chain(&e).contains("no #define_import_path"), "{}", common::chain(&e));
+}

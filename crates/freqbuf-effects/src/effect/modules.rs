@@ -55,7 +55,10 @@ impl Effects {
     }
 
     /// Adds the module files an effect file lists, globs expanded, each once,
-    /// each after the listed or searched modules it imports.
+    /// each after the listed or searched modules it imports. A glob skips
+    /// the files it matches that name no `#define_import_path` (entry
+    /// shaders beside the modules, as in Bevy's crates); a file named
+    /// without a glob must be a module.
     pub(super) fn add_listed_modules(
         &mut self,
         file: &str,
@@ -71,7 +74,8 @@ impl Effects {
                 kind: Box::new(EffectErrorKind::Io(what)),
             };
             let pattern = dir.join(module.get_ref());
-            let paths = match module.get_ref().contains(['*', '?', '[']) {
+            let globbed = module.get_ref().contains(['*', '?', '[']);
+            let paths = match globbed {
                 false => vec![pattern],
                 true => {
                     let matches = glob::glob(&pattern.to_string_lossy()).map_err(|e| at(e.to_string()))?;
@@ -88,7 +92,11 @@ impl Effects {
                     continue;
                 }
                 let text = read_text(&path).map_err(|e| at(format!("{}: {e}", path.display())))?;
-                if let (Some(name), _, _) = naga_oil::compose::get_preprocessor_data(&text) {
+                let name = naga_oil::compose::get_preprocessor_data(&text).0;
+                if globbed && name.is_none() {
+                    continue;
+                }
+                if let Some(name) = name {
                     // Every listed file is added, so two with one path contradict each other.
                     if let Some(first) = listed.names.get(&name).filter(|f| canonical(f) != canonical(&path))
                     {
