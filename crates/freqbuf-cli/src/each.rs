@@ -119,11 +119,7 @@ pub(crate) fn suggest(
     let mut ok = true;
     let mut out = Vec::new();
     for file in files {
-        let found = library(wesl, module_dirs).and_then(|mut fx| {
-            let id = fx.load(file).map_err(|e| line(e.into()))?;
-            fx.suggest_rules(id).map_err(|e| line(e.into()))
-        });
-        let s = match found {
+        let s = match suggestions(wesl, module_dirs, file) {
             Ok(s) => s,
             Err(e) => {
                 eprintln!("error: {e}");
@@ -168,12 +164,7 @@ pub(crate) fn suggest(
 /// combinations of `file` that fail to compose, if any do (a conflict
 /// between combinations that each compose has none).
 pub(crate) fn hint(wesl: &WeslArgs, module_dirs: &[std::path::PathBuf], file: &std::path::Path) {
-    let Ok(s) = library(wesl, module_dirs).and_then(|mut fx| {
-        let id = fx.load(file).map_err(|e| line(e.into()))?;
-        fx.suggest_rules(id).map_err(|e| line(e.into()))
-    }) else {
-        return;
-    };
+    let Ok(s) = suggestions(wesl, module_dirs, file) else { return };
     for r in &s.rules {
         let n = r.excludes.len();
         let s = if n == 1 { "" } else { "s" };
@@ -190,6 +181,17 @@ pub(crate) fn hint(wesl: &WeslArgs, module_dirs: &[std::path::PathBuf], file: &s
         let s = if n == 1 { "" } else { "s" };
         eprintln!("hint: {n} failing combination{s} need a rule over more than two flags");
     }
+}
+
+/// `file`'s effect loaded alone and its suggested rules.
+fn suggestions(
+    wesl: &WeslArgs,
+    module_dirs: &[std::path::PathBuf],
+    file: &std::path::Path,
+) -> Result<freqbuf_effects::Suggestions, String> {
+    let mut fx = library(wesl, module_dirs)?;
+    let id = fx.load(file).map_err(|e| line(e.into()))?;
+    fx.suggest_rules(id).map_err(|e| line(e.into()))
 }
 
 /// A library with the command line's packages, defs and module folders.

@@ -44,20 +44,16 @@ pub(crate) fn slot_plan(entries: &[PlanEntry]) -> Result<SlotPlan, String> {
     }
     let mut seen = std::collections::BTreeMap::new();
     for e in entries {
-        let (key, what, value) = match *e {
-            PlanEntry::Group(g, f) => ((g, None, false), format!("group {g}"), f.as_str()),
-            PlanEntry::Point(p, f) => (
-                (p.group, Some(p.binding), false),
-                format!("binding point {}.{}", p.group, p.binding),
-                f.as_str(),
-            ),
-            PlanEntry::Buffer(p) => (
-                (p.group, Some(p.binding), true),
-                format!("binding point {}.{}", p.group, p.binding),
-                "buffer",
-            ),
+        let (group, binding, value) = match *e {
+            PlanEntry::Group(g, f) => (g, None, f.as_str()),
+            PlanEntry::Point(p, f) => (p.group, Some(p.binding), f.as_str()),
+            PlanEntry::Buffer(p) => (p.group, Some(p.binding), "buffer"),
         };
-        if let Some(first) = seen.insert(key, value) {
+        if let Some(first) = seen.insert((group, binding, value == "buffer"), value) {
+            let what = match binding {
+                Some(b) => format!("binding point {group}.{b}"),
+                None => format!("group {group}"),
+            };
             return Err(format!("--plan: {what} is mapped twice: to {first} and to {value}"));
         }
     }

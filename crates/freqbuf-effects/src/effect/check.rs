@@ -138,9 +138,7 @@ impl Effects {
         }
         for &bits in combos {
             let parts = self.effect(id).stage_files.len() as u32 + 1;
-            let kept = (0..parts)
-                .filter(|&p| self.permutations.composed((id.index, bits, p)).is_some())
-                .collect::<Vec<_>>();
+            let kept = self.permutations.composed_parts(id.index, bits, parts);
             // What each pass's pipelines would use; for most effects the permutation itself.
             for reflection in self.pass_reflections(FlagSet { effect: id, bits })? {
                 let effect = self.effect(id);
@@ -155,9 +153,7 @@ impl Effects {
             // or the first draws compose nothing again. Many: keep only what
             // was kept before, so that a large check does not hold every module.
             if combos.len() > KEEP_COMPOSED {
-                for part in (0..parts).filter(|p| !kept.contains(p)) {
-                    self.permutations.drop_composed((id.index, bits, part));
-                }
+                self.permutations.drop_composed_but(id.index, bits, &kept);
             }
         }
         Ok(())

@@ -71,9 +71,15 @@ impl Permutations {
         self.composed.insert(key, composed);
     }
 
-    /// Drops one composition (the whole-effect check keeps only what was kept before it).
-    pub(super) fn drop_composed(&mut self, key: (u32, Bits, u32)) {
-        self.composed.remove(&key);
+    /// Which of the `parts` parts of `(effect, bits)` are composed and kept.
+    pub(super) fn composed_parts(&self, effect: u32, bits: Bits, parts: u32) -> Vec<u32> {
+        (0..parts).filter(|&p| self.composed.contains_key(&(effect, bits, p))).collect()
+    }
+
+    /// Drops the compositions of `(effect, bits)` but the parts in `kept`:
+    /// a check over many combinations keeps only what was kept before it.
+    pub(super) fn drop_composed_but(&mut self, effect: u32, bits: Bits, kept: &[u32]) {
+        self.composed.retain(|k, _| k.0 != effect || k.1 != bits || kept.contains(&k.2));
     }
 
     /// Drops the compositions of `effect`, of every combination or of `bits` only.

@@ -67,13 +67,16 @@ impl Effects {
     pub fn suggest_rules(&mut self, id: EffectId) -> Result<Suggestions, EffectError> {
         let effect = self.checked(id, "effect id")?;
         let (combos, exhaustive) = effect.rules.combinations(effect.tested, EXHAUSTIVE_COMBINATIONS);
+        let parts = effect.stage_files.len() as u32 + 1;
         let (mut passing, mut failing) = (Vec::new(), Vec::new());
         for &bits in &combos {
+            // Only what was kept before stays: a tree's worth of modules would not.
+            let kept = self.permutations.composed_parts(id.index, bits, parts);
             match self.pass_reflections(FlagSet { effect: id, bits }) {
                 Ok(_) => passing.push(bits),
                 Err(e) => failing.push((bits, crate::error::chain(&e).replace('\n', " "))),
             }
-            self.permutations.drop_compositions(id.index, Some(bits));
+            self.permutations.drop_composed_but(id.index, bits, &kept);
         }
         let effect = self.effect(id);
         let names = |bits: Bits| effect.flags_on(bits).into_iter().map(str::to_owned).collect::<Vec<_>>();
