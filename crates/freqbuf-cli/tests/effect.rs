@@ -333,8 +333,8 @@ fn failing_combinations_get_the_rules_that_would_exclude_them() {
         stdout,
         format!(
             "{file}: 16 combinations composed (every combination), 7 fail\n  \
-             at_most_one = [[\"LOW\", \"HIGH\"]]  # excludes 4: [LOW+HIGH] {x}:5:7: [LOW+HIGH]: naga's WGSL parser refused it: redefinition of `T`\n  \
-             implies.TANGENTS = [\"NORMALS\"]  # excludes 3: [TANGENTS] {x}:13:24: [TANGENTS]: naga's WGSL parser refused it: no definition in scope for identifier: `N`\n"
+             at_most_one = [[\"LOW\", \"HIGH\"]]  # excludes 4: [LOW+HIGH] cannot compose {x}:5:7: with [LOW+HIGH], naga's WGSL parser refused it: redefinition of `T`\n  \
+             implies.TANGENTS = [\"NORMALS\"]  # excludes 3: [TANGENTS] cannot compose {x}:13:24: with [TANGENTS], naga's WGSL parser refused it: no definition in scope for identifier: `N`\n"
         )
     );
     let (code, _, stderr) = run(&["effect", "--all-permutations", file]);

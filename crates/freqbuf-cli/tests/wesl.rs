@@ -25,7 +25,7 @@ fn the_whole_check_refuses_two_permutations_that_disagree_and_names_both() {
     assert_eq!(code, 1, "{stdout}");
     let common = format!("{DIR}/materials/common.wesl:16:60");
     let expected = format!(
-        "error: {LIT}: [METALLIC] (passes main.color): @group(2) @binding(0): in family `lit`, whose \
+        "error: cannot merge the permutations of {LIT}: the permutation with [METALLIC] (passes main.color) does not fit the others: cannot lay out @group(2) @binding(0): in family `lit`, whose \
          shaders share one layout here: members overlap: `gloss` in lit[GLOSSY] {common} is f32 at offset 16 \
          (size 4); but `metal` in lit[METALLIC] {common} is f32 at offset 16 (size 4)\n"
     );
@@ -106,14 +106,14 @@ fn wesl_errors_exit_1_at_their_file_and_position() {
     let (code, _, stderr) = run(&["reflect", LIT]);
     assert_eq!(code, 1);
     let expected = format!(
-        "error: {DIR}/materials/common.wesl:16:8: [no flags]: the WESL compiler refused it: module `constants` \
+        "error: cannot compose {DIR}/materials/common.wesl:16:8: with [no flags], the WESL compiler refused it: module `constants` \
          has no declaration `MATERIAL_GROUP`\n"
     );
     assert_eq!(stderr, expected);
     // TONEMAP imports a package that was not given: refused at the import.
     let (code, _, stderr) = run(&["reflect", "--def", "MATERIAL_GROUP=2", "--flags", "TONEMAP", LIT]);
     assert_eq!(code, 1);
-    assert!(stderr.starts_with(&format!("error: {LIT}:5:8: [TONEMAP]: the WESL compiler refused it: module not found: `tonemap::aces` (no package `tonemap` is given")), "{stderr}");
+    assert!(stderr.starts_with(&format!("error: cannot compose {LIT}:5:8: with [TONEMAP], the WESL compiler refused it: module not found: `tonemap::aces` (no package `tonemap` is given")), "{stderr}");
     // A package name that is not one, and a folder that does not exist.
     let (code, _, stderr) = run(&["reflect", "--package", "super=.", LIT]);
     assert_eq!(code, 1);
@@ -294,7 +294,7 @@ fn each_effect_of_a_folder_gets_a_line_and_the_run_a_summary() {
     let lit = stdout.lines().nth(1).unwrap();
     assert!(
         lit.starts_with(&format!(
-            "refused  {DIR}/lit.effect.toml        {DIR}/materials/lit.wesl: [METALLIC] (passes main.color): "
+            "refused  {DIR}/lit.effect.toml        cannot merge the permutations of {DIR}/materials/lit.wesl: the permutation with [METALLIC] (passes main.color) does not fit the others: "
         )),
         "{lit}"
     );

@@ -107,7 +107,7 @@ fn a_saved_pipeline_cache_is_what_the_next_start_loads_and_a_stale_or_corrupt_fi
     assert_eq!(
         common::chain(&e),
         format!(
-            "{}: the device lacks wgpu::Features::PIPELINE_CACHE; request it, where the adapter offers it, to keep a pipeline cache",
+            "cannot keep a pipeline cache in {}: the device lacks wgpu::Features::PIPELINE_CACHE; request it, where the adapter offers it, to keep a pipeline cache",
             file.path().display()
         )
     );

@@ -67,7 +67,7 @@ fn the_check_composes_only_the_combinations_the_constraints_allow() {
     let e = fx.flags(id, &["LOW", "HIGH"]).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "y: effect `y` is never built with [LOW+HIGH]: `one_of = [\"LOW\", \"MID\", \"HIGH\"]` needs exactly one of them on"
+        "cannot use y: effect `y` is never built with [LOW+HIGH]: `one_of = [\"LOW\", \"MID\", \"HIGH\"]` needs exactly one of them on"
     );
     let e = fx.flags(id, &["MID", "TANGENTS"]).unwrap_err();
     assert!(matches!(*e.kind, EffectErrorKind::FlagsNotAllowed { .. }), "{}", common::chain(&e));
@@ -148,19 +148,22 @@ fn sampling_above_the_limit_keeps_to_the_constraints() {
 fn malformed_constraints_are_refused_where_they_are_written() {
     let mut fx = Effects::new();
     let cases = [
-        ("one_of = [[\"LOW\", \"LOUD\"]]", "x.effect.toml:3:19: `LOUD` is not one of the effect's flags"),
+        (
+            "one_of = [[\"LOW\", \"LOUD\"]]",
+            "cannot load x.effect.toml:3:19: `LOUD` is not one of the effect's flags",
+        ),
         (
             "at_most_one = [[\"LOW\"]]",
-            "x.effect.toml:3:16: each `at_most_one` group names at least two flags",
+            "cannot load x.effect.toml:3:16: each `at_most_one` group names at least two flags",
         ),
         (
             "one_of = [[\"LOW\", \"MID\", \"LOW\"]]",
-            "x.effect.toml:3:26: `LOW` is in this `one_of` group twice",
+            "cannot load x.effect.toml:3:26: `LOW` is in this `one_of` group twice",
         ),
-        ("[implies]\nLOW = [\"LOW\"]", "x.effect.toml:4:1: `LOW` cannot imply itself"),
+        ("[implies]\nLOW = [\"LOW\"]", "cannot load x.effect.toml:4:1: `LOW` cannot imply itself"),
         (
             "one_of = [[\"LOW\", \"MID\"]]\n[implies]\nLOW = [\"MID\"]\nMID = [\"LOW\"]",
-            "x.effect.toml: no combination of the flags meets every constraint",
+            "cannot load x.effect.toml: no combination of the flags meets every constraint",
         ),
     ];
     for (rules, message) in cases {
@@ -188,7 +191,7 @@ fn conditional_groups_and_passes_that_need_a_flag_off() {
     let e = fx.flags(id, &["T"]).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "t: effect `t` is never built with [T]: `implies_one_of.T = [\"A\", \"B\"]`: `T` needs exactly one of them on"
+        "cannot use t: effect `t` is never built with [T]: `implies_one_of.T = [\"A\", \"B\"]`: `T` needs exactly one of them on"
     );
     let e = fx.flags(id, &["A"]).unwrap_err();
     assert!(common::chain(&e).ends_with("`implies.A = [\"T\"]`: `A` needs them on"), "{}", common::chain(&e));
@@ -237,7 +240,10 @@ fn a_long_chain_that_one_combination_meets_is_satisfiable() {
     // B01 also excludes B19 (and so the whole chain): no combination is left.
     let contradiction = toml(", [\"B01\", \"B19\"]");
     let e = fx.add("contra.effect.toml", &contradiction, &wgsl).unwrap_err();
-    assert_eq!(common::chain(&e), "contra.effect.toml: no combination of the flags meets every constraint");
+    assert_eq!(
+        common::chain(&e),
+        "cannot load contra.effect.toml: no combination of the flags meets every constraint"
+    );
 }
 
 /// Without rules, EXCLUSIVE fails where no threshold or two are on and where

@@ -17,13 +17,13 @@ fn duplicate_technique_and_pass_names_are_refused_naming_both() {
     assert!(matches!(*e.kind, EffectErrorKind::DuplicateName { what: "technique", .. }), "{e}");
     assert_eq!(
         common::chain(&e),
-        "d.effect.toml:8:8: technique `t` is declared twice: first at 3:8, again here"
+        "cannot load d.effect.toml:8:8: technique `t` is declared twice: first at 3:8, again here"
     );
     let toml = format!("source = \"d.wgsl\"\n{}", technique("t", &(pass("p") + &pass("q") + &pass("p"))));
     let e = fx.add("e.effect.toml", &toml, WGSL).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "e.effect.toml:11:10: pass `t.p` is declared twice: first at 5:10, again here"
+        "cannot load e.effect.toml:11:10: pass `t.p` is declared twice: first at 5:10, again here"
     );
     // One pass name in two techniques is two passes, `t.p` and `u.p`.
     let toml = format!("source = \"d.wgsl\"\n{}{}", technique("t", &pass("p")), technique("u", &pass("p")));
@@ -126,7 +126,7 @@ fn an_import_cycle_is_named_as_a_cycle() {
         (dir.0.join("lib/m.wgsl").display().to_string(), dir.0.join("lib/b.wgsl").display().to_string());
     assert_eq!(
         common::chain(&e),
-        format!("{b}:2:9: `#import lib::m` closes an import cycle: {m} imports {b} imports {m}")
+        format!("cannot load {b}:2:9: `#import lib::m` closes an import cycle: {m} imports {b} imports {m}")
     );
 }
 
@@ -251,7 +251,7 @@ fn only_pass_takes_the_one_pass_and_refuses_a_technique_of_several() {
     let e = fx.only_pass(id, "two").unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "o: technique `two` of effect `o` has 2 passes; loop over Effects::technique"
+        "cannot use o: technique `two` of effect `o` has 2 passes; loop over Effects::technique"
     );
 }
 
@@ -271,7 +271,7 @@ fn a_tested_name_that_is_no_flag_or_def_is_refused_at_load() {
     let e = fx.add("t.effect.toml", &toml("\"TINTD\"", ""), wgsl).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "t.wgsl:3:8: `TINTED` is tested here, and is neither a flag nor a def of the effect; did you mean `TINTD`?"
+        "cannot load t.wgsl:3:8: `TINTED` is tested here, and is neither a flag nor a def of the effect; did you mean `TINTD`?"
     );
     let e = fx.add("t.effect.toml", &toml("", ""), wgsl).unwrap_err();
     assert!(common::chain(&e).ends_with("is neither a flag nor a def of the effect"), "{e}");
@@ -281,7 +281,7 @@ fn a_tested_name_that_is_no_flag_or_def_is_refused_at_load() {
     // `#if` expressions: every name in them, values and `true`/`false` aside.
     let valued = "@compute @workgroup_size(1) fn main() {\n#if LIGHTS == 4 && SHADOWS == true\n    _ = 1u;\n#endif\n}\n";
     let e = fx.add("v.effect.toml", &toml("", "[defs]\nLIGHTS = 4\n"), valued).unwrap_err();
-    assert!(common::chain(&e).starts_with("t.wgsl:2:20: `SHADOWS` is tested here"), "{e}");
+    assert!(common::chain(&e).starts_with("cannot load t.wgsl:2:20: `SHADOWS` is tested here"), "{e}");
     // A library module tests what it likes: only the effect's texts are held to it.
     fx.add_module("lib.wgsl", "#define_import_path lib\n#ifdef ANYTHING\nfn f() {}\n#endif\nfn g() {}\n")
         .unwrap();
@@ -300,7 +300,7 @@ fn a_misspelt_wesl_if_is_refused_at_load() {
     let e = Effects::new().add("g.effect.toml", toml, wesl).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "g.wesl:3:9: `GLOWW` is tested here, and is neither a flag nor a def of the effect; did you mean `GLOW`?"
+        "cannot load g.wesl:3:9: `GLOWW` is tested here, and is neither a flag nor a def of the effect; did you mean `GLOW`?"
     );
     Effects::new().add("g.effect.toml", toml, &wesl.replace("GLOWW", "GLOW")).unwrap();
 }

@@ -99,7 +99,7 @@ fn each_device_setting_is_checked_as_its_own_layout_set_and_materials_cannot_nam
     let err = fx.flags(id, &["BINDLESS"]).unwrap_err();
     assert_eq!(
         format!("{:#}", freqbuf::Report(&err)),
-        "bindless: flag `BINDLESS` of effect `bindless` is set by the device (`device_flags`), not by materials"
+        "cannot use bindless: flag `BINDLESS` of effect `bindless` is set by the device (`device_flags`), not by materials"
     );
     let bad = "source = \"bindless.wgsl\"\nflags = [\"BINDLESS\"]\n[device_flags]\nBINDLESS = \"arrays\"\n";
     let dir = std::env::temp_dir().join(format!("freqbuf-device-flags-{}", std::process::id()));

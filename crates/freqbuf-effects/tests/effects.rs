@@ -78,7 +78,7 @@ fn the_whole_effect_check_names_the_combination_and_both_members() {
     assert_eq!(
         text,
         format!(
-            "{}: [ALPHA_TEST] (passes forward.depth): @group(2) @binding(0): in family `conflict`, whose shaders share one layout here: members overlap: `normal_strength` in conflict[NORMAL_MAP] is vec4<f32> at offset 16 (size 16); but `alpha_cutoff` in conflict[ALPHA_TEST] is f32 at offset 16 (size 4)",
+            "cannot merge the permutations of {}: the permutation with [ALPHA_TEST] (passes forward.depth) does not fit the others: cannot lay out @group(2) @binding(0): in family `conflict`, whose shaders share one layout here: members overlap: `normal_strength` in conflict[NORMAL_MAP] is vec4<f32> at offset 16 (size 16); but `alpha_cutoff` in conflict[ALPHA_TEST] is f32 at offset 16 (size 4)",
             path("conflict.wgsl"),
         )
     );
@@ -203,7 +203,7 @@ fn pipelines_and_permutations_are_built_once() {
     assert_eq!((fx.stats().registered, fx.stats().pipelines), (2, 3));
     // A compute pipeline of a render pass is an error, not a panic.
     let e = fx.compute_pipeline(&mut fb, color, plain).unwrap_err();
-    assert_eq!(common::chain(&e), "lit: pass `forward.color` is not a compute pass");
+    assert_eq!(common::chain(&e), "cannot use lit: pass `forward.color` is not a compute pass");
 }
 
 const TOML: &str = "source = \"e.wgsl\"\nflags = [\"A\"]\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  vertex = \"vs\"\n  fragment = \"fs\"\n";
@@ -214,28 +214,31 @@ fn effect_errors_say_where() {
     let mut fx = Effects::new();
     let id = fx.add("e.effect.toml", TOML, WGSL).unwrap();
     let e = fx.flags(id, &["A", "B"]).unwrap_err();
-    assert_eq!(common::chain(&e), "e: effect `e` has no flag `B`; its flags are `A`");
+    assert_eq!(common::chain(&e), "cannot use e: effect `e` has no flag `B`; its flags are `A`");
     let e = fx.technique(id, "deferred").unwrap_err();
-    assert_eq!(common::chain(&e), "e: effect `e` has no technique `deferred`; it has `t`");
+    assert_eq!(common::chain(&e), "cannot use e: effect `e` has no technique `deferred`; it has `t`");
     let a = fx.flags(id, &["A"]).unwrap();
     let e = fx.check(&Registry::new(SlotPlan::default()), id, Some(a)).unwrap_err();
-    assert_eq!(common::chain(&e), "e.wgsl: pass `t.p` [A]: the permutation has no fragment entry point `fs`");
+    assert_eq!(
+        common::chain(&e),
+        "cannot build e.wgsl: pass `t.p` [A]: the permutation has no fragment entry point `fs`"
+    );
 
     let bad_state = TOML.replace("fragment = \"fs\"", "fragment = \"fs\"\n  blend = \"glow\"");
     let e = fx.add("bad.effect.toml", &bad_state, WGSL).unwrap_err();
     assert!(matches!(*e.kind, EffectErrorKind::Toml(_)));
     assert_eq!(
         common::chain(&e),
-        "bad.effect.toml:9:11: unknown variant `glow`, expected one of `opaque`, `alpha`, `additive`, `premultiplied`"
+        "cannot load bad.effect.toml:9:11: unknown variant `glow`, expected one of `opaque`, `alpha`, `additive`, `premultiplied`"
     );
     let e = fx.add("twice.effect.toml", &TOML.replace("[\"A\"]", "[\"A\", \"A\"]"), WGSL).unwrap_err();
-    assert_eq!(common::chain(&e), "twice.effect.toml:2:15: flag `A` is declared twice");
+    assert_eq!(common::chain(&e), "cannot load twice.effect.toml:2:15: flag `A` is declared twice");
     let e = fx
         .add("nostage.effect.toml", &TOML.replace("  vertex = \"vs\"\n  fragment = \"fs\"\n", ""), WGSL)
         .unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "nostage.effect.toml:6:10: pass `t.p` names neither a vertex nor a compute entry point"
+        "cannot load nostage.effect.toml:6:10: pass `t.p` names neither a vertex nor a compute entry point"
     );
 
     // A WGSL error inside a permutation points into the source file, through naga_oil.
@@ -246,11 +249,11 @@ fn effect_errors_say_where() {
     assert!(matches!(*e.kind, EffectErrorKind::Compose { .. }), "{e}");
     assert_eq!(
         common::chain(&e),
-        "e.wgsl:3:10: [A]: naga's WGSL parser refused it: expected identifier, found \"{\""
+        "cannot compose e.wgsl:3:10: with [A], naga's WGSL parser refused it: expected identifier, found \"{\""
     );
     assert_eq!(
         format!("{e:?}"),
-        "e.wgsl:3:10\n\nCaused by:\n    [A]: naga's WGSL parser refused it: expected identifier, found \"{\""
+        "cannot compose e.wgsl:3:10\n\nCaused by:\n    with [A], naga's WGSL parser refused it: expected identifier, found \"{\""
     );
     // Without the flag the same source composes.
     let none = fx.flags(id, &[]).unwrap();
@@ -294,7 +297,10 @@ fn the_check_on_several_cores_reports_the_first_conflict_in_order() {
     let id = fx.add("par.effect.toml", &toml, source).unwrap();
     let e = fx.check(&Registry::new(SlotPlan::default()), id, None).unwrap_err();
     let text = common::chain(&e);
-    assert!(text.starts_with("par.wgsl: [F3] (passes t.p)"), "{text}");
+    assert!(
+        text.starts_with("cannot merge the permutations of par.wgsl: the permutation with [F3] (passes t.p)"),
+        "{text}"
+    );
     assert!(text.contains("`y` in par[F2] is f32 at offset 16") && text.contains("`x` in par[F3]"), "{text}");
     // Without the conflict (one struct for all), all 64 agree, each composed once.
     let agreed = source.replace(
@@ -365,7 +371,7 @@ fn a_pass_and_flags_of_different_effects_are_refused() {
     assert_eq!(
         common::chain(&e),
         format!(
-            "probe: pass `probe.copy` is of effect `probe` (family `{}`), but the flags are of effect `other` (family `other`)",
+            "cannot use probe: pass `probe.copy` is of effect `probe` (family `{}`), but the flags are of effect `other` (family `other`)",
             fx.effect(probe).family()
         )
     );
@@ -380,7 +386,10 @@ fn a_pass_and_flags_of_different_effects_are_refused() {
     let foreign_pass = library.technique(foreign, "t").unwrap().next().unwrap();
     let foreign_flags = library.flags(foreign, &[]).unwrap();
     let e = fx.flags(foreign, &[]).unwrap_err();
-    assert_eq!(common::chain(&e), "effect library: the effect id belongs to another effect library");
+    assert_eq!(
+        common::chain(&e),
+        "cannot use effect library: the effect id belongs to another effect library"
+    );
     assert!(fx.technique(foreign, "t").is_err());
     assert!(fx.shader(&mut fb, foreign_flags).is_err());
     let e = fx.compute_pipeline(&mut fb, foreign_pass, probe_flags).unwrap_err();
@@ -448,7 +457,10 @@ fn effect_files_and_sources_must_be_regular_files() {
     assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
     let mut fx = Effects::new();
     let e = fx.load(&fifo).unwrap_err();
-    assert_eq!(common::chain(&e), format!("{}: cannot read the file: not a regular file", fifo.display()));
+    assert_eq!(
+        common::chain(&e),
+        format!("cannot load {}: cannot read the file: not a regular file", fifo.display())
+    );
     let zero = dir.join("zero.wgsl");
     let _ = std::fs::remove_file(&zero);
     std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
@@ -457,7 +469,11 @@ fn effect_files_and_sources_must_be_regular_files() {
     let e = fx.load(&toml).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        format!("{}:1:10: cannot read the file: {}: not a regular file", toml.display(), zero.display())
+        format!(
+            "cannot load {}:1:10: cannot read the file: {}: not a regular file",
+            toml.display(),
+            zero.display()
+        )
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -506,7 +522,7 @@ fn pick() -> f32 { return few.x; }
     let e = fx.add("x.effect.toml", &toml("[defs]\nCOUNT = 1.5"), wgsl).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "x.effect.toml:5:9: def `COUNT` is a float; a def is a boolean or an integer"
+        "cannot load x.effect.toml:5:9: def `COUNT` is a float; a def is a boolean or an integer"
     );
     let e = fx.add("y.effect.toml", &toml("[defs]\nSHOW = true"), wgsl).unwrap_err();
     assert!(common::chain(&e).contains("def `SHOW` is also a flag"), "{e}");
@@ -550,11 +566,14 @@ fn defs_are_overridden_per_pipeline_request() {
     }
     assert_eq!(seen, [[1.0, 2.0], [4.0, 1.0]]);
     let e = fx.with_defs(base, &[("CASCADE", DefValue::UInt(2))]).unwrap_err();
-    assert_eq!(common::chain(&e), "shadow: def `CASCADE` is not one of the effect's [defs] (CASCADES, SOFT)");
+    assert_eq!(
+        common::chain(&e),
+        "cannot load shadow: def `CASCADE` is not one of the effect's [defs] (CASCADES, SOFT)"
+    );
     let e = fx.with_defs(base, &[("SOFT", DefValue::UInt(2))]).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "shadow: def `SOFT` is a boolean in [defs], and was given an unsigned integer"
+        "cannot load shadow: def `SOFT` is a boolean in [defs], and was given an unsigned integer"
     );
 }
 
@@ -590,14 +609,14 @@ fn a_pass_can_require_the_flags_its_entry_point_exists_under() {
     let e = fx.compute_pipeline(&mut fb, first, none).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "bloom: pass `t.first` exists only with FIRST_DOWNSAMPLE, and the flags are [no flags]"
+        "cannot use bloom: pass `t.first` exists only with FIRST_DOWNSAMPLE, and the flags are [no flags]"
     );
     fx.compute_pipeline(&mut fb, rest, none).unwrap();
     fx.compute_pipeline(&mut fb, first, fx.flags(id, &["FIRST_DOWNSAMPLE"]).unwrap()).unwrap();
     let e = fx.add("bad.effect.toml", &toml("requires = [\"SECOND\"]"), wgsl).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "bad.effect.toml:9:15: pass `t.first` requires `SECOND`, which is not one of the effect's flags"
+        "cannot load bad.effect.toml:9:15: pass `t.first` requires `SECOND`, which is not one of the effect's flags"
     );
 }
 
@@ -748,7 +767,7 @@ fn error_columns_after_imported_names_point_into_the_file() {
     assert_eq!(
         common::chain(&e),
         format!(
-            "e.wgsl:3:{column}: [no flags]: naga's WGSL parser refused it: no definition in scope for identifier: `undefined_name`"
+            "cannot compose e.wgsl:3:{column}: with [no flags], naga's WGSL parser refused it: no definition in scope for identifier: `undefined_name`"
         )
     );
 }

@@ -73,7 +73,7 @@ fn three_effects_with_unrelated_material_structs_each_read_their_own_values() {
     let e = fb.material(materials[0].1).set(tint, &[0.0f32; 4]).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "parameter `tint`: it is a member of family `textured`, but the instance belongs to family `unlit`"
+        "cannot use parameter `tint`: it is a member of family `textured`, but the instance belongs to family `unlit`"
     );
     let e = mats.set(&mut fb, materials[0].1, "tint", &[0.0f32; 4]).unwrap_err();
     assert!(common::chain(&e).contains("no permutation of effect `unlit` has it"), "{}", common::chain(&e));
@@ -163,7 +163,7 @@ fn effects_that_name_one_family_merge_and_a_conflict_inside_it_names_both() {
     let e = mats.create(&mut fx, &mut fb, b, &[]).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "b.wgsl: [no flags] (passes t.probe); its family `pbr` is shared with `a`: give unrelated material types families of their own: @group(2) @binding(0): in family `pbr`, whose shaders share one layout here: members overlap: `color` in a[no flags] is vec4<f32> at offset 0 (size 16); but `albedo` in b[no flags] is vec4<f32> at offset 0 (size 16)"
+        "cannot merge the permutations of b.wgsl: the permutation with [no flags] (passes t.probe) does not fit the others; its family `pbr` is shared with `a`: give unrelated material types families of their own: cannot lay out @group(2) @binding(0): in family `pbr`, whose shaders share one layout here: members overlap: `color` in a[no flags] is vec4<f32> at offset 0 (size 16); but `albedo` in b[no flags] is vec4<f32> at offset 0 (size 16)"
     );
     // Its own family (set before its first permutation) resolves it.
     fx.set_family(b, "lit").unwrap();
@@ -171,6 +171,6 @@ fn effects_that_name_one_family_merge_and_a_conflict_inside_it_names_both() {
     let e = fx.set_family(b, "pbr").unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "b.wgsl: its permutations are registered in family `lit`; set its family before the first"
+        "cannot use b.wgsl: its permutations are registered in family `lit`; set its family before the first"
     );
 }

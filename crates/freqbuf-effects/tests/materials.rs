@@ -230,19 +230,25 @@ fn material_and_auto_errors_name_what_is_wrong() {
     let e = mats.set(&mut fb, m, "base_colr", &[0.0f32; 4]).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "`base_colr`: no permutation of effect `probe` has it; did you mean `base_color`?"
+        "cannot set `base_colr` on the material: no permutation of effect `probe` has it; did you mean `base_color`?"
     );
     let e = mats.set(&mut fb, m, "base_color", &1.0f32).unwrap_err();
-    assert_eq!(common::chain(&e), "`base_color`: the member is vec4<f32>, the value is f32");
+    assert_eq!(
+        common::chain(&e),
+        "cannot set `base_color` on the material: the member is vec4<f32>, the value is f32"
+    );
     // What `main` prints after `Error: ` (Debug is the report, not the structure).
-    assert_eq!(format!("{e:?}"), "`base_color`\n\nCaused by:\n    the member is vec4<f32>, the value is f32");
+    assert_eq!(
+        format!("{e:?}"),
+        "cannot set `base_color` on the material\n\nCaused by:\n    the member is vec4<f32>, the value is f32"
+    );
     // A material of another store, or the manager's own, is refused; the
     // store's own material keeps its value.
     let mut other = Materials::new();
     let foreign = other.create(&mut fx, &mut fb, probe, &[]).unwrap();
     mats.set(&mut fb, m, "base_color", &[1.0f32, 2.0, 3.0, 4.0]).unwrap();
     let e = mats.set(&mut fb, foreign, "base_color", &[9.0f32; 4]).unwrap_err();
-    assert_eq!(common::chain(&e), "material: the handle belongs to another store");
+    assert_eq!(common::chain(&e), "cannot use the material: the handle belongs to another store");
     assert!(mats.flags(foreign).is_none());
     let bare = fb.create_material();
     assert!(mats.set(&mut fb, bare, "base_color", &[9.0f32; 4]).is_err());
@@ -259,7 +265,7 @@ fn material_and_auto_errors_name_what_is_wrong() {
     let e = auto.bind_effect(fb.registry(), fx.effect(id)).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "effect `auto`: no permutation of it is registered yet; create a material of it or build a pipeline first (Effects::shader), or bind against the registry of Effects::merge"
+        "cannot bind the [auto] table of effect `auto`: no permutation of it is registered yet; create a material of it or build a pipeline first (Effects::shader), or bind against the registry of Effects::merge"
     );
     fx.shader(&mut fb, fx.flags(id, &[]).unwrap()).unwrap();
     let r = fb.registry();
@@ -267,22 +273,22 @@ fn material_and_auto_errors_name_what_is_wrong() {
     assert!(matches!(*e.kind, MaterialErrorKind::TwoFrequencies { .. }));
     assert_eq!(
         common::chain(&e),
-        "semantic `world_view_proj`: `world_view_proj` depends on both a view and an object, so it belongs to no frequency and would be recomputed per draw; bind `view_proj` (view) and `world` (object) and multiply in the shader"
+        "cannot use semantic `world_view_proj`: `world_view_proj` depends on both a view and an object, so it belongs to no frequency and would be recomputed per draw; bind `view_proj` (view) and `world` (object) and multiply in the shader"
     );
     let e = auto.bind(r, "view_proj", "world").unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "`view_proj`: `view_proj` is in a view slot, but `world` changes per object"
+        "cannot bind `view_proj` to semantic `world`: `view_proj` is in a view slot, but `world` changes per object"
     );
     let e = auto.bind(r, "inv_world", "normal_matrix").unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "`inv_world`: `inv_world` is mat4x4<f32>, but `normal_matrix` is mat3x3<f32>"
+        "cannot bind `inv_world` to semantic `normal_matrix`: `inv_world` is mat4x4<f32>, but `normal_matrix` is mat3x3<f32>"
     );
     let e = auto.bind(r, "world", "wrold").unwrap_err();
     assert!(
         common::chain(&e)
-            .starts_with("semantic `wrold`: unknown semantic (the semantics are time, delta_time"),
+            .starts_with("cannot use semantic `wrold`: unknown semantic (the semantics are time, delta_time"),
         "{e}"
     );
     let e = auto.bind(r, "nope", "time").unwrap_err();
@@ -294,10 +300,12 @@ fn material_and_auto_errors_name_what_is_wrong() {
     let id = fx.add("bad.effect.toml", bad, &wgsl).unwrap();
     let mut merged = Registry::new(SlotPlan::default());
     let e = fx.merge(&mut merged, id, None).unwrap_err();
-    let table = "[params] `base_color`: the member is vec4<f32>, the value has 2 numbers, not 4 ([1.0, 2.0])";
+    let table = "cannot take the [params] default of `base_color`: the member is vec4<f32>, the value has 2 numbers, not 4 ([1.0, 2.0])";
     assert_eq!(
         common::chain(&e),
-        format!("bad.effect.toml: an entry of the effect's [params] or [auto] table is refused: {table}")
+        format!(
+            "cannot load bad.effect.toml: an entry of the effect's [params] or [auto] table is refused: {table}"
+        )
     );
     // The same rule, on the permutations merged so far.
     let e = freqbuf_effects::validate_tables(&fx, id, &merged, true).unwrap_err();
@@ -349,7 +357,10 @@ fn values_are_checked_against_permutations_not_yet_registered() {
     let mut mats = Materials::new();
     let m = mats.create(&mut fx, &mut fb, probe, &[]).unwrap();
     let e = mats.set(&mut fb, m, "normal_strength", &7u32).unwrap_err();
-    assert_eq!(common::chain(&e), "`normal_strength`: the member is f32, the value is u32");
+    assert_eq!(
+        common::chain(&e),
+        "cannot set `normal_strength` on the material: the member is f32, the value is u32"
+    );
     mats.set(&mut fb, m, "normal_strength", &7.0f32).unwrap();
     mats.set_flags(&mut fx, &mut fb, m, &["NORMAL_MAP"]).unwrap();
     assert_eq!(mats.flags(m), Some(fx.flags(probe, &["NORMAL_MAP"]).unwrap()));
@@ -377,7 +388,8 @@ fn params_defaults_out_of_range_are_refused() {
         let validated =
             freqbuf_effects::validate_tables(fx, id, &merged, true).map_err(|e| common::chain(&e));
         // The whole-effect check refuses what validate_tables refuses, as an entry of the effect file.
-        let prefix = "range.effect.toml: an entry of the effect's [params] or [auto] table is refused: ";
+        let prefix =
+            "cannot load range.effect.toml: an entry of the effect's [params] or [auto] table is refused: ";
         assert_eq!(checked, validated.clone().map_err(|e| format!("{prefix}{e}")), "{line}");
         validated
     };
@@ -389,24 +401,27 @@ fn params_defaults_out_of_range_are_refused() {
     let refused = [
         (
             "count = 4294967296",
-            "[params] `count`: the member is u32, the value has 4294967296, which u32 cannot hold (4294967296)",
+            "cannot take the [params] default of `count`: the member is u32, the value has 4294967296, which u32 cannot hold (4294967296)",
         ),
-        ("count = -1", "[params] `count`: the member is u32, the value has -1, which u32 cannot hold (-1)"),
+        (
+            "count = -1",
+            "cannot take the [params] default of `count`: the member is u32, the value has -1, which u32 cannot hold (-1)",
+        ),
         (
             "count = 1.5",
-            "[params] `count`: the member is u32, the value has 1.5, which u32 cannot hold (1.5)",
+            "cannot take the [params] default of `count`: the member is u32, the value has 1.5, which u32 cannot hold (1.5)",
         ),
         (
             "offset = 3e9",
-            "[params] `offset`: the member is i32, the value has 3000000000, which i32 cannot hold (3000000000.0)",
+            "cannot take the [params] default of `offset`: the member is i32, the value has 3000000000, which i32 cannot hold (3000000000.0)",
         ),
         (
             "offset = -2147483649",
-            "[params] `offset`: the member is i32, the value has -2147483649, which i32 cannot hold (-2147483649)",
+            "cannot take the [params] default of `offset`: the member is i32, the value has -2147483649, which i32 cannot hold (-2147483649)",
         ),
         (
             "scale = 1e39",
-            "[params] `scale`: the member is f32, the value has 1e39, which f32 cannot hold (1000000000000000000000000000000000000000.0)",
+            "cannot take the [params] default of `scale`: the member is f32, the value has 1e39, which f32 cannot hold (1000000000000000000000000000000000000000.0)",
         ),
     ];
     for (line, message) in refused {
@@ -830,7 +845,7 @@ fn params_and_auto_typos_are_refused_by_load_and_the_whole_effect_check() {
         fx.add("typo.effect.toml", &format!("{head}[auto]\nbase_color = \"wrold\"\n"), &wgsl).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "typo.effect.toml:9:14: an entry of the effect's [params] or [auto] table is refused: semantic `wrold`: unknown semantic (the semantics are time, delta_time, frame_index, viewport_size, view, proj, view_proj, inv_view, inv_proj, inv_view_proj, camera_position, world, inv_world, normal_matrix); did you mean `world`?"
+        "cannot load typo.effect.toml:9:14: an entry of the effect's [params] or [auto] table is refused: cannot use semantic `wrold`: unknown semantic (the semantics are time, delta_time, frame_index, viewport_size, view, proj, view_proj, inv_view, inv_proj, inv_view_proj, camera_position, world, inv_world, normal_matrix); did you mean `world`?"
     );
     let check = |fx: &mut Effects, tables: &str, only: Option<&[&str]>| {
         let id = fx.add("tables.effect.toml", &format!("{head}{tables}"), &wgsl).unwrap();
@@ -839,11 +854,11 @@ fn params_and_auto_typos_are_refused_by_load_and_the_whole_effect_check() {
     };
     assert_eq!(
         check(&mut fx, "[params]\nbase_colour = [1.0, 2.0, 3.0, 4.0]\n", None),
-        Err("tables.effect.toml: an entry of the effect's [params] or [auto] table is refused: [params] `base_colour`: parameter `base_colour`: unknown name; did you mean `base_color`?".into())
+        Err("cannot load tables.effect.toml: an entry of the effect's [params] or [auto] table is refused: cannot take the [params] default of `base_colour`: cannot use parameter `base_colour`: unknown name; did you mean `base_color`?".into())
     );
     assert_eq!(
         check(&mut fx, "[auto]\nbase_colr = \"time\"\n", None),
-        Err("tables.effect.toml: an entry of the effect's [params] or [auto] table is refused: [auto] `base_colr`: parameter `base_colr`: unknown name; did you mean `base_color`?".into())
+        Err("cannot load tables.effect.toml: an entry of the effect's [params] or [auto] table is refused: cannot take the [auto] entry `base_colr` = `time`: cannot use parameter `base_colr`: unknown name; did you mean `base_color`?".into())
     );
     // Declared only with NORMAL_MAP: the whole check finds it there.
     assert_eq!(check(&mut fx, "[params]\nnormal_strength = 0.5\n", None), Ok(()));
@@ -859,12 +874,15 @@ fn params_and_auto_typos_are_refused_by_load_and_the_whole_effect_check() {
         match refused {
             None => assert!(checked.is_ok(), "{checked:?}"),
             Some(name) => {
-                assert!(checked.is_err_and(|e| e.contains(&format!("[params] `{name}`"))), "{extra}")
+                assert!(
+                    checked.is_err_and(|e| e.contains(&format!("the [params] default of `{name}`"))),
+                    "{extra}"
+                )
             }
         }
     }
     // A default that does not fit is refused in the permutations that have the member.
     assert!(check(&mut fx, "[params]\nnormal_strength = [1.0, 2.0]\n", None).is_err_and(|e| e.ends_with(
-        "[params] `normal_strength`: the member is f32, the value has 2 numbers, not 1 ([1.0, 2.0])"
+        "cannot take the [params] default of `normal_strength`: the member is f32, the value has 2 numbers, not 1 ([1.0, 2.0])"
     )));
 }

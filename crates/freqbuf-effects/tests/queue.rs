@@ -162,7 +162,7 @@ fn bins_move_only_what_changed_and_an_item_changed_twice_is_drawn_once() {
     let mut other = RenderQueue::new();
     let foreign = other.insert(&fx, &mats, items[0].1.clone()).unwrap();
     let e = rq.remove(foreign).unwrap_err();
-    assert_eq!(common::chain(&e), "queue item: the handle belongs to another store");
+    assert_eq!(common::chain(&e), "cannot use the queue item: the handle belongs to another store");
     assert!(rq.update(&fx, &mats, foreign, items[0].1.clone()).is_err());
     assert_eq!(rq.order("t.glass").0.len(), 199);
 }
@@ -411,7 +411,7 @@ fn encoding_a_pass_no_effect_has_is_an_error() {
         let e = rq.encode("t.opaqe", order, &mut cx).unwrap_err();
         assert_eq!(
             common::chain(&e),
-            "pass `t.opaqe`: no loaded effect has a pass of that name; did you mean `t.opaque`?"
+            "cannot encode pass `t.opaqe`: no loaded effect has a pass of that name; did you mean `t.opaque`?"
         );
     }
     // A known pass with nothing queued draws nothing.

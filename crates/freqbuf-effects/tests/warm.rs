@@ -218,7 +218,7 @@ fn a_saved_pipeline_log_replays_what_the_last_run_drew() {
     assert_eq!(next.stats().pipelines, 2, "every draw's pipeline was replayed");
     let e =
         next.replay_pipeline_log(&mut fb, "pipelines.toml", "[[pipeline]]\neffect = 3", |_| targets.clone());
-    assert!(common::chain(&e.unwrap_err()).starts_with("pipelines.toml"));
+    assert!(common::chain(&e.unwrap_err()).starts_with("cannot load pipelines.toml"));
 
     // The log twice over, on 2 threads with progress: each pipeline is built
     // once and reported once, and the draws then build nothing.

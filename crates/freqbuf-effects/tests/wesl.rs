@@ -146,7 +146,7 @@ fn wesl_errors_point_into_their_file_and_name_the_permutation_and_who_refused() 
     assert!(matches!(*e.kind, EffectErrorKind::WeslCompiler { .. }), "{e:?}");
     let chain = common::chain(&e);
     assert!(
-        chain.starts_with("shared/tint.wesl:1:32: [TINT]: the WESL compiler refused it: unexpected token"),
+        chain.starts_with("cannot compose shared/tint.wesl:1:32: with [TINT], the WESL compiler refused it: unexpected token"),
         "{chain}"
     );
 
@@ -155,7 +155,9 @@ fn wesl_errors_point_into_their_file_and_name_the_permutation_and_who_refused() 
     let e = fx.check(&registry, id, None).unwrap_err();
     let chain = common::chain(&e);
     assert!(
-        chain.starts_with("tinted.wesl:4:8: [TINT]: the WESL compiler refused it: module not found"),
+        chain.starts_with(
+            "cannot compose tinted.wesl:4:8: with [TINT], the WESL compiler refused it: module not found"
+        ),
         "{chain}"
     );
 
@@ -166,7 +168,9 @@ fn wesl_errors_point_into_their_file_and_name_the_permutation_and_who_refused() 
     assert!(matches!(*e.kind, EffectErrorKind::WeslNaga { .. }), "{e:?}");
     let chain = common::chain(&e);
     assert!(
-        chain.starts_with("tinted.wesl:12:30: [SCALE]: naga refused the WGSL compiled from it: "),
+        chain.starts_with(
+            "cannot compose tinted.wesl:12:30: with [SCALE], naga refused the WGSL compiled from it: "
+        ),
         "{chain}"
     );
 
@@ -176,7 +180,8 @@ fn wesl_errors_point_into_their_file_and_name_the_permutation_and_who_refused() 
         fx.add_files("bad.effect.toml", &toml, &[("tinted.wesl", ""), ("fullscreen.wesl", "")]).unwrap_err();
     assert!(matches!(*e.kind, EffectErrorKind::WeslSetup(_)), "{e:?}");
     assert!(
-        common::chain(&e).starts_with("bad.effect.toml:8:13: `constants` cannot name a WESL package"),
+        common::chain(&e)
+            .starts_with("cannot load bad.effect.toml:8:13: `constants` cannot name a WESL package"),
         "{e}"
     );
 }

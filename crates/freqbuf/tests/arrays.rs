@@ -244,7 +244,7 @@ fn array_slot_rules_name_both_sides() {
     let e = fb.register_wgsl("short.wgsl", short).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "@group(3) @binding(0): the array slot's elements are 80 bytes apart in arrays.wgsl, but 32 in short.wgsl; every user of an array slot must declare the same element struct size"
+        "cannot lay out @group(3) @binding(0): the array slot's elements are 80 bytes apart in arrays.wgsl, but 32 in short.wgsl; every user of an array slot must declare the same element struct size"
     );
     assert!(
         matches!(e, Error::Layout { ref kind, .. } if matches!(**kind, LayoutErrorKind::ArrayStride { .. }))
@@ -258,7 +258,7 @@ struct O { pos: vec4<f32> }
     let e = fb.register_wgsl("two.wgsl", two).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "two.wgsl: @group(3) @binding(1): array slots `mats` (material) and `objs` (object) have different frequencies; a draw passes one instance index, so a shader's array slots must share one frequency, unless one is a slab found through a member of the other (`materials[objects[i].material]`)"
+        "cannot lay out @group(3) @binding(1) for two.wgsl: array slots `mats` (material) and `objs` (object) have different frequencies; a draw passes one instance index, so a shader's array slots must share one frequency, unless one is a slab found through a member of the other (`materials[objects[i].material]`)"
     );
     // Nothing was committed: the first shader still draws.
     assert_eq!(fb.registry().shaders().len(), 1);
@@ -274,7 +274,7 @@ fn an_element_that_cannot_be_a_uniform_array_is_refused_on_a_device_without_stor
     let e = fb.register_wgsl("narrow.wgsl", narrow).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "narrow.wgsl:2:23: `points` at @group(3) @binding(0): the device cannot read storage buffers in every stage (DownlevelFlags::VERTEX_STORAGE, max_storage_buffers_per_shader_stage), and the array slot cannot fall back to a uniform array: its elements are 8 bytes apart, and uniform arrays need a multiple of 16"
+        "cannot register narrow.wgsl:2:23 (`points` at @group(3) @binding(0)): the device cannot read storage buffers in every stage (DownlevelFlags::VERTEX_STORAGE, max_storage_buffers_per_shader_stage), and the array slot cannot fall back to a uniform array: its elements are 8 bytes apart, and uniform arrays need a multiple of 16"
     );
     assert_eq!(fb.registry().shaders().len(), 0);
 }

@@ -71,7 +71,7 @@ fn a_buffer_array_needs_buffer_and_storage_binding_arrays() {
     let e = m.register_wgsl("sum.wgsl", SUM).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "sum.wgsl: `bufs` is a binding array of 3, and the device lacks Features::BUFFER_BINDING_ARRAY and \
+        "sum.wgsl is not supported: `bufs` is a binding array of 3, and the device lacks Features::BUFFER_BINDING_ARRAY and \
          Features::STORAGE_RESOURCE_BINDING_ARRAY"
     );
 }

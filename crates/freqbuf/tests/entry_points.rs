@@ -28,7 +28,7 @@ fn a_module_whose_entry_points_share_a_binding_point_is_refused_whole_naming_bot
     let e = registry.add(whole.clone()).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "@group(0) @binding(1): `s_data` in shadow.wgsl:4:23 (var<storage, read>, used by lit) and `u_data` in \
+        "cannot lay out @group(0) @binding(1): `s_data` in shadow.wgsl:4:23 (var<storage, read>, used by lit) and `u_data` in \
          shadow.wgsl:5:23 (uniform block, used by lit_uniform) are both at this binding point; a pipeline \
          binds one resource there, so register each pipeline's entry points apart \
          (ShaderReflection::for_entry_points)"
@@ -36,7 +36,7 @@ fn a_module_whose_entry_points_share_a_binding_point_is_refused_whole_naming_bot
     let e = whole.for_entry_points(&["bake", "lights"]).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "shadow.wgsl: no entry point `lights`; the module has bake, lit, lit_uniform"
+        "cannot reflect shadow.wgsl: no entry point `lights`; the module has bake, lit, lit_uniform"
     );
     // Narrowed: the pipeline's entry points and what they use, nothing else.
     let lit = whole.for_entry_points(&["lit"]).unwrap();

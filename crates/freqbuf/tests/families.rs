@@ -34,7 +34,7 @@ fn raw_shaders_are_families_of_their_own_and_names_resolve_per_family() {
     let e = r.resolve("color", None).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "parameter `color`: the blocks of families `lit.wgsl`, `unlit.wgsl` declare it; resolve it in one (Manager::param_in), or set it on a material of one (Manager::create_material_in)"
+        "cannot use parameter `color`: the blocks of families `lit.wgsl`, `unlit.wgsl` declare it; resolve it in one (Manager::param_in), or set it on a material of one (Manager::create_material_in)"
     );
     assert_eq!(r.resolve_in("lit.wgsl", "color", None).unwrap().offset(), 16);
     assert_eq!(r.resolve_in("unlit.wgsl", "color", None).unwrap().offset(), 0);
@@ -42,7 +42,7 @@ fn raw_shaders_are_families_of_their_own_and_names_resolve_per_family() {
     let e = r.declarations().unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "slot @group(2) @binding(0): families `lit.wgsl` and `unlit.wgsl` each have a slot here; declare one family's slots (declarations_in)"
+        "slot @group(2) @binding(0) is not supported: families `lit.wgsl` and `unlit.wgsl` each have a slot here; declare one family's slots (declarations_in)"
     );
     assert!(r.declarations_in("lit.wgsl").unwrap().contains("roughness: f32"));
 
@@ -54,7 +54,7 @@ fn raw_shaders_are_families_of_their_own_and_names_resolve_per_family() {
     let e = r.add(wgsl("lit.wgsl", LIT)).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "@group(2) @binding(0): material blocks are shared in this slot plan, so every shader's merge into one layout; SlotPlan::with_sharing(material, PerFamily) gives each family its own: members overlap: `color` in unlit.wgsl:2:23 is vec4<f32> at offset 0 (size 16); but `roughness` in lit.wgsl:2:23 is f32 at offset 0 (size 4)"
+        "cannot lay out @group(2) @binding(0): material blocks are shared in this slot plan, so every shader's merge into one layout; SlotPlan::with_sharing(material, PerFamily) gives each family its own: members overlap: `color` in unlit.wgsl:2:23 is vec4<f32> at offset 0 (size 16); but `roughness` in lit.wgsl:2:23 is f32 at offset 0 (size 4)"
     );
     // Named into one family, they conflict there.
     let mut r = Registry::new(SlotPlan::default());
@@ -62,7 +62,7 @@ fn raw_shaders_are_families_of_their_own_and_names_resolve_per_family() {
     let e = r.add(wgsl("lit.wgsl", LIT).with_family("basic")).unwrap_err();
     assert!(
         common::chain(&e).starts_with(
-            "@group(2) @binding(0): in family `basic`, whose shaders share one layout here: members overlap"
+            "cannot lay out @group(2) @binding(0): in family `basic`, whose shaders share one layout here: members overlap"
         ),
         "{}",
         common::chain(&e)
@@ -78,14 +78,14 @@ fn an_unknown_family_is_an_error_listing_the_families() {
     let e = r.resolve_in("lit", "roughness", None).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "parameter `roughness`: no registered shader is of family `lit`; the families are none (an effect's permutations register when a material, pipeline or Effects::shader first needs them)"
+        "cannot use parameter `roughness`: no registered shader is of family `lit`; the families are none (an effect's permutations register when a material, pipeline or Effects::shader first needs them)"
     );
     r.add(wgsl("unlit.wgsl", UNLIT).with_family("unlit")).unwrap();
     r.add(wgsl("lit.wgsl", LIT).with_family("lit.effect.toml")).unwrap();
     let e = r.resolve_in("lit", "roughness", None).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "parameter `roughness`: no registered shader is of family `lit`; the families are `unlit`, `lit.effect.toml`"
+        "cannot use parameter `roughness`: no registered shader is of family `lit`; the families are `unlit`, `lit.effect.toml`"
     );
     assert!(r.resolve_in("lit.effect.toml", "roughness", None).is_ok());
 }
@@ -116,13 +116,13 @@ fn materials_of_a_family_set_only_its_members_and_every_draw_reads_its_own() {
         let e = fb.material(a).set_by_name("roughness", &2.0f32).unwrap_err();
         assert_eq!(
             common::chain(&e),
-            "parameter `roughness`: it is a member of family `lit.wgsl`, but the instance belongs to family `unlit.wgsl`"
+            "cannot use parameter `roughness`: it is a member of family `lit.wgsl`, but the instance belongs to family `unlit.wgsl`"
         );
         let lit_color = fb.param_in("lit.wgsl", "color").unwrap();
         let e = fb.material(a).set(lit_color, &[0.0f32; 4]).unwrap_err();
         assert_eq!(
             common::chain(&e),
-            "parameter `color`: it is a member of family `lit.wgsl`, but the instance belongs to family `unlit.wgsl`"
+            "cannot use parameter `color`: it is a member of family `lit.wgsl`, but the instance belongs to family `unlit.wgsl`"
         );
         let (out_a, out_b) = (buffer(), buffer());
         fb.material(a).set_buffer("out", &out_a).unwrap();

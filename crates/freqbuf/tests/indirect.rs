@@ -266,7 +266,7 @@ fn steps(h: &Headless, uniform_batch: Option<usize>) {
     // Geometry for another number of draws is refused before anything is bound.
     let mut short = IndirectDraws::new(vec![DrawArgs::vertices(1, 0); 3]);
     let e = s.draw(&mut list, &mut short).unwrap_err();
-    assert_eq!(e.to_string(), "indirect draws: 1000 draws in the list, geometry for 3");
+    assert_eq!(e.to_string(), "cannot write the indirect draws: 1000 draws in the list, geometry for 3");
 }
 
 #[test]

@@ -47,12 +47,12 @@ fn nested_arrays_are_laid_out_and_addressable() {
     let e = r.resolve("coeffs[8][3]", None).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "parameter `coeffs[8][3]`: index 3 is out of range for `coeffs[8]` (count 3)"
+        "cannot use parameter `coeffs[8][3]`: index 3 is out of range for `coeffs[8]` (count 3)"
     );
     let e = r.resolve("coeffs[8][2][0]", None).unwrap_err();
-    assert_eq!(common::chain(&e), "parameter `coeffs[8][2][0]`: `coeffs[8][2]` is not an array");
+    assert_eq!(common::chain(&e), "cannot use parameter `coeffs[8][2][0]`: `coeffs[8][2]` is not an array");
     let e = r.resolve("scale[0][1]", None).unwrap_err();
-    assert_eq!(common::chain(&e), "parameter `scale[0][1]`: `scale` is not an array");
+    assert_eq!(common::chain(&e), "cannot use parameter `scale[0][1]`: `scale` is not an array");
 }
 
 const NESTED: TestShader = TestShader {
@@ -105,7 +105,7 @@ fn structs_nested_too_deep_are_refused_not_a_stack_overflow() {
     assert_eq!(e.kind, ReflectErrorKind::TooDeep { name: "u".into(), limit: 64 });
     assert_eq!(
         common::chain(&e),
-        "deep.wgsl:3001:23: uniform `u` nests structs and arrays more than 64 levels deep"
+        "cannot reflect deep.wgsl:3001:23: uniform `u` nests structs and arrays more than 64 levels deep"
     );
 }
 

@@ -73,9 +73,9 @@ fn debug_is_the_report() {
     let got = [format!("{param:?}"), format!("{parse:?}"), format!("{boxed:?}")];
     let want = [
         // One cause is not numbered.
-        "parameter `a[`\n\nCaused by:\n    malformed path; expected `name`, `name[i]` or `name[i].field`",
-        "a.wgsl:1:7\n\nCaused by:\n    0: WGSL parse error\n    1: expected identifier, found \"{\"",
-        "b.wgsl:1:23\n\nCaused by:\n    0: validation error\n    1: Global variable [0] 'weights' is invalid\n    2: Alignment requirements for address space Uniform are not met by [1]\n    3: The array stride 4 is not a multiple of the required alignment 16",
+        "cannot use parameter `a[`\n\nCaused by:\n    malformed path; expected `name`, `name[i]` or `name[i].field`",
+        "cannot reflect a.wgsl:1:7\n\nCaused by:\n    0: WGSL parse error\n    1: expected identifier, found \"{\"",
+        "cannot reflect b.wgsl:1:23\n\nCaused by:\n    0: validation error\n    1: Global variable [0] 'weights' is invalid\n    2: Alignment requirements for address space Uniform are not met by [1]\n    3: The array stride 4 is not a multiple of the required alignment 16",
     ];
     assert_eq!(got, want);
     // A freqbuf error inside another error's chain keeps its levels.
@@ -86,8 +86,31 @@ fn debug_is_the_report() {
     let wrapped = std::io::Error::other(one);
     assert_eq!(
         format!("{}", freqbuf::Report(&Outer(wrapped))),
-        "outer\n\nCaused by:\n    0: parameter `x`\n    1: malformed path; expected `name`, `name[i]` or `name[i].field`"
+        "outer\n\nCaused by:\n    0: cannot use parameter `x`\n    1: malformed path; expected `name`, `name[i]` or `name[i].field`"
     );
+}
+
+/// Every one-level message is a sentence that says what failed: the outer
+/// levels used to be bare names and sites (`parameter `x``, `a.wgsl:1:7`),
+/// which a log line of `{e}` alone could not explain. `common::chain`
+/// asserts this of every error the tests print; here, that the rule can fail.
+#[test]
+fn one_level_messages_say_what_failed() {
+    use common::says_what_failed;
+    for bare in [
+        "parameter `x`",
+        "a.wgsl:1:7",
+        "@group(2) @binding(0)",
+        "rows of slot @group(3) @binding(0)",
+        "[A, B]",
+    ] {
+        assert!(!says_what_failed(bare), "{bare}");
+    }
+    let param = freqbuf::ParamError { name: "a[".into(), kind: freqbuf::error::ParamErrorKind::Malformed };
+    let parse = wgsl("a.wgsl", "fn f( {").unwrap_err();
+    assert_eq!(param.to_string(), "cannot use parameter `a[`");
+    assert_eq!(parse.to_string(), "cannot reflect a.wgsl:1:7");
+    assert!(says_what_failed(&param.to_string()) && says_what_failed(&parse.to_string()));
 }
 
 /// An error whose source is an io::Error wrapping a freqbuf error, for one cause.
@@ -112,27 +135,27 @@ fn reflection_messages() {
     s.check(
         "wgsl",
         wgsl("a.wgsl", "fn f( {").unwrap_err(),
-        "a.wgsl:1:7: WGSL parse error: expected identifier, found \"{\"",
+        "cannot reflect a.wgsl:1:7: WGSL parse error: expected identifier, found \"{\"",
     );
     let glsl =
         ShaderSource::Glsl { source: "#version 450\nvoid main() { x = 1; }", stage: ShaderStage::Fragment };
     s.check(
         "glsl",
         ShaderReflection::new("a.frag", glsl).unwrap_err(),
-        "a.frag:2:15: GLSL parse error: Unknown variable: x",
+        "cannot reflect a.frag:2:15: GLSL parse error: Unknown variable: x",
     );
     s.check(
         "spirv",
         ShaderReflection::new("a.spv", ShaderSource::SpirV(&[1, 2, 3, 4, 5])).unwrap_err(),
-        "a.spv: SPIR-V parse error: incomplete data",
+        "cannot reflect a.spv: SPIR-V parse error: incomplete data",
     );
     let invalid = "@group(0) @binding(0) var<uniform> weights: array<f32, 4>;\n@vertex fn vs() -> @builtin(position) vec4<f32> { return vec4<f32>(weights[0]); }";
-    s.check("validation", wgsl("invalid.wgsl", invalid).unwrap_err(), "invalid.wgsl:1:23: validation error: Global variable [0] 'weights' is invalid: Alignment requirements for address space Uniform are not met by [1]: The array stride 4 is not a multiple of the required alignment 16");
-    s.check("format", ShaderReflection::from_path("shader.hlsl", None).unwrap_err(), "shader.hlsl: cannot tell the shader language or stage from the name; use .wgsl, .spv, .vert, .frag or .comp, or give the stage");
+    s.check("validation", wgsl("invalid.wgsl", invalid).unwrap_err(), "cannot reflect invalid.wgsl:1:23: validation error: Global variable [0] 'weights' is invalid: Alignment requirements for address space Uniform are not met by [1]: The array stride 4 is not a multiple of the required alignment 16");
+    s.check("format", ShaderReflection::from_path("shader.hlsl", None).unwrap_err(), "cannot reflect shader.hlsl: cannot tell the shader language or stage from the name; use .wgsl, .spv, .vert, .frag or .comp, or give the stage");
     s.check(
         "io",
         ShaderReflection::from_path("/nonexistent/a.wgsl", None).unwrap_err(),
-        "/nonexistent/a.wgsl: cannot read the file: No such file or directory (os error 2)",
+        "cannot reflect /nonexistent/a.wgsl: cannot read the file: No such file or directory (os error 2)",
     );
     let deep = format!(
         "@group(0) @binding(0) var<uniform> u: {}vec4<f32>{};\n{FS}",
@@ -142,7 +165,7 @@ fn reflection_messages() {
     s.check(
         "too deep",
         wgsl("deep.wgsl", &deep).unwrap_err(),
-        "deep.wgsl:1:23: uniform `u` nests structs and arrays more than 64 levels deep",
+        "cannot reflect deep.wgsl:1:23: uniform `u` nests structs and arrays more than 64 levels deep",
     );
     let unbound = ShaderSource::Glsl {
         source: "#version 450\nlayout(std140) uniform B { vec4 a; };\nlayout(location = 0) out vec4 o;\nvoid main() { o = a; }",
@@ -151,12 +174,12 @@ fn reflection_messages() {
     s.check(
         "no binding",
         ShaderReflection::new("b.frag", unbound).unwrap_err(),
-        "b.frag:2:24: GLSL parse error: uniform/buffer blocks require layout(binding=X)",
+        "cannot reflect b.frag:2:24: GLSL parse error: uniform/buffer blocks require layout(binding=X)",
     );
     s.check(
         "unknown entry point",
         wgsl("e.wgsl", FS).unwrap().for_entry_points(&["vs"]).unwrap_err(),
-        "e.wgsl: no entry point `vs`; the module has fs",
+        "cannot reflect e.wgsl: no entry point `vs`; the module has fs",
     );
     s.finish();
 }
@@ -188,14 +211,14 @@ fn registry_messages() {
         "member mismatch",
         plan(),
         &[file("frame.wgsl"), file("bad/conflict_type.wgsl")],
-        "@group(0) @binding(0): member `time` differs: `time` in frame.wgsl:7:23 is f32 at offset 0 (size 4); but `time` in bad/conflict_type.wgsl:4:23 is vec2<f32> at offset 0 (size 8)",
+        "cannot lay out @group(0) @binding(0): member `time` differs: `time` in frame.wgsl:7:23 is f32 at offset 0 (size 4); but `time` in bad/conflict_type.wgsl:4:23 is vec2<f32> at offset 0 (size 8)",
     );
     both(
         &mut s,
         "overlap",
         plan(),
         &[file("frame.wgsl"), file("bad/conflict_overlap.wgsl")],
-        "@group(0) @binding(0): members overlap: `time` in frame.wgsl:7:23 is f32 at offset 0 (size 4); but `seconds` in bad/conflict_overlap.wgsl:4:23 is f32 at offset 0 (size 4)",
+        "cannot lay out @group(0) @binding(0): members overlap: `time` in frame.wgsl:7:23 is f32 at offset 0 (size 4); but `seconds` in bad/conflict_overlap.wgsl:4:23 is f32 at offset 0 (size 4)",
     );
     // Registry only: a manager needs binding arrays, which the GL run's device lacks.
     let gmrt = |name: &str| file(name).with_family("gmrt");
@@ -204,21 +227,21 @@ fn registry_messages() {
     s.check(
         "kind mismatch",
         r.add(gmrt("bad/conflict_count.wgsl")).unwrap_err(),
-        "@group(2) @binding(3): `GMRTs` in texture_array.wgsl is binding_array<texture_2d<f32>, 4>, but `GMRTs` in bad/conflict_count.wgsl is texture_2d<f32>",
+        "cannot lay out @group(2) @binding(3): `GMRTs` in texture_array.wgsl is binding_array<texture_2d<f32>, 4>, but `GMRTs` in bad/conflict_count.wgsl is texture_2d<f32>",
     );
     both(
         &mut s,
         "too large",
         plan(),
         &[file("bad/too_large.wgsl")],
-        "@group(3) @binding(0): uniform block `huge` in bad/too_large.wgsl is 65552 bytes, over the limit of 65536 bytes (max_uniform_buffer_binding_size)",
+        "cannot lay out @group(3) @binding(0): uniform block `huge` in bad/too_large.wgsl is 65552 bytes, over the limit of 65536 bytes (max_uniform_buffer_binding_size)",
     );
     both(
         &mut s,
         "unplanned group past the limit",
         plan(),
         &[file("bad/unplanned.wgsl")],
-        "bad/unplanned.wgsl:4:23: `x` at @group(5) @binding(0): group 5 is past the device's last bind group (max_bind_groups = 4)",
+        "cannot register bad/unplanned.wgsl:4:23 (`x` at @group(5) @binding(0)): group 5 is past the device's last bind group (max_bind_groups = 4)",
     );
     let shared = "@group(0) @binding(0) var<uniform> a: vec4<f32>;\n@group(0) @binding(0) var t: texture_2d<f32>;\n@fragment fn fs() -> @location(0) vec4<f32> { return a; }\n@fragment fn fs_t() -> @location(0) vec4<f32> { return textureLoad(t, vec2<i32>(0), 0); }";
     both(
@@ -226,7 +249,7 @@ fn registry_messages() {
         "two resources at one binding point",
         plan(),
         &[wgsl("shared.wgsl", shared).unwrap()],
-        "@group(0) @binding(0): `a` in shared.wgsl:1:23 (uniform block, used by fs) and `t` in shared.wgsl:2:23 (texture_2d<f32>, used by fs_t) are both at this binding point; a pipeline binds one resource there, so register each pipeline's entry points apart (ShaderReflection::for_entry_points)",
+        "cannot lay out @group(0) @binding(0): `a` in shared.wgsl:1:23 (uniform block, used by fs) and `t` in shared.wgsl:2:23 (texture_2d<f32>, used by fs_t) are both at this binding point; a pipeline binds one resource there, so register each pipeline's entry points apart (ShaderReflection::for_entry_points)",
     );
     // A pipeline linked from two files: each resource at its own file's
     // line:column, never the pipeline's name or the other part's position.
@@ -241,7 +264,7 @@ fn registry_messages() {
         "link: two files at one binding point",
         plan(),
         &[link(vs, fs)],
-        "@group(0) @binding(0): `w` in link/vs.wgsl:3:23 (uniform block, used by vs) and `v` in link/fs.wgsl:2:3 (uniform block, used by fs) are both at this binding point; a pipeline binds one resource there, so register each pipeline's entry points apart (ShaderReflection::for_entry_points)",
+        "cannot lay out @group(0) @binding(0): `w` in link/vs.wgsl:3:23 (uniform block, used by vs) and `v` in link/fs.wgsl:2:3 (uniform block, used by fs) are both at this binding point; a pipeline binds one resource there, so register each pipeline's entry points apart (ShaderReflection::for_entry_points)",
     );
     let time = "\n@group(0) @binding(0) var<uniform> time: vec2<f32>;\n@fragment fn fs() -> @location(0) vec4<f32> { return time.xyxy; }";
     both(
@@ -249,7 +272,7 @@ fn registry_messages() {
         "link: a part's member against a registered shader",
         plan(),
         &[file("frame.wgsl"), link(vs.replace("@group(0)", "@group(3)").as_str(), time)],
-        "@group(0) @binding(0): member `time` differs: `time` in frame.wgsl:7:23 is f32 at offset 0 (size 4); but `time` in link/fs.wgsl:2:23 is vec2<f32> at offset 0 (size 8)",
+        "cannot lay out @group(0) @binding(0): member `time` differs: `time` in frame.wgsl:7:23 is f32 at offset 0 (size 4); but `time` in link/fs.wgsl:2:23 is vec2<f32> at offset 0 (size 8)",
     );
     // The linked pipeline registered first: its part is the first side.
     both(
@@ -257,7 +280,7 @@ fn registry_messages() {
         "link: a registered part's member against a shader",
         plan(),
         &[link(vs.replace("@group(0)", "@group(3)").as_str(), time), file("frame.wgsl")],
-        "@group(0) @binding(0): member `time` differs: `time` in link/fs.wgsl:2:23 is vec2<f32> at offset 0 (size 8); but `time` in frame.wgsl:7:23 is f32 at offset 0 (size 4)",
+        "cannot lay out @group(0) @binding(0): member `time` differs: `time` in link/fs.wgsl:2:23 is vec2<f32> at offset 0 (size 8); but `time` in frame.wgsl:7:23 is f32 at offset 0 (size 4)",
     );
     // Registry only, as for "kind mismatch": the first needs binding arrays.
     let texture = "@group(2) @binding(3) var GMRTs: texture_2d<f32>;\n@fragment fn fs() -> @location(0) vec4<f32> { return textureLoad(GMRTs, vec2<i32>(0), 0); }";
@@ -267,7 +290,7 @@ fn registry_messages() {
     s.check(
         "link: a part's kind against a registered shader",
         r.add(part).unwrap_err(),
-        "@group(2) @binding(3): `GMRTs` in texture_array.wgsl is binding_array<texture_2d<f32>, 4>, but `GMRTs` in link/fs.wgsl is texture_2d<f32>",
+        "cannot lay out @group(2) @binding(3): `GMRTs` in texture_array.wgsl is binding_array<texture_2d<f32>, 4>, but `GMRTs` in link/fs.wgsl is texture_2d<f32>",
     );
     let frame_only = SlotPlan::empty().with_group(0, Frequency::Frame);
     let unplanned = "@group(1) @binding(0) var<uniform> x: vec4<f32>;\n@fragment fn fs() -> @location(0) vec4<f32> { return x; }";
@@ -276,7 +299,7 @@ fn registry_messages() {
         "unplanned",
         frame_only,
         &[wgsl("unplanned.wgsl", unplanned).unwrap()],
-        "@group(1) @binding(0): `x` in unplanned.wgsl is in no frequency of the slot plan",
+        "cannot lay out @group(1) @binding(0): `x` in unplanned.wgsl is in no frequency of the slot plan",
     );
     let mixed = SlotPlan::default().with_point(BindingPoint::new(2, 5), Frequency::Object);
     let t = |b| format!("@group(2) @binding({b}) var t{b}: texture_2d<f32>;\n");
@@ -290,7 +313,7 @@ fn registry_messages() {
         "mixed group",
         mixed,
         &[wgsl("mixed.wgsl", &src).unwrap()],
-        "mixed.wgsl: @group(2) @binding(5): group 2 holds both material and object resources that are not uniform blocks; a bind group has one owner",
+        "cannot lay out @group(2) @binding(5) for mixed.wgsl: group 2 holds both material and object resources that are not uniform blocks; a bind group has one owner",
     );
     // External textures: the CLI checks with every feature, so it reaches
     // freqbuf's own refusal; a device without TEXTURE_EXTERNAL refuses first.
@@ -298,7 +321,11 @@ fn registry_messages() {
     let img = wgsl("img.wgsl", external).unwrap();
     let cli = Registry::check_device(&img, &wgpu::Limits::default(), wgpu::Features::all())
         .and_then(|()| Registry::new(plan()).add(img).map(drop));
-    s.check("unsupported", cli.unwrap_err(), "img.wgsl: `img`: external textures are not supported");
+    s.check(
+        "unsupported",
+        cli.unwrap_err(),
+        "img.wgsl is not supported: `img`: external textures are not supported",
+    );
 
     let mut r = Registry::new(SlotPlan::default());
     for f in ["frame.wgsl", "padding.wgsl", "two_materials.wgsl", "texture_array.wgsl"] {
@@ -308,31 +335,31 @@ fn registry_messages() {
     s.check(
         "malformed",
         param("a[", None),
-        "parameter `a[`: malformed path; expected `name`, `name[i]` or `name[i].field`",
+        "cannot use parameter `a[`: malformed path; expected `name`, `name[i]` or `name[i].field`",
     );
-    s.check("unknown", param("tme", None), "parameter `tme`: unknown name; did you mean `time`?");
-    s.check("ambiguous", param("color", None), "parameter `color`: 2 blocks declare it; write one of `mat_a.color`, `MatA.color`, `mat_b.color`, `MatB.color`");
+    s.check("unknown", param("tme", None), "cannot use parameter `tme`: unknown name; did you mean `time`?");
+    s.check("ambiguous", param("color", None), "cannot use parameter `color`: 2 blocks declare it; write one of `mat_a.color`, `MatA.color`, `mat_b.color`, `MatB.color`");
     s.check(
         "index out of range",
         param("cascade_splits[5]", None),
-        "parameter `cascade_splits[5]`: index 5 is out of range for `cascade_splits` (count 4)",
+        "cannot use parameter `cascade_splits[5]`: index 5 is out of range for `cascade_splits` (count 4)",
     );
-    s.check("not an array", param("time[0]", None), "parameter `time[0]`: `time` is not an array");
+    s.check("not an array", param("time[0]", None), "cannot use parameter `time[0]`: `time` is not an array");
     s.check(
         "needs index",
         param("lights.color", None),
-        "parameter `lights.color`: `lights` is an array; give an element, as in `lights[0]`",
+        "cannot use parameter `lights.color`: `lights` is an array; give an element, as in `lights[0]`",
     );
-    s.check("not a struct", param("time.x", None), "parameter `time.x`: `time` is not a struct");
+    s.check("not a struct", param("time.x", None), "cannot use parameter `time.x`: `time` is not a struct");
     s.check(
         "wrong frequency of a name",
         param("time", Some(Frequency::Object)),
-        "parameter `time`: it belongs to the frame frequency, not to object",
+        "cannot use parameter `time`: it belongs to the frame frequency, not to object",
     );
     s.check(
         "not uniform",
         param("GMRTs", None),
-        "parameter `GMRTs`: it is a texture binding, not a uniform value",
+        "cannot use parameter `GMRTs`: it is a texture binding, not a uniform value",
     );
     s.finish();
 }
@@ -354,25 +381,25 @@ fn device_limit_messages() {
     let mut reg = |src: &str| m.register_wgsl("l.wgsl", src).unwrap_err();
     let u = |g: u32, b: u32| format!("@group({g}) @binding({b}) var<uniform> u{g}_{b}: vec4<f32>;\n");
     let uses = |name: &str| format!("@fragment fn fs() -> @location(0) vec4<f32> {{ return {name}; }}");
-    s.check("group", reg(&format!("{}{}", u(7, 0), uses("u7_0"))), "l.wgsl:1:23: `u7_0` at @group(7) @binding(0): group 7 is past the device's last bind group (max_bind_groups = 4)");
-    s.check("binding", reg(&format!("{}{}", u(0, 1000), uses("u0_1000"))), "l.wgsl:1:26: `u0_1000` at @group(0) @binding(1000): binding number 1000 is past the device's limit (max_bindings_per_bind_group = 1000)");
+    s.check("group", reg(&format!("{}{}", u(7, 0), uses("u7_0"))), "cannot register l.wgsl:1:23 (`u7_0` at @group(7) @binding(0)): group 7 is past the device's last bind group (max_bind_groups = 4)");
+    s.check("binding", reg(&format!("{}{}", u(0, 1000), uses("u0_1000"))), "cannot register l.wgsl:1:26 (`u0_1000` at @group(0) @binding(1000)): binding number 1000 is past the device's limit (max_bindings_per_bind_group = 1000)");
     let nine = (0..9).map(|b| u(1, b)).collect::<String>();
     let sum = (0..9).map(|b| format!("u1_{b}")).collect::<Vec<_>>().join(" + ");
-    s.check("per pipeline", reg(&format!("{nine}@fragment fn fs() -> @location(0) vec4<f32> {{ return {sum}; }}")), "l.wgsl: the shader uses 9 uniform blocks (dynamic uniform buffers), over the limit of 8 (max_dynamic_uniform_buffers_per_pipeline_layout)");
-    s.check("per stage", reg(&textures(17)), "l.wgsl: the fragment stage uses 17 sampled textures, over the limit of 16 (max_sampled_textures_per_shader_stage)");
+    s.check("per pipeline", reg(&format!("{nine}@fragment fn fs() -> @location(0) vec4<f32> {{ return {sum}; }}")), "cannot register l.wgsl: the shader uses 9 uniform blocks (dynamic uniform buffers), over the limit of 8 (max_dynamic_uniform_buffers_per_pipeline_layout)");
+    s.check("per stage", reg(&textures(17)), "cannot register l.wgsl: the fragment stage uses 17 sampled textures, over the limit of 16 (max_sampled_textures_per_shader_stage)");
     let unsized_array = "enable wgpu_binding_array;\n@group(2) @binding(0) var ts: binding_array<texture_2d<f32>>;\n@fragment fn fs() -> @location(0) vec4<f32> { return textureLoad(ts[0], vec2<i32>(0), 0); }";
     // Its length comes from the device's binding-array limits: a device without binding arrays refuses it.
     if let Some(plain) = gpu::device_with(wgpu::Features::empty(), |_| {}) {
         let e = Manager::new(&plain.device, SlotPlan::default())
             .register_wgsl("l.wgsl", unsized_array)
             .unwrap_err();
-        s.check("unsized binding array", e, "l.wgsl:2:23: `ts` at @group(2) @binding(0): a binding array without a fixed size takes its length from the device's binding-array limits, and this device has no binding arrays; give the array a length");
+        s.check("unsized binding array", e, "cannot register l.wgsl:2:23 (`ts` at @group(2) @binding(0)): a binding array without a fixed size takes its length from the device's binding-array limits, and this device has no binding arrays; give the array a length");
     }
     let beside = "enable wgpu_binding_array;\n@group(2) @binding(0) var ts: binding_array<texture_2d<f32>, 2>;\n@group(2) @binding(1) var<uniform> k: vec4<f32>;\n@fragment fn fs() -> @location(0) vec4<f32> { return textureLoad(ts[0], vec2<i32>(0), 0) * k; }";
     // Binding arrays need a feature lavapipe lacks: check this one without a device.
     let shader = wgsl("l.wgsl", beside).unwrap();
     let e = Registry::check_device(&shader, &wgpu::Limits::default(), wgpu::Features::all()).unwrap_err();
-    s.check("array beside uniform", e, "l.wgsl:2:23: `ts` at @group(2) @binding(0): a binding array may not share its group with the uniform block `k`; move one of them");
+    s.check("array beside uniform", e, "cannot register l.wgsl:2:23 (`ts` at @group(2) @binding(0)): a binding array may not share its group with the uniform block `k`; move one of them");
     if !h.device.features().contains(wgpu::Features::TEXTURE_BINDING_ARRAY) {
         s.check(
             "binding array without the feature",
@@ -381,7 +408,7 @@ fn device_limit_messages() {
         );
     }
     let half = "enable f16;\n@group(0) @binding(0) var<uniform> u: vec4<f16>;\n@fragment fn fs() -> @location(0) vec4<f32> { return vec4<f32>(u); }";
-    s.check("capability", reg(half), "l.wgsl: the device cannot run this shader: Type [0] '' is invalid: Using `f16` values requires the `naga::valid::Capabilities::FLOAT16` flag");
+    s.check("capability", reg(half), "cannot register l.wgsl: the device cannot run this shader: Type [0] '' is invalid: Using `f16` values requires the `naga::valid::Capabilities::FLOAT16` flag");
     s.finish();
 }
 
@@ -399,24 +426,24 @@ fn runtime_messages() {
     s.check(
         "type mismatch",
         m.object(obj).set(tint, &1.0f32).unwrap_err(),
-        "parameter `tint`: wrong type: the member is vec4<f32>, the value is f32",
+        "cannot use parameter `tint`: wrong type: the member is vec4<f32>, the value is f32",
     );
     s.check(
         "size mismatch",
         m.object(obj).set_bytes(world, &[0; 12]).unwrap_err(),
-        "parameter `world`: wrong size: the member takes 64 bytes, the value has 12",
+        "cannot use parameter `world`: wrong size: the member takes 64 bytes, the value has 12",
     );
     s.check(
         "wrong frequency",
         m.material(mat).set(tint, &[1.0f32; 4]).unwrap_err(),
-        "parameter `tint`: it belongs to the object frequency, not to material",
+        "cannot use parameter `tint`: it belongs to the object frequency, not to material",
     );
     let depth = gpu::texture_view(h, wgpu::TextureFormat::R32Uint, 1, None, &[0; 4]);
-    s.check("incompatible", m.material(mat).set_texture("tex", &depth).unwrap_err(), "parameter `tex`: it does not fit the binding (a D2 texture view of an unfilterable float format): Texture binding 0 expects sample type Float { filterable: false }, but was given a view with format R32Uint (sample type Uint)");
+    s.check("incompatible", m.material(mat).set_texture("tex", &depth).unwrap_err(), "cannot use parameter `tex`: it does not fit the binding (a D2 texture view of an unfilterable float format): Texture binding 0 expects sample type Float { filterable: false }, but was given a view with format R32Uint (sample type Uint)");
     s.check(
         "not a texture",
         m.material(mat).set_texture("data", &depth).unwrap_err(),
-        "parameter `data`: wrong type: the member is storage, the value is texture",
+        "cannot use parameter `data`: wrong type: the member is storage, the value is texture",
     );
 
     let mut encoder = h.device.create_command_encoder(&Default::default());
@@ -452,7 +479,7 @@ fn runtime_messages() {
         "this parameter belongs to another manager",
     );
     let unknown = other.register_wgsl("third.wgsl", FS).unwrap();
-    s.check("unknown shader", m.pipeline_layout(unknown).unwrap_err(), "unknown shader id 2");
+    s.check("unknown shader", m.pipeline_layout(unknown).unwrap_err(), "no shader of this manager has id 2");
     let _ = foreign;
     drop(pass);
     s.finish();

@@ -42,7 +42,7 @@ fn a_name_in_two_blocks_is_an_error_and_both_qualified_spellings_resolve() {
     );
     assert_eq!(
         common::chain(&e),
-        "parameter `color`: 2 blocks declare it; write one of `mat_a.color`, `MatA.color`, `mat_b.color`, `MatB.color`"
+        "cannot use parameter `color`: 2 blocks declare it; write one of `mat_a.color`, `MatA.color`, `mat_b.color`, `MatB.color`"
     );
     let mat = m.create_material();
     let err = m.material(mat).set_by_name("color", &[1.0f32; 4]).unwrap_err();

@@ -131,7 +131,7 @@ fn a_ray_query_sees_the_acceleration_structure_an_instance_set() {
     let e = m.frame().set_acceleration_structure("seen", &scene(&h, 5.0)).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "parameter `seen`: wrong type: the member is storage, the value is acceleration_structure"
+        "cannot use parameter `seen`: wrong type: the member is storage, the value is acceleration_structure"
     );
 
     let near = scene(&h, 5.0);

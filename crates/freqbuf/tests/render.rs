@@ -293,7 +293,7 @@ var<immediate> k: vec4<f32>;
     let e = fb.register_wgsl("wide.wgsl", &wide).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "wide.wgsl: the shader reads 32 bytes of immediate data, over the limit of 16 (max_immediate_size)"
+        "cannot register wide.wgsl: the shader reads 32 bytes of immediate data, over the limit of 16 (max_immediate_size)"
     );
     let mat = fb.create_material();
     let scale = fb.param("scale").unwrap();

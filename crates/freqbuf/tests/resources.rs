@@ -71,7 +71,7 @@ fn resources_that_do_not_fit_are_refused_and_the_old_ones_stay() {
     ];
     for v in &bad {
         let e = incompatible(m.material(mat).set_texture("albedo", v).unwrap_err());
-        assert!(e.starts_with("a D2 texture view of a filterable float format | parameter `albedo`: it does not fit the binding"), "{e}");
+        assert!(e.starts_with("a D2 texture view of a filterable float format | cannot use parameter `albedo`: it does not fit the binding"), "{e}");
     }
     let cmp = h.device.create_sampler(&wgpu::SamplerDescriptor {
         compare: Some(wgpu::CompareFunction::Less),
@@ -242,7 +242,7 @@ fn a_texture_may_change_type_between_permutations_at_one_binding() {
     // Drawn with the other permutation, the texture does not fit: typed error.
     let e = rig.try_run(h, &mut m, &[Draw::new(plain).material(mat)]).remove(0).unwrap_err();
     let e = incompatible(e);
-    assert!(e.starts_with("a D2 texture view of a depth format | parameter `depth`"), "{e}");
+    assert!(e.starts_with("a D2 texture view of a depth format | cannot use parameter `depth`"), "{e}");
     // A texture that fits neither type is refused when set, naming both.
     let e = incompatible(
         m.material(mat)
@@ -251,7 +251,7 @@ fn a_texture_may_change_type_between_permutations_at_one_binding() {
     );
     assert!(
         e.starts_with(
-            "a D2 texture view of a depth format or a D2 texture view of a depth format, multisampled | parameter `depth`"
+            "a D2 texture view of a depth format or a D2 texture view of a depth format, multisampled | cannot use parameter `depth`"
         ),
         "{e}"
     );

@@ -259,19 +259,19 @@ fn caller_owned_rows_refuse_what_does_not_fit() {
     let short = s.fb.write_rows(&s.owned, &s.list, &s.rows[..3], [0]).unwrap_err();
     assert_eq!(
         full(short),
-        "rows of slot @group(3) @binding(0): the array holds 3 rows, and the instance list 4"
+        "cannot use the rows of slot @group(3) @binding(0): the array holds 3 rows, and the instance list 4"
     );
     let wrong = s.fb.own_rows::<[f32; 4]>("ObjectData").unwrap_err();
     assert_eq!(
         full(wrong),
-        "rows of slot @group(3) @binding(0): a row of `[f32; 4]` is 16 bytes, and the block's row is 80"
+        "cannot use the rows of slot @group(3) @binding(0): a row of `[f32; 4]` is 16 bytes, and the block's row is 80"
     );
     let pos = s.fb.param("pos").unwrap();
     let set = s.fb.object(s.objects[0]).set(pos, &[0.0f32; 4]).unwrap_err();
     assert!(matches!(&set, Error::Param(p) if p.kind == ParamErrorKind::CallerOwned), "{set}");
     assert_eq!(
         full(set),
-        "parameter `pos`: the slot's rows belong to the application; write them with Manager::write_rows"
+        "cannot use parameter `pos`: the slot's rows belong to the application; write them with Manager::write_rows"
     );
     let past = s.fb.write_rows(&s.owned, &s.list, &s.rows, [9]).unwrap_err();
     assert_eq!(full(past), "position 9 is past the end of an instance list of 4");
@@ -292,7 +292,7 @@ fn caller_owned_rows_refuse_what_does_not_fit() {
     let e = s.fb.write_rows(&s.owned, &views, &s.rows, [0]).unwrap_err();
     assert_eq!(
         full(e),
-        "rows of slot @group(3) @binding(0): the instance list holds view instances, and the slot is of object frequency"
+        "cannot use the rows of slot @group(3) @binding(0): the instance list holds view instances, and the slot is of object frequency"
     );
     // Nothing refused was written: every row is still unwritten.
     s.fb.flush(&h.queue).unwrap();
@@ -402,7 +402,7 @@ fn typed_rows_are_checked_once_and_written_in_their_buffer_form() {
     let partial = fb.own_struct_rows::<Partial>("ObjectData").unwrap_err();
     assert_eq!(
         common::chain(&partial),
-        "rows of slot @group(3) @binding(0): `Partial` has no field for `color`; a row is written whole"
+        "cannot use the rows of slot @group(3) @binding(0): `Partial` has no field for `color`; a row is written whole"
     );
     let rows = fb.own_struct_rows::<TypedRow>("ObjectData").unwrap();
     let objects = (0..50).map(|_| fb.create_object()).collect::<Vec<_>>();

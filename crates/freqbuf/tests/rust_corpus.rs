@@ -96,7 +96,7 @@ fn a_nested_field_or_stride_that_differs_is_named_by_its_path() {
     let e = common::chain(&registry().struct_param_in::<Arrays>(WGSL, "arrays").unwrap_err());
     assert_eq!(
         e,
-        "parameter `arrays`: the struct `Arrays` does not match the block: \
+        "cannot use parameter `arrays`: the struct `Arrays` does not match the block: \
          `lights` is array<Light, 2> (stride 48) at offset 0 in the struct, \
          array<Light, 3> (stride 32) at offset 0 in the block; \
          `many` is array<vec4<u32>, 4> (stride 16) at offset 128 in the struct, \
@@ -124,7 +124,7 @@ fn a_nested_field_or_stride_that_differs_is_named_by_its_path() {
     let e = common::chain(&registry().struct_param_in::<Outer>(WGSL, "arrays").unwrap_err());
     assert_eq!(
         e,
-        "parameter `arrays`: the struct `Outer` does not match the block: \
+        "cannot use parameter `arrays`: the struct `Outer` does not match the block: \
          `deep.lights[].position` is vec2<f32> at offset 0 in the struct, vec3<f32> at offset 0 in the block; \
          `deep.lights[].range` is f32 at offset 8 in the struct, f32 at offset 12 in the block"
     );

@@ -295,7 +295,7 @@ fn a_slab_indexed_two_ways_is_refused_with_both() {
     let err = fb.register_wgsl("two_ways.wgsl", &two_ways).unwrap_err();
     assert_eq!(
         format!("{:#}", freqbuf::Report(&err)),
-        "two_ways.wgsl: @group(2) @binding(10): array slot `material_array` is indexed through member `material` of the array at @group(2) @binding(0), and also by the instance index (or a vertex output, or arithmetic); a slab is found through one member of another array slot, which freqbuf writes"
+        "cannot lay out @group(2) @binding(10) for two_ways.wgsl: array slot `material_array` is indexed through member `material` of the array at @group(2) @binding(0), and also by the instance index (or a vertex output, or arithmetic); a slab is found through one member of another array slot, which freqbuf writes"
     );
     // A slab and an array of its own frequency read by the instance index: one instance index, refused as before.
     fb.register_wgsl("slab.wgsl", SHADER).unwrap();
@@ -307,7 +307,7 @@ fn a_slab_indexed_two_ways_is_refused_with_both() {
     let err = fb.register(direct.unwrap().with_family("slab.wgsl")).unwrap_err();
     assert_eq!(
         format!("{:#}", freqbuf::Report(&err)),
-        "direct.wgsl: @group(2) @binding(10): array slot `material_array` is indexed through member `material` of the array at @group(2) @binding(0) in slab.wgsl, but by the instance index (or a vertex output, or arithmetic) here; every user of an array slot finds its elements the same way"
+        "cannot lay out @group(2) @binding(10) for direct.wgsl: array slot `material_array` is indexed through member `material` of the array at @group(2) @binding(0) in slab.wgsl, but by the instance index (or a vertex output, or arithmetic) here; every user of an array slot finds its elements the same way"
     );
 }
 
@@ -424,6 +424,6 @@ fn a_slab_is_refused_where_it_cannot_be_addressed() {
     let err = fb.register_wgsl("slab.wgsl", SHADER).unwrap_err();
     assert_eq!(
         format!("{:#}", freqbuf::Report(&err)),
-        "slab.wgsl:6:23: `material_indices` at @group(2) @binding(0): the device cannot read storage buffers in every stage (DownlevelFlags::VERTEX_STORAGE, max_storage_buffers_per_shader_stage), and the array slot cannot fall back to a uniform array: it is a slab, found through member `material_and_lightmap_bind_group_slot` of another array, and a uniform batch holds only the elements near the draw's; register the permutation without slabs on this device (Bevy's BINDLESS off)"
+        "cannot register slab.wgsl:6:23 (`material_indices` at @group(2) @binding(0)): the device cannot read storage buffers in every stage (DownlevelFlags::VERTEX_STORAGE, max_storage_buffers_per_shader_stage), and the array slot cannot fall back to a uniform array: it is a slab, found through member `material_and_lightmap_bind_group_slot` of another array, and a uniform batch holds only the elements near the draw's; register the permutation without slabs on this device (Bevy's BINDLESS off)"
     );
 }

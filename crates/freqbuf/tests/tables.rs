@@ -102,7 +102,7 @@ fn a_table_indexed_per_draw_needs_non_uniform_indexing() {
     let err = fb.register_wgsl("textured.wgsl", TEXTURED).unwrap_err();
     assert_eq!(
         format!("{:#}", freqbuf::Report(&err)),
-        "textured.wgsl:11:28: the device cannot run this shader without Features::SAMPLED_TEXTURE_AND_STORAGE_BUFFER_ARRAY_NON_UNIFORM_INDEXING: Entry point vs at Vertex is invalid: Expression [10] is invalid: Shader requires capability Capabilities(TEXTURE_AND_SAMPLER_BINDING_ARRAY_NON_UNIFORM_INDEXING)"
+        "cannot register textured.wgsl:11:28: the device cannot run this shader without Features::SAMPLED_TEXTURE_AND_STORAGE_BUFFER_ARRAY_NON_UNIFORM_INDEXING: Entry point vs at Vertex is invalid: Expression [10] is invalid: Shader requires capability Capabilities(TEXTURE_AND_SAMPLER_BINDING_ARRAY_NON_UNIFORM_INDEXING)"
     );
 }
 

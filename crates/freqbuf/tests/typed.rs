@@ -106,12 +106,12 @@ fn a_struct_that_does_not_match_lists_every_mismatch() {
     let e = fb.param_struct::<Wrong>("material").unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "parameter `material`: the struct `Wrong` does not match the block: `color` is vec3<f32> at offset 0 in the struct, vec4<f32> at offset 0 in the block; `rough` is not a member (it has color, roughness, offset, layers, basis, uv_scale, bias, weights); `roughness` is u32 at offset 16 in the struct, f32 at offset 16 in the block"
+        "cannot use parameter `material`: the struct `Wrong` does not match the block: `color` is vec3<f32> at offset 0 in the struct, vec4<f32> at offset 0 in the block; `rough` is not a member (it has color, roughness, offset, layers, basis, uv_scale, bias, weights); `roughness` is u32 at offset 16 in the struct, f32 at offset 16 in the block"
     );
     let e = fb.param_struct::<Wrong>("materials").unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "parameter `materials`: unknown name; did you mean `material`, `Material`?"
+        "cannot use parameter `materials`: unknown name; did you mean `material`, `Material`?"
     );
 }
 

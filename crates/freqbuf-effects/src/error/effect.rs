@@ -13,7 +13,7 @@ use super::Site;
 /// WGSL source (through naga_oil's preprocessing, which keeps lines and
 /// columns) for composition errors.
 #[derive(thiserror::Error)]
-#[error("{}", Site(file, *location))]
+#[error("{} {}", kind.failed(), Site(file, *location))]
 pub struct EffectError {
     /// The effect file, or the WGSL file the error is in.
     pub file: String,
@@ -167,7 +167,7 @@ pub enum EffectErrorKind {
     },
     /// naga_oil could not compose the source with these flags, or naga
     /// refused what it composed.
-    #[error("[{flags}]: {by} refused it: {message}")]
+    #[error("with [{flags}], {by} refused it: {message}")]
     Compose {
         /// The flag combination.
         flags: String,
@@ -181,7 +181,7 @@ pub enum EffectErrorKind {
         composer: Box<naga_oil::compose::ComposerError>,
     },
     /// naga_oil panicked on this input (a bug of its, caught).
-    #[error("[{flags}]: naga_oil panicked: {message}")]
+    #[error("with [{flags}], naga_oil panicked: {message}")]
     Panic {
         /// The flag combination (empty for a module).
         flags: String,
@@ -190,7 +190,7 @@ pub enum EffectErrorKind {
     },
     /// The WESL compiler refused a permutation; the error's file and
     /// position are in the `.wesl` file it points at.
-    #[error("[{flags}]: the WESL compiler refused it: {message}")]
+    #[error("with [{flags}], the WESL compiler refused it: {message}")]
     WeslCompiler {
         /// The flag combination.
         flags: String,
@@ -199,7 +199,7 @@ pub enum EffectErrorKind {
     },
     /// naga refused the WGSL that the WESL compiler made of a permutation;
     /// the error's position is mapped back into the `.wesl` file.
-    #[error("[{flags}]: naga refused the WGSL compiled from it: {message}")]
+    #[error("with [{flags}], naga refused the WGSL compiled from it: {message}")]
     WeslNaga {
         /// The flag combination.
         flags: String,
@@ -237,7 +237,10 @@ pub enum EffectErrorKind {
     },
     /// A permutation's blocks disagree with another permutation (or another
     /// registered shader) about a slot.
-    #[error("[{flags}] (passes {passes}){}", family_note(.family, .shared_with))]
+    #[error(
+        "the permutation with [{flags}] (passes {passes}) does not fit the others{}",
+        family_note(.family, .shared_with)
+    )]
     Conflict {
         /// The flag combination.
         flags: String,
@@ -252,7 +255,7 @@ pub enum EffectErrorKind {
         source: Box<Error>,
     },
     /// Registering a permutation, or building its pipeline, failed.
-    #[error("[{flags}]")]
+    #[error("the permutation with [{flags}] was refused")]
     Register {
         /// The flag combination.
         flags: String,
@@ -296,6 +299,44 @@ pub enum EffectErrorKind {
     /// semantic that does not exist.
     #[error("an entry of the effect's [params] or [auto] table is refused")]
     Tables(#[source] crate::error::MaterialError),
+}
+
+impl EffectErrorKind {
+    /// The outer error's verb: what failed, in the words of the step it failed in.
+    fn failed(&self) -> &'static str {
+        use EffectErrorKind as K;
+        match self {
+            K::Write(_) => "cannot save",
+            K::NoPipelineCache => "cannot keep a pipeline cache in",
+            K::Io(_)
+            | K::Toml(_)
+            | K::UnknownTest { .. }
+            | K::BadFlags(_)
+            | K::BadDef { .. }
+            | K::BadPass { .. }
+            | K::DuplicateName { .. }
+            | K::ImportCycle { .. }
+            | K::DuplicateImportPath { .. }
+            | K::WeslSetup(_)
+            | K::WeslOff(_)
+            | K::Tables(_) => "cannot load",
+            K::Compose { .. } | K::Panic { .. } | K::WeslCompiler { .. } | K::WeslNaga { .. } => {
+                "cannot compose"
+            }
+            K::Conflict { .. } => "cannot merge the permutations of",
+            K::Register { .. } | K::MissingEntryPoint { .. } => "cannot build",
+            K::FamilyFixed { .. }
+            | K::UnknownFlag { .. }
+            | K::DeviceFlag { .. }
+            | K::FlagsNotAllowed { .. }
+            | K::UnknownTechnique { .. }
+            | K::NotOnePass { .. }
+            | K::PassNeedsFlags { .. }
+            | K::OtherEffect { .. }
+            | K::Foreign { .. }
+            | K::WrongKind { .. } => "cannot use",
+        }
+    }
 }
 
 fn count(n: usize) -> String {

@@ -11,8 +11,9 @@ use super::EffectError;
 /// Its message is the subject, and the kind is its source; with no subject
 /// (an effect's or the manager's error passed on), it is the kind itself.
 pub struct MaterialError {
-    /// The effect, material member or semantic in question (empty when the
-    /// inner error names it).
+    /// What failed, as a sentence that names the effect, material member or
+    /// semantic (`cannot set `colour` on the material`); empty when the inner
+    /// error says it.
     pub subject: String,
     /// What went wrong.
     pub kind: Box<MaterialErrorKind>,

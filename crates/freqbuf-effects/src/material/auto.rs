@@ -148,7 +148,8 @@ impl Semantic {
         if let Some(s) = ALL.iter().find(|s| s.as_str() == name) {
             return Ok(*s);
         }
-        let fail = |kind| MaterialError { subject: format!("semantic `{name}`"), kind: Box::new(kind) };
+        let fail =
+            |kind| MaterialError { subject: format!("cannot use semantic `{name}`"), kind: Box::new(kind) };
         let lower = name.to_ascii_lowercase();
         let object = lower.contains("world") || lower.contains("model") || lower == "mvp";
         let view = lower.contains("view") || lower.contains("proj") || lower == "mvp";
@@ -173,7 +174,10 @@ impl Semantic {
         family: Option<&str>,
         member: &str,
     ) -> Result<Param, MaterialError> {
-        let fail = |kind| MaterialError { subject: format!("`{member}`"), kind: Box::new(kind) };
+        let fail = |kind| MaterialError {
+            subject: format!("cannot bind `{member}` to semantic `{}`", self.as_str()),
+            kind: Box::new(kind),
+        };
         let param = match family {
             Some(family) => registry.resolve_in(family, member, None),
             None => registry.resolve(member, None),
@@ -279,7 +283,7 @@ impl AutoConstants {
         // missing step, not an unknown name.
         if !effect.auto().is_empty() && !registry.shaders().any(|(_, s)| s.family() == effect.family()) {
             return Err(MaterialError {
-                subject: format!("effect `{}`", effect.name()),
+                subject: format!("cannot bind the [auto] table of effect `{}`", effect.name()),
                 kind: Box::new(MaterialErrorKind::NotRegistered),
             });
         }

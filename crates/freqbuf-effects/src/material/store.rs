@@ -267,9 +267,10 @@ impl Materials {
     fn check(&self, m: MaterialId) -> Result<MaterialId, MaterialError> {
         match self.materials.contains_key(&m) {
             true => Ok(m),
-            false => {
-                Err(MaterialError { subject: "material".into(), kind: Box::new(MaterialErrorKind::Foreign) })
-            }
+            false => Err(MaterialError {
+                subject: "cannot use the material".into(),
+                kind: Box::new(MaterialErrorKind::Foreign),
+            }),
         }
     }
 
@@ -309,7 +310,7 @@ impl Materials {
             return Ok(());
         }
         Err(MaterialError {
-            subject: format!("`{name}`"),
+            subject: format!("cannot set `{name}` on the material"),
             kind: Box::new(MaterialErrorKind::Unknown {
                 effect: info.name.clone(),
                 suggestions: crate::error::closest(&first, known.iter().map(String::as_str)),
@@ -404,7 +405,7 @@ impl Materials {
 fn check_type(name: &str, member: Option<ValueType>, stored: &Stored) -> Result<(), MaterialError> {
     match (member, stored.ty) {
         (Some(m), Some(v)) if m != v => Err(MaterialError {
-            subject: format!("`{name}`"),
+            subject: format!("cannot set `{name}` on the material"),
             kind: Box::new(MaterialErrorKind::BadValue { expected: m.to_string(), found: format!("is {v}") }),
         }),
         _ => Ok(()),

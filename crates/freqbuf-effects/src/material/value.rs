@@ -46,7 +46,7 @@ pub(crate) fn check_tables(
     }
     for (member, semantic) in auto {
         let entry = |mut e: MaterialError| {
-            e.subject = format!("[auto] `{member}`");
+            e.subject = format!("cannot take the [auto] entry `{member}` = `{semantic}`");
             e
         };
         super::auto::Semantic::parse(semantic)
@@ -64,12 +64,12 @@ pub(crate) fn default_value(
     value: &toml::Value,
 ) -> Result<Stored, MaterialError> {
     let param = merged.resolve_in(family, name, Some(Frequency::Material)).map_err(|e| MaterialError {
-        subject: format!("[params] `{name}`"),
+        subject: format!("cannot take the [params] default of `{name}`"),
         kind: Box::new(MaterialErrorKind::Manager(e.into())),
     })?;
     let ty = param.value_type();
     let bytes = params_bytes(value, ty, param.count()).map_err(|found| MaterialError {
-        subject: format!("[params] `{name}`"),
+        subject: format!("cannot take the [params] default of `{name}`"),
         kind: Box::new(MaterialErrorKind::BadValue {
             expected: ty.map_or_else(|| "a struct".into(), |t| t.to_string()),
             found: format!("{found} ({})", value_text(value)),

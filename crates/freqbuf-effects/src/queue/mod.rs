@@ -179,7 +179,7 @@ impl RenderQueue {
         match id.tag == self.tag {
             true => Ok(()),
             false => Err(MaterialError {
-                subject: "queue item".into(),
+                subject: "cannot use the queue item".into(),
                 kind: Box::new(MaterialErrorKind::Foreign),
             }),
         }
@@ -327,7 +327,7 @@ fn known(name: &str, cx: &QueueContext<'_, '_>) -> Result<(), MaterialError> {
     }
     let suggestions = crate::error::closest(name, cx.effects.pass_names());
     Err(MaterialError {
-        subject: format!("pass `{name}`"),
+        subject: format!("cannot encode pass `{name}`"),
         kind: Box::new(MaterialErrorKind::UnknownPass { suggestions }),
     })
 }

@@ -56,22 +56,22 @@ impl fmt::Display for Location {
     }
 }
 
-/// Writes `shader: ` unless the rest of the message names the shader already.
-struct ShaderPrefix<'a>(&'a str, bool);
+/// Writes ` for shader` unless the rest of the message names the shader already.
+struct ForShader<'a>(&'a str, bool);
 
-impl fmt::Display for ShaderPrefix<'_> {
+impl fmt::Display for ForShader<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.1 { Ok(()) } else { write!(f, "{}: ", self.0) }
+        if self.1 { Ok(()) } else { write!(f, " for {}", self.0) }
     }
 }
 
-/// Writes ": `name` at @group(g) @binding(b)" when there is a binding.
+/// Writes " (`name` at @group(g) @binding(b))" when there is a binding.
 struct BindingSite<'a>(&'a Option<(BindingPoint, String)>);
 
 impl fmt::Display for BindingSite<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
-            Some((b, n)) => write!(f, ": `{n}` at {b}"),
+            Some((b, n)) => write!(f, " (`{n}` at {b})"),
             None => Ok(()),
         }
     }
@@ -99,7 +99,7 @@ pub enum Error {
     #[error(transparent)]
     Reflect(#[from] Box<ReflectError>),
     /// Shaders disagree about a binding point, or break a limit.
-    #[error("{}{binding}", ShaderPrefix(shader, kind.names_shader()))]
+    #[error("cannot lay out {binding}{}", ForShader(shader, kind.names_shader()))]
     Layout {
         /// The shader being registered.
         shader: String,
@@ -113,7 +113,7 @@ pub enum Error {
     #[error(transparent)]
     Param(#[from] ParamError),
     /// The shader needs more than the device allows; checked before any wgpu object is made.
-    #[error("{}{}", Site(shader, *location), BindingSite(binding))]
+    #[error("cannot register {}{}", Site(shader, *location), BindingSite(binding))]
     Limit {
         /// The shader being registered.
         shader: String,
@@ -155,7 +155,7 @@ pub enum Error {
         source: WgpuError,
     },
     /// The shader needs something the device or freqbuf does not support.
-    #[error("{shader}: {what}")]
+    #[error("{shader} is not supported: {what}")]
     Unsupported {
         /// The shader.
         shader: String,
@@ -299,11 +299,11 @@ pub enum Error {
     #[error("this {0} belongs to another manager")]
     Foreign(&'static str),
     /// The shader id does not belong to this manager.
-    #[error("unknown shader id {0}")]
+    #[error("no shader of this manager has id {0}")]
     UnknownShader(usize),
     /// A slot whose rows the application owns ([`crate::Rows`]) was given
     /// rows that do not fit it, or a draw reads a row never written.
-    #[error("rows of slot {binding}")]
+    #[error("cannot use the rows of slot {binding}")]
     Rows {
         /// The slot's binding point.
         binding: BindingPoint,
@@ -314,7 +314,7 @@ pub enum Error {
     /// An [`IndirectDraws`](crate::IndirectDraws) whose geometry does not
     /// match its draw list draw for draw, or whose argument buffer would pass
     /// the device's `max_buffer_size`.
-    #[error("indirect draws: {what}")]
+    #[error("cannot write the indirect draws: {what}")]
     Indirect {
         /// What does not fit.
         what: String,

@@ -8,7 +8,7 @@ use crate::slot::plan::Frequency;
 /// (the parameter); what went wrong is its [`source`](std::error::Error::source),
 /// the kind. [`Report`](crate::Report), `{:?}` and error reporters print the chain.
 #[derive(Clone, thiserror::Error)]
-#[error("parameter `{name}`")]
+#[error("cannot use parameter `{name}`")]
 pub struct ParamError {
     /// The name or path as the caller gave it.
     pub name: String,

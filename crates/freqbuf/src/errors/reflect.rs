@@ -4,7 +4,7 @@ use super::{Location, Site};
 
 /// A shader could not be reflected.
 #[derive(Clone, thiserror::Error)]
-#[error("{}", Site(shader, *location))]
+#[error("cannot reflect {}", Site(shader, *location))]
 pub struct ReflectError {
     /// The shader's name (its path, when it came from a file).
     pub shader: String,
