@@ -45,6 +45,8 @@ fn startup(c: &mut Criterion) {
     let targets = Targets::color(wgpu::TextureFormat::Rgba8Unorm);
     let mut group = c.benchmark_group("startup");
     group.sample_size(10);
+    // What a library costs before any effect: naga_oil's composer and preprocessor.
+    group.bench_function("library_new", |b| b.iter(Effects::new));
     for flags in [3, 6] {
         let source = effect(flags);
         let pipelines = 1 << flags;

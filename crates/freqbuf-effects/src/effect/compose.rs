@@ -25,13 +25,17 @@ pub(crate) struct Compose {
     composer: Composer,
     /// Every module added, in order: what a fork adds again.
     modules: Vec<(String, String)>,
-    /// naga_oil's own preprocessor, for the text a permutation composes from.
-    preprocessor: naga_oil::compose::preprocess::Preprocessor,
     /// Import paths that several files of a module folder declare, with the
     /// files: neither is added, and an import that a permutation reaches is
     /// an error naming them (one inside an inactive `#ifdef` is not).
     pub(crate) ambiguous: HashMap<String, Vec<String>>,
 }
+
+/// naga_oil's own preprocessor, for the text a permutation composes from:
+/// one for the process, as naga_oil keeps its own, since building one
+/// compiles its regexes (2.5 ms a library, and a library per core in a check).
+static PREPROCESSOR: std::sync::LazyLock<naga_oil::compose::preprocess::Preprocessor> =
+    std::sync::LazyLock::new(Default::default);
 
 impl std::fmt::Debug for Compose {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -42,12 +46,11 @@ impl std::fmt::Debug for Compose {
 impl Compose {
     pub(crate) fn new() -> Self {
         // Device capabilities are checked when a permutation is registered.
-        Self {
-            composer: Composer::default().with_capabilities(naga::valid::Capabilities::all()),
-            modules: Vec::new(),
-            preprocessor: Default::default(),
-            ambiguous: HashMap::new(),
-        }
+        // Set as a field: `with_capabilities` builds a second default
+        // composer, and each compiles naga_oil's regexes (2.5 ms).
+        let mut composer = Composer::default();
+        composer.capabilities = naga::valid::Capabilities::all();
+        Self { composer, modules: Vec::new(), ambiguous: HashMap::new() }
     }
 
     /// The source's own text with these defs, its `#if`s resolved and its
@@ -67,7 +70,7 @@ impl Compose {
             .chain(on.iter().map(|d| ((*d).to_owned(), ShaderDefValue::Bool(true))))
             .collect();
         let defs = defs::for_source(source, defs);
-        self.preprocessor.preprocess(&defs::rewrite(source), &defs).ok().map(|out| out.preprocessed_source)
+        PREPROCESSOR.preprocess(&defs::rewrite(source), &defs).ok().map(|out| out.preprocessed_source)
     }
 
     /// Whether `source` tests or substitutes a def inside another's `#if`
