@@ -66,8 +66,11 @@ fn paths(line: &str, module: &[String]) -> Vec<Module> {
     for (at, head) in
         line.match_indices("crate::").chain(line.match_indices("super::")).chain(line.match_indices("self::"))
     {
-        // Only whole words: `my_crate::` and `itself::` are not paths from here.
-        if line[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == ':') {
+        // Only whole words: `my_crate::` and `itself::` are not paths from
+        // here; `pub(in crate::a)` is a visibility, not a use.
+        if line[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == ':')
+            || line[..at].ends_with("(in ")
+        {
             continue;
         }
         let mut base: Module = match head {

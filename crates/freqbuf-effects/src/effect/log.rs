@@ -119,7 +119,7 @@ impl Effects {
         text: &str,
         targets: impl Fn(&LoggedPipeline) -> Targets,
         threads: usize,
-        progress: &mut dyn FnMut(super::WarmProgress),
+        progress: &mut dyn FnMut(super::warm::WarmProgress),
     ) -> Result<ReplayReport, EffectError> {
         let log: LogFile = toml::from_str(text).map_err(|e| EffectError {
             file: file.to_owned(),

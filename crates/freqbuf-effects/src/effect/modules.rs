@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 
 use toml::Spanned;
 
-use super::Effects;
 use super::compose::locate;
 use super::file::read_text;
+use super::library::Effects;
 use crate::error::{EffectError, EffectErrorKind};
 
 impl Effects {

@@ -21,8 +21,8 @@ use std::sync::atomic::Ordering;
 
 use smallvec::SmallVec;
 
-use crate::binding::Draw;
 use crate::binding::context::BindContext;
+use crate::binding::draw::Draw;
 use crate::binding::groups::GroupInputs;
 use crate::binding::state::{BindState, DrawInputs, GroupAccess};
 use crate::device::limits::MAX_GROUPS;

@@ -21,8 +21,8 @@
 
 use std::ops::Range;
 
-use crate::binding::Binder;
 use crate::binding::binder::ALL_GROUPS;
+use crate::binding::binder::Binder;
 use crate::binding::context::BindContext;
 use crate::binding::list::{DrawList, Recorded};
 use crate::device::scope;

@@ -20,8 +20,9 @@ use std::collections::HashMap;
 use smallvec::SmallVec;
 
 use crate::binding::binder::{ALL_GROUPS, NoPass};
+use crate::binding::binder::{BindTarget, Binder};
 use crate::binding::context::BindContext;
-use crate::binding::{BindTarget, Binder, Draw};
+use crate::binding::draw::Draw;
 use crate::errors::Error;
 use crate::id::ShaderId;
 use crate::instance::handles::{InstanceTable, NOT_GIVEN, checked};
