@@ -404,7 +404,7 @@ fn device_limit_messages() {
         s.check(
             "binding array without the feature",
             reg(beside),
-            "l.wgsl: `ts` is a binding array of 2, and the device lacks Features::TEXTURE_BINDING_ARRAY",
+            "l.wgsl is not supported: `ts` is a binding array of 2, and the device lacks Features::TEXTURE_BINDING_ARRAY",
         );
     }
     let half = "enable f16;\n@group(0) @binding(0) var<uniform> u: vec4<f16>;\n@fragment fn fs() -> @location(0) vec4<f32> { return vec4<f32>(u); }";

@@ -62,7 +62,7 @@ fn refused_on_gl(h: &freqbuf::Headless) -> bool {
     let err = m.register(shader).unwrap_err();
     let text = common::chain(&err);
     assert!(
-        text.contains("`v` at @group(0) @binding(3): it holds a mat2x2, and on wgpu's GL backend"),
+        text.contains("(`v` at @group(0) @binding(3)): it holds a mat2x2, and on wgpu's GL backend"),
         "{text}"
     );
     true
