@@ -174,3 +174,28 @@ fn without_ray_queries_an_acceleration_structure_is_refused_naming_the_feature()
         @compute @workgroup_size(1) fn main() { seen[0] = 1.0; }";
     m.register_wgsl("plain.wgsl", plain).unwrap();
 }
+
+/// A binding array of acceleration structures needs ray queries and wgpu's
+/// acceleration-structure arrays, not texture arrays (it listed
+/// `TEXTURE_BINDING_ARRAY`, the textures' arm), so a device without them is
+/// told what it lacks; freqbuf binds no such array, and registration on a
+/// device with them says so.
+#[test]
+fn an_acceleration_structure_array_needs_no_texture_arrays() {
+    let src = "enable wgpu_ray_query;\nenable wgpu_binding_array;
+        @group(0) @binding(0) var tlases: binding_array<acceleration_structure, 2>;
+        @group(0) @binding(1) var<storage, read_write> seen: array<f32, 4>;
+        @compute @workgroup_size(1) fn main() {
+            var rq: ray_query;
+            rayQueryInitialize(&rq, tlases[1], RayDesc(0u, 0xFFu, 0.001, 100.0, vec3<f32>(0.0), vec3<f32>(0.0, 0.0, 1.0)));
+            rayQueryProceed(&rq);
+            seen[0] = rayQueryGetCommittedIntersection(&rq).t;
+        }";
+    let shader =
+        freqbuf::reflect::ShaderReflection::new("tlases.wgsl", freqbuf::reflect::ShaderSource::Wgsl(src))
+            .unwrap_or_else(|e| panic!("{}", common::chain(&e)));
+    assert_eq!(
+        shader.required_features(),
+        wgpu::Features::EXPERIMENTAL_RAY_QUERY | wgpu::Features::ACCELERATION_STRUCTURE_BINDING_ARRAY
+    );
+}

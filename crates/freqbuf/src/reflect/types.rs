@@ -142,6 +142,7 @@ impl Resource {
                 F::TEXTURE_BINDING_ARRAY | F::STORAGE_RESOURCE_BINDING_ARRAY
             }
             ResourceKind::Uniform => F::BUFFER_BINDING_ARRAY,
+            ResourceKind::AccelerationStructure { .. } => F::ACCELERATION_STRUCTURE_BINDING_ARRAY,
             _ => F::TEXTURE_BINDING_ARRAY,
         };
         own | array
