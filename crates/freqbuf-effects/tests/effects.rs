@@ -522,7 +522,7 @@ fn pick() -> f32 { return few.x; }
     let e = fx.add("x.effect.toml", &toml("[defs]\nCOUNT = 1.5"), wgsl).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "cannot load x.effect.toml:5:9: def `COUNT` is a float; a def is a boolean or an integer"
+        "cannot take x.effect.toml:5:9: def `COUNT` is a float; a def is a boolean or an integer"
     );
     let e = fx.add("y.effect.toml", &toml("[defs]\nSHOW = true"), wgsl).unwrap_err();
     assert!(common::chain(&e).contains("def `SHOW` is also a flag"), "{e}");
@@ -568,12 +568,12 @@ fn defs_are_overridden_per_pipeline_request() {
     let e = fx.with_defs(base, &[("CASCADE", DefValue::UInt(2))]).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "cannot load shadow: def `CASCADE` is not one of the effect's [defs] (CASCADES, SOFT)"
+        "cannot take shadow: def `CASCADE` is not one of the effect's [defs] (CASCADES, SOFT)"
     );
     let e = fx.with_defs(base, &[("SOFT", DefValue::UInt(2))]).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "cannot load shadow: def `SOFT` is a boolean in [defs], and was given an unsigned integer"
+        "cannot take shadow: def `SOFT` is a boolean in [defs], and was given an unsigned integer"
     );
 }
 

@@ -304,7 +304,7 @@ fn material_and_auto_errors_name_what_is_wrong() {
     assert_eq!(
         common::chain(&e),
         format!(
-            "cannot load bad.effect.toml: an entry of the effect's [params] or [auto] table is refused: {table}"
+            "cannot check the tables of bad.effect.toml: an entry of the effect's [params] or [auto] table is refused: {table}"
         )
     );
     // The same rule, on the permutations merged so far.
@@ -388,8 +388,7 @@ fn params_defaults_out_of_range_are_refused() {
         let validated =
             freqbuf_effects::validate_tables(fx, id, &merged, true).map_err(|e| common::chain(&e));
         // The whole-effect check refuses what validate_tables refuses, as an entry of the effect file.
-        let prefix =
-            "cannot load range.effect.toml: an entry of the effect's [params] or [auto] table is refused: ";
+        let prefix = "cannot check the tables of range.effect.toml: an entry of the effect's [params] or [auto] table is refused: ";
         assert_eq!(checked, validated.clone().map_err(|e| format!("{prefix}{e}")), "{line}");
         validated
     };
@@ -845,7 +844,7 @@ fn params_and_auto_typos_are_refused_by_load_and_the_whole_effect_check() {
         fx.add("typo.effect.toml", &format!("{head}[auto]\nbase_color = \"wrold\"\n"), &wgsl).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "cannot load typo.effect.toml:9:14: an entry of the effect's [params] or [auto] table is refused: cannot use semantic `wrold`: unknown semantic (the semantics are time, delta_time, frame_index, viewport_size, view, proj, view_proj, inv_view, inv_proj, inv_view_proj, camera_position, world, inv_world, normal_matrix); did you mean `world`?"
+        "cannot check the tables of typo.effect.toml:9:14: an entry of the effect's [params] or [auto] table is refused: cannot use semantic `wrold`: unknown semantic (the semantics are time, delta_time, frame_index, viewport_size, view, proj, view_proj, inv_view, inv_proj, inv_view_proj, camera_position, world, inv_world, normal_matrix); did you mean `world`?"
     );
     let check = |fx: &mut Effects, tables: &str, only: Option<&[&str]>| {
         let id = fx.add("tables.effect.toml", &format!("{head}{tables}"), &wgsl).unwrap();
@@ -854,11 +853,11 @@ fn params_and_auto_typos_are_refused_by_load_and_the_whole_effect_check() {
     };
     assert_eq!(
         check(&mut fx, "[params]\nbase_colour = [1.0, 2.0, 3.0, 4.0]\n", None),
-        Err("cannot load tables.effect.toml: an entry of the effect's [params] or [auto] table is refused: cannot take the [params] default of `base_colour`: cannot use parameter `base_colour`: unknown name; did you mean `base_color`?".into())
+        Err("cannot check the tables of tables.effect.toml: an entry of the effect's [params] or [auto] table is refused: cannot take the [params] default of `base_colour`: cannot use parameter `base_colour`: unknown name; did you mean `base_color`?".into())
     );
     assert_eq!(
         check(&mut fx, "[auto]\nbase_colr = \"time\"\n", None),
-        Err("cannot load tables.effect.toml: an entry of the effect's [params] or [auto] table is refused: cannot take the [auto] entry `base_colr` = `time`: cannot use parameter `base_colr`: unknown name; did you mean `base_color`?".into())
+        Err("cannot check the tables of tables.effect.toml: an entry of the effect's [params] or [auto] table is refused: cannot take the [auto] entry `base_colr` = `time`: cannot use parameter `base_colr`: unknown name; did you mean `base_color`?".into())
     );
     // Declared only with NORMAL_MAP: the whole check finds it there.
     assert_eq!(check(&mut fx, "[params]\nnormal_strength = 0.5\n", None), Ok(()));

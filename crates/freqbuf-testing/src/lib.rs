@@ -47,7 +47,7 @@ pub fn says_what_failed(message: &str) -> bool {
     const VERBS: &[&str] = &[
         "cannot", "is", "are", "was", "were", "has", "have", "does", "do", "needs", "belongs", "lacks",
         "refused", "holds", "fit", "fits", "exists", "closes", "declare", "changes", "depends", "uses",
-        "reads", "takes", "gives", "panicked", "differs", "overlap", "point", "rejected",
+        "reads", "takes", "gives", "panicked", "differs", "overlap", "rejected",
     ];
     message
         .split('`')

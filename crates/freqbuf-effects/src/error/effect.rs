@@ -312,14 +312,17 @@ impl EffectErrorKind {
             | K::Toml(_)
             | K::UnknownTest { .. }
             | K::BadFlags(_)
-            | K::BadDef { .. }
             | K::BadPass { .. }
             | K::DuplicateName { .. }
             | K::ImportCycle { .. }
-            | K::DuplicateImportPath { .. }
             | K::WeslSetup(_)
-            | K::WeslOff(_)
-            | K::Tables(_) => "cannot load",
+            | K::WeslOff(_) => "cannot load",
+            // Both at load and later: a load's `[auto]` semantics and the
+            // whole-effect check's tables; a module folder's files and a
+            // permutation's imports; an effect file's defs and `set_defs`.
+            K::Tables(_) => "cannot check the tables of",
+            K::DuplicateImportPath { .. } => "cannot resolve an import of",
+            K::BadDef { .. } => "cannot take",
             K::Compose { .. } | K::Panic { .. } | K::WeslCompiler { .. } | K::WeslNaga { .. } => {
                 "cannot compose"
             }
