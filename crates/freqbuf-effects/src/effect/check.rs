@@ -138,7 +138,8 @@ impl Effects {
         }
         for &bits in combos {
             let parts = self.effect(id).stage_files.len() as u32 + 1;
-            let kept = self.permutations.composed_parts(id.index, bits, parts);
+            let drop = combos.len() > KEEP_COMPOSED;
+            let kept = drop.then(|| self.permutations.composed_parts(id.index, bits, parts));
             // What each pass's pipelines would use; for most effects the permutation itself.
             for reflection in self.pass_reflections(FlagSet { effect: id, bits })? {
                 let effect = self.effect(id);
@@ -152,8 +153,8 @@ impl Effects {
             // Few combinations (this serial path): keep them, so that warming
             // or the first draws compose nothing again. Many: keep only what
             // was kept before, so that a large check does not hold every module.
-            if combos.len() > KEEP_COMPOSED {
-                self.permutations.drop_composed_but(id.index, bits, &kept);
+            if let Some(kept) = kept {
+                self.permutations.drop_composed_but(id.index, bits, parts, &kept);
             }
         }
         Ok(())
@@ -180,13 +181,15 @@ impl Effects {
         };
         let imported = effect.sources().map(|s| names(self.compose.imported_tested(s))).fold(0, |m, b| m | b);
         let required = effect.passes.iter().fold(imported, |m, p| m | p.deciding());
+        let defs =
+            (0..effect.sources().count() as u32).map(|part| effect.part_defs(part)).collect::<Vec<_>>();
         let mut seen = std::collections::HashSet::new();
         combos
             .into_iter()
             .filter(|&bits| {
-                let texts = (effect.sources().enumerate()).map(|(part, s)| {
-                    let (part, on) = (part as u32, effect.flags_on(effect.part_bits(part as u32, bits)));
-                    self.compose.preprocessed(s, &effect.part_defs(part), &on)
+                let texts = (effect.sources().zip(&defs).enumerate()).map(|(part, (s, defs))| {
+                    let on = effect.flags_on(effect.part_bits(part as u32, bits));
+                    self.compose.preprocessed(s, defs, &on)
                 });
                 // A text the preprocessor refuses is composed, so that the error is reported.
                 match texts.collect::<Option<Vec<_>>>() {

@@ -78,8 +78,10 @@ impl Permutations {
 
     /// Drops the compositions of `(effect, bits)` but the parts in `kept`:
     /// a check over many combinations keeps only what was kept before it.
-    pub(super) fn drop_composed_but(&mut self, effect: u32, bits: Bits, kept: &[u32]) {
-        self.composed.retain(|k, _| k.0 != effect || k.1 != bits || kept.contains(&k.2));
+    pub(super) fn drop_composed_but(&mut self, effect: u32, bits: Bits, parts: u32, kept: &[u32]) {
+        for part in (0..parts).filter(|p| !kept.contains(p)) {
+            self.composed.remove(&(effect, bits, part));
+        }
     }
 
     /// Drops the compositions of `effect`, of every combination or of `bits` only.

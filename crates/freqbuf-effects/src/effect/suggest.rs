@@ -76,7 +76,7 @@ impl Effects {
                 Ok(_) => passing.push(bits),
                 Err(e) => failing.push((bits, crate::error::chain(&e).replace('\n', " "))),
             }
-            self.permutations.drop_composed_but(id.index, bits, &kept);
+            self.permutations.drop_composed_but(id.index, bits, parts, &kept);
         }
         let effect = self.effect(id);
         let names = |bits: Bits| effect.flags_on(bits).into_iter().map(str::to_owned).collect::<Vec<_>>();

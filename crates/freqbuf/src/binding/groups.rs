@@ -233,13 +233,14 @@ impl BindGroups {
                     out.samplers.push((binding, list));
                 }
                 _ => {
-                    let shared = registry.bindings().find(at);
+                    // Looked up only where needed: not on the path of a set buffer.
+                    let shared = || registry.bindings().find(at);
                     match set(0) {
                         Some(Bound::AccelerationStructure(t)) => out.structures.push((binding, t.clone())),
                         Some(Bound::Buffer(b)) if count == 1 => out.buffers.push((binding, vec![b.clone()])),
                         // A buffer array's unset elements read a placeholder, as a texture array's do.
                         _ if count > 1 => {
-                            let min_size = shared.map_or(0, |b| b.resource.min_size);
+                            let min_size = shared().map_or(0, |b| b.resource.min_size);
                             let list = (0..count)
                                 .map(|el| match set(el) {
                                     Some(Bound::Buffer(b)) => b.clone(),
@@ -249,7 +250,7 @@ impl BindGroups {
                             out.buffers.push((binding, list));
                         }
                         _ => {
-                            let name = shared.map_or_else(String::new, |b| b.resource.name.clone());
+                            let name = shared().map_or_else(String::new, |b| b.resource.name.clone());
                             return Err(Error::Unset { name, binding: point });
                         }
                     }
