@@ -160,11 +160,10 @@ pub(crate) fn suggest(
     if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
 
-/// After a failed whole-effect check: the rules that would exclude the
-/// combinations of `file` that fail to compose, if any do (a conflict
-/// between combinations that each compose has none).
-pub(crate) fn hint(wesl: &WeslArgs, module_dirs: &[std::path::PathBuf], file: &std::path::Path) {
-    let Ok(s) = suggestions(wesl, module_dirs, file) else { return };
+/// After a whole-effect check of `id` failed to compose: the rules that
+/// would exclude its combinations that fail, if any do.
+pub(crate) fn hint(fx: &mut freqbuf_effects::Effects, id: freqbuf_effects::EffectId) {
+    let Ok(s) = fx.suggest_rules(id) else { return };
     for r in &s.rules {
         let n = r.excludes.len();
         let s = if n == 1 { "" } else { "s" };
@@ -195,7 +194,10 @@ fn suggestions(
 }
 
 /// A library with the command line's packages, defs and module folders.
-fn library(wesl: &WeslArgs, module_dirs: &[std::path::PathBuf]) -> Result<freqbuf_effects::Effects, String> {
+pub(crate) fn library(
+    wesl: &WeslArgs,
+    module_dirs: &[std::path::PathBuf],
+) -> Result<freqbuf_effects::Effects, String> {
     let mut fx = wesl.library().map_err(line)?;
     fx.set_defs(&wesl.defs()).map_err(|e| line(e.into()))?;
     for dir in module_dirs {

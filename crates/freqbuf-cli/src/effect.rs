@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use crate::wesl::WeslArgs;
 use freqbuf::{Registry, SlotPlan};
+use freqbuf_effects::EffectErrorKind;
 use serde_json::{Value, json};
 
 use crate::output::{print_table, to_json};
@@ -77,38 +78,40 @@ pub(crate) fn effect(plan: &SlotPlan, wesl: &WeslArgs, args: &EffectArgs) -> Exi
         return ExitCode::FAILURE;
     }
     // Packages for WESL sources; --def for every effect, over its [defs].
-    let mut fx = match wesl.library() {
+    let mut fx = match crate::each::library(wesl, module_dirs) {
         Ok(fx) => fx,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {e}");
             return ExitCode::FAILURE;
         }
     };
-    if let Err(e) = fx.set_defs(&wesl.defs()) {
-        eprintln!("error: {:#}", anyhow::Error::new(e));
-        return ExitCode::FAILURE;
-    }
-    for dir in module_dirs {
-        if let Err(e) = fx.add_module_dir(dir) {
-            eprintln!("error: {:#}", anyhow::Error::new(e));
-            return ExitCode::FAILURE;
-        }
-    }
     // One registry for every file: a conflict between two effects shows.
     let mut registry = Registry::new(plan.clone());
     let mut loaded = Vec::new();
     for file in &files {
-        let result = fx.load(file).and_then(|id| {
-            let names = flags.iter().map(String::as_str).collect::<Vec<_>>();
-            let only = if all { None } else { Some(fx.flags(id, &names)?) };
-            fx.merge(&mut registry, id, only).map(|report| (id, report))
-        });
-        match result {
-            Ok(r) => loaded.push(r),
+        let id = match fx.load(file) {
+            Ok(id) => id,
             Err(e) => {
                 eprintln!("error: {:#}", anyhow::Error::new(e));
-                if all {
-                    crate::each::hint(wesl, module_dirs, file);
+                return ExitCode::FAILURE;
+            }
+        };
+        let names = flags.iter().map(String::as_str).collect::<Vec<_>>();
+        let only = if all { Ok(None) } else { fx.flags(id, &names).map(Some) };
+        match only.and_then(|only| fx.merge(&mut registry, id, only)) {
+            Ok(report) => loaded.push((id, report)),
+            Err(e) => {
+                // Rules help only where a combination does not compose.
+                let composing = matches!(
+                    *e.kind,
+                    EffectErrorKind::Compose { .. }
+                        | EffectErrorKind::Panic { .. }
+                        | EffectErrorKind::WeslCompiler { .. }
+                        | EffectErrorKind::WeslNaga { .. }
+                );
+                eprintln!("error: {:#}", anyhow::Error::new(e));
+                if all && composing {
+                    crate::each::hint(&mut fx, id);
                 }
                 return ExitCode::FAILURE;
             }

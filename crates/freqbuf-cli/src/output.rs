@@ -132,7 +132,9 @@ pub(crate) fn print_table(registry: &Registry, verbose: bool) {
                 format!("  {:<22} {:<16} {}{}{}", r.binding.to_string(), r.kind.as_str(), r.name, count, used)
             })
             .chain(
-                (!features(sh).is_empty()).then(|| format!("  needs Features::{}", features(sh).join(" | "))),
+                Some(features(sh))
+                    .filter(|f| !f.is_empty())
+                    .map(|f| format!("  needs Features::{}", f.join(" | "))),
             )
             .collect::<Vec<_>>();
         match listed.iter_mut().find(|(l, _)| !verbose && *l == lines) {

@@ -49,7 +49,7 @@ pub(crate) fn slot_plan(entries: &[PlanEntry]) -> Result<SlotPlan, String> {
             PlanEntry::Point(p, f) => (p.group, Some(p.binding), f.as_str()),
             PlanEntry::Buffer(p) => (p.group, Some(p.binding), "buffer"),
         };
-        if let Some(first) = seen.insert((group, binding, value == "buffer"), value) {
+        if let Some(first) = seen.insert((group, binding, matches!(e, PlanEntry::Buffer(_))), value) {
             let what = match binding {
                 Some(b) => format!("binding point {group}.{b}"),
                 None => format!("group {group}"),
