@@ -68,7 +68,6 @@ impl Placeholders {
         }))
     }
 
-    /// A default sampler (a comparison sampler when `comparison`).
     /// A zeroed storage buffer of at least `min_size` bytes (16 or more, a
     /// multiple of 16), for an element of a buffer array; what a shader
     /// writes to it is dropped with it.
@@ -84,6 +83,7 @@ impl Placeholders {
         })
     }
 
+    /// A default sampler (a comparison sampler when `comparison`).
     pub(crate) fn sampler(&mut self, device: &wgpu::Device, comparison: bool) -> &wgpu::Sampler {
         self.samplers.entry(comparison).or_insert_with(|| {
             device.create_sampler(&wgpu::SamplerDescriptor {

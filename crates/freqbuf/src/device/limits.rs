@@ -35,7 +35,8 @@ impl DeviceCaps {
     /// Most elements a table (`instance/table.rs`) declares.
     pub(crate) const MAX_TABLE_LEN: u32 = 1024;
 
-    /// Elements of an unsized table of `class` on this device: a sixteenth
+    /// Elements of an unsized binding array of `class` on this device (a
+    /// table a slab indexes, or any other): a sixteenth
     /// of the stage's binding-array limit (Bevy declares nine tables in one
     /// stage), at most [`DeviceCaps::MAX_TABLE_LEN`]; 0 without binding arrays.
     pub(crate) fn table_len(&self, class: crate::reflect::ResourceClass) -> u32 {
