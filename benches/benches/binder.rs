@@ -15,6 +15,10 @@ impl BindTarget for Counter {
     fn set_bind_group(&mut self, _: u32, _: &wgpu::BindGroup, offsets: &[u32]) {
         self.0 += 1 + offsets.len() as u64;
     }
+    #[inline]
+    fn set_immediates(&mut self, _: u32, data: &[u8]) {
+        self.0 += data.len() as u64;
+    }
 }
 
 fn binder(c: &mut Criterion) {

@@ -19,9 +19,19 @@ pub(crate) fn to_json(registry: &Registry) -> Value {
                 "size": s.size(),
                 // An array slot: `size` is the element stride, one element per instance.
                 "array": s.is_array(),
-                // A slab: found through a member of another array slot's element.
-                "slab": s.slab().map(|l| json!({"from_group": l.from.group, "from_binding": l.from.binding,
-                    "member": l.member, "offset": l.offset, "mask": l.mask})),
+                // A slab: found through a member of another array slot's element
+                // (`from_group`, `from_binding`), or of the immediate data (`"from": "immediate"`).
+                "slab": s.slab().map(|l| {
+                    let mut v = json!({"member": l.member, "offset": l.offset, "mask": l.mask});
+                    match l.from {
+                        freqbuf::SlabFrom::Array(p) => {
+                            v["from_group"] = p.group.into();
+                            v["from_binding"] = p.binding.into();
+                        }
+                        _ => v["from"] = "immediate".into(),
+                    }
+                    v
+                }),
                 "members": s.members().iter().map(|m| {
                     let m = &m.member;
                     let mut v = json!({"name": m.name, "offset": m.offset, "size": m.size,
@@ -95,10 +105,7 @@ pub(crate) fn print_table(registry: &Registry, verbose: bool) {
         );
         if let Some(l) = s.slab() {
             let mask = if l.mask == !0 { String::new() } else { format!(" & {:#x}", l.mask) };
-            println!(
-                "  slab: each instance's element, found through `{}`{mask} of the array at {}",
-                l.member, l.from
-            );
+            println!("  slab: each instance's element, found through `{}`{mask} of {}", l.member, l.from);
         }
         println!("  {:>6} {:>6}  {:<16} {:>5} {:>6}  name", "offset", "size", "type", "count", "stride");
         for m in s.members() {

@@ -117,7 +117,7 @@ pub use slot::array::Addressing;
 pub use slot::layout::{SlotLayout, SlotMember};
 pub use slot::plan::{BindingPoint, Frequency, Sharing, SlotPlan};
 pub use slot::rows::Rows;
-pub use slot::slab::SlabSource;
+pub use slot::slab::{SlabFrom, SlabSource};
 pub use stats::{BindCalls, FrameStats, Stats};
 pub use write::batch::{Batch, StructBatch};
 pub use write::param::{Param, Uniform};

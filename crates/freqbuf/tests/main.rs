@@ -11,6 +11,7 @@ mod entry_points;
 mod families;
 mod faults;
 mod foreign;
+mod immediate_slabs;
 mod indirect;
 mod indirect_model;
 mod inputs;

@@ -195,7 +195,7 @@ fn objects_find_their_material_through_the_slab_across_changes_frees_and_reuse()
     let mut s = Scene::new(h);
     let slab = s.fb.registry().slot_at(BindingPoint::new(2, 0)).unwrap();
     let source = s.fb.registry()[slab].slab().expect("found through the mesh").clone();
-    assert_eq!(source.from, BindingPoint::new(3, 0));
+    assert_eq!(source.from, freqbuf::SlabFrom::Array(BindingPoint::new(3, 0)));
     assert_eq!(
         (source.member.as_str(), source.offset, source.mask),
         ("material_and_lightmap_bind_group_slot", 32, 0xffff)

@@ -117,16 +117,23 @@ pub(super) fn encode_bin(
                 }
             }
         }
-        let result = binder.bind_list(fb, *pass, list, |pass, i, first| {
-            let (p, item) = (&pipelines[i], drawn[i].1);
-            if current != Some(p) {
+        // Each pipeline is set before the bind of its first draw, so after
+        // the draw before it: a new layout clears the immediates a bind sets.
+        let mut set = |pass: &mut wgpu::RenderPass<'_>, i: usize| {
+            if let Some(p) = pipelines.get(i).filter(|&p| current != Some(p)) {
                 pass.set_pipeline(p);
                 current = Some(p);
                 stats.pipelines += 1;
             }
-            geometry = Some(super::draw_geometry(pass, &item.geometry, geometry, first));
-            stats.draws += 1;
+        };
+        set(pass, 0);
+        let mut drew = 0;
+        let result = binder.bind_list(fb, *pass, list, |pass, i, first| {
+            geometry = Some(super::draw_geometry(pass, &drawn[i].1.geometry, geometry, first));
+            drew += 1;
+            set(pass, i + 1);
         });
+        stats.draws += drew;
         match result {
             // An instance was freed since the list was made: make it again, once.
             Err(Error::StaleList) if attempt == 0 => continue,

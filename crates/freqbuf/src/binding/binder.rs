@@ -34,34 +34,34 @@ use crate::registry::Registry;
 use crate::slot::array::Addressing;
 use crate::slot::plan::Frequency;
 use crate::slot::shadow::Slot;
+use crate::slot::slab::Link;
 use crate::stats::Reason;
 
 /// Something bind groups can be set on: a render pass, compute pass or bundle encoder.
 pub trait BindTarget {
     /// Forwards to the pass's `set_bind_group`.
     fn set_bind_group(&mut self, index: u32, group: &wgpu::BindGroup, offsets: &[u32]);
+    /// Forwards to the pass's `set_immediates`: the element of a slab the
+    /// shader finds through its immediate data (`slot/slab.rs`).
+    fn set_immediates(&mut self, offset: u32, data: &[u8]);
 }
 
-impl BindTarget for wgpu::RenderPass<'_> {
-    #[inline]
-    fn set_bind_group(&mut self, index: u32, group: &wgpu::BindGroup, offsets: &[u32]) {
-        wgpu::RenderPass::set_bind_group(self, index, group, offsets);
-    }
+macro_rules! bind_target {
+    ($($t:ty),*) => {$(
+        impl BindTarget for $t {
+            #[inline]
+            fn set_bind_group(&mut self, index: u32, group: &wgpu::BindGroup, offsets: &[u32]) {
+                <$t>::set_bind_group(self, index, group, offsets);
+            }
+            #[inline]
+            fn set_immediates(&mut self, offset: u32, data: &[u8]) {
+                <$t>::set_immediates(self, offset, data);
+            }
+        }
+    )*};
 }
 
-impl BindTarget for wgpu::ComputePass<'_> {
-    #[inline]
-    fn set_bind_group(&mut self, index: u32, group: &wgpu::BindGroup, offsets: &[u32]) {
-        wgpu::ComputePass::set_bind_group(self, index, group, offsets);
-    }
-}
-
-impl BindTarget for wgpu::RenderBundleEncoder<'_> {
-    #[inline]
-    fn set_bind_group(&mut self, index: u32, group: &wgpu::BindGroup, offsets: &[u32]) {
-        wgpu::RenderBundleEncoder::set_bind_group(self, index, group, offsets);
-    }
-}
+bind_target!(wgpu::RenderPass<'_>, wgpu::ComputePass<'_>, wgpu::RenderBundleEncoder<'_>);
 
 /// Every group index, as a mask of the groups a bind sets.
 pub(crate) const ALL_GROUPS: u32 = (1 << MAX_GROUPS) - 1;
@@ -112,6 +112,12 @@ impl Memo {
 /// groups stay bound across `set_pipeline` as WebGPU specifies, so a shader
 /// switch alone sets nothing.
 ///
+/// A shader that finds a slab's element through its immediate data
+/// (`materials[imm.material]`) gets that element set with `set_immediates`
+/// by the bind, where it differs from what this binder last set for the
+/// shader. wgpu clears immediates when `set_pipeline` changes the pipeline
+/// layout, so set the pipeline before the bind of its first draw.
+///
 /// The entries that build bind groups on a miss take the
 /// [`Manager`](crate::Manager) (`&mut Manager`; a box or guard of one
 /// coerces), which lends its binding state for the call.
@@ -121,6 +127,9 @@ pub struct Binder {
     groups: [(Memo, BoundGroup); MAX_GROUPS],
     /// `set_bind_group` calls sent to passes (replays included).
     pub(super) calls: u64,
+    /// The shader (tag and index) whose immediates were last set, and the
+    /// (offset, element) pairs set since.
+    immediates: (Option<ShaderId>, SmallVec<[(u32, u32); 2]>),
 }
 
 impl Binder {
@@ -134,6 +143,7 @@ impl Binder {
     #[inline]
     pub fn reset(&mut self) {
         self.groups = Default::default();
+        self.immediates = Default::default();
     }
 
     /// `set_bind_group` calls this binder has sent to passes, replays of
@@ -281,17 +291,33 @@ impl Binder {
                     continue;
                 }
                 // A slab: the draw's object must point at element `i`, on the GPU too
-                // (unless the application points into it itself: no link).
+                // (unless the application points into it itself: no link), or
+                // the immediate data must hold it.
                 let link = registry.links(shader_id).iter().find(|l| l.to == s.index());
-                // Rows the application owns hold the pointers it packed.
-                if let Some(link) = link.filter(|l| !slots[l.from].caller_owned()) {
-                    let from = slots[link.from].frequency();
-                    if !super::link::points_at(slots, link, instance(from)?, i) {
-                        return Err(super::link::unlinked(registry, shader_id, link, from, slot.frequency()));
+                match link {
+                    Some(link @ &Link { from: None, offset, mask, .. }) => {
+                        if i & mask != i {
+                            return Err(super::link::slab_full(registry, shader_id, link, i));
+                        }
+                        self.immediate(pass, shader_id, offset, i);
                     }
-                    if instances.links().pending() {
-                        return Err(Error::NotFlushed(from));
+                    // Rows the application owns hold the pointers it packed.
+                    Some(link @ &Link { from: Some(k), .. }) if !slots[k].caller_owned() => {
+                        let from = slots[k].frequency();
+                        if !super::link::points_at(slots, k, link, instance(from)?, i) {
+                            return Err(super::link::unlinked(
+                                registry,
+                                shader_id,
+                                link,
+                                from,
+                                slot.frequency(),
+                            ));
+                        }
+                        if instances.links().pending() {
+                            return Err(Error::NotFlushed(from));
+                        }
                     }
+                    _ => {}
                 }
             }
             let (owner, owned) = match v.owner {
@@ -341,6 +367,26 @@ impl Binder {
             }
         }
         Ok(first)
+    }
+}
+
+impl Binder {
+    /// Sets element `e` at `offset` of `shader`'s immediate data, unless this
+    /// binder set it last for that shader. Another shader's bind sets it
+    /// again: its pipeline's layout may have cleared it.
+    #[inline]
+    fn immediate<P: BindTarget>(&mut self, pass: &mut P, shader: ShaderId, offset: u32, e: u32) {
+        let (last, set) = &mut self.immediates;
+        if *last != Some(shader) {
+            *last = Some(shader);
+            set.clear();
+        }
+        match set.iter_mut().find(|(o, _)| *o == offset) {
+            Some((_, v)) if *v == e => return,
+            Some((_, v)) => *v = e,
+            None => set.push((offset, e)),
+        }
+        pass.set_immediates(offset, &e.to_le_bytes());
     }
 }
 
@@ -395,6 +441,8 @@ pub(super) struct NoPass;
 impl BindTarget for NoPass {
     #[inline]
     fn set_bind_group(&mut self, _: u32, _: &wgpu::BindGroup, _: &[u32]) {}
+    #[inline]
+    fn set_immediates(&mut self, _: u32, _: &[u8]) {}
 }
 
 /// The bit mask of the group indices in `groups`.

@@ -318,13 +318,14 @@ impl Binder {
             && caps.downlevel.contains(wgpu::DownlevelFlags::INDIRECT_EXECUTION);
         let buffer = draws.buffer.as_ref();
         let n = draws.stride_words();
-        let (mut calls, mut draw_calls) = (0, 0);
+        let (mut commands, mut draw_calls) = (0, 0);
         for run in &draws.runs {
-            recorded.replay_commands(pass, run.commands.clone());
-            calls += run.commands.len() as u64;
+            // The pipeline first: a new layout clears the immediates a replay sets.
             if run.batch_change {
                 set(pass, run.draws.start as usize);
             }
+            recorded.replay_commands(pass, run.commands.clone());
+            commands += run.commands.len();
             let count = run.calls.end - run.calls.start;
             match (indirect, buffer) {
                 (true, Some(buffer)) => {
@@ -346,8 +347,8 @@ impl Binder {
         draws.in_use |= indirect && draws.buffer.is_some() && !draws.runs.is_empty();
         cx.stats.shared.draw_calls += draw_calls;
         // The runs replay every recorded command once.
-        debug_assert_eq!(calls, recorded.calls());
-        self.calls += calls;
+        debug_assert_eq!(commands, recorded.commands(list.len().saturating_sub(1)).end as usize);
+        self.calls += recorded.calls();
         cx.sent(recorded.counts());
         Ok(())
     }

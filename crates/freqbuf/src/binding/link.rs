@@ -20,8 +20,10 @@ pub(crate) fn write_links(
 ) -> Result<(), Error> {
     let mut writes = Vec::new();
     for &(shader, index) in draws {
-        for link in registry.links(shader) {
-            let (from, to) = (&slots[link.from], &slots[link.to]);
+        // An immediate needs no write: the binder sets it per draw.
+        for link in registry.links(shader).iter().filter(|l| l.from.is_some()) {
+            let from_slot = link.from.expect("filtered");
+            let (from, to) = (&slots[from_slot], &slots[link.to]);
             let (i, e) = (index[from.frequency().index()], index[to.frequency().index()]);
             if i == NOT_GIVEN || e == NOT_GIVEN {
                 continue; // the bind names the missing instance
@@ -37,7 +39,8 @@ pub(crate) fn write_links(
         }
     }
     for (link, i, e) in writes {
-        let slot = &mut slots[link.from];
+        let Some(from) = link.from else { continue };
+        let slot = &mut slots[from];
         let f = slot.frequency();
         let old =
             slot.shadow_span(i, link.offset, 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
@@ -53,7 +56,8 @@ pub(crate) fn write_links(
 }
 
 /// Element `e` does not fit the bits of `link`'s member.
-fn slab_full(registry: &Registry, shader: ShaderId, link: &Link, e: u32) -> Error {
+#[cold]
+pub(crate) fn slab_full(registry: &Registry, shader: ShaderId, link: &Link, e: u32) -> Error {
     let (slab, member) = slab_site(registry, link);
     Error::SlabFull { shader: registry[shader].name().to_owned(), slab, member, mask: link.mask, element: e }
 }
@@ -78,9 +82,9 @@ fn slab_site(registry: &Registry, link: &Link) -> (BindingPoint, String) {
     }
 }
 
-/// Whether the draw's element of `link.from` points at its element of `link.to`.
+/// Whether the draw's element `i` of slot `from` points at its element `e` of `link.to`.
 #[inline]
-pub(crate) fn points_at(slots: &[Slot], link: &Link, i: u32, e: u32) -> bool {
-    let bytes = slots[link.from].shadow_span(i, link.offset, 4);
+pub(crate) fn points_at(slots: &[Slot], from: usize, link: &Link, i: u32, e: u32) -> bool {
+    let bytes = slots[from].shadow_span(i, link.offset, 4);
     bytes.is_some_and(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) & link.mask == e)
 }

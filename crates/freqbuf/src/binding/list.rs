@@ -55,8 +55,11 @@ pub(crate) struct Recorded {
     pub(crate) generation: u64,
     pub(crate) mask: u32,
     groups: Vec<wgpu::BindGroup>,
-    /// (group index, bind group in `groups`, dynamic offsets), in order.
+    /// (group index, bind group in `groups`, dynamic offsets), in order; an
+    /// immediate is (`IMMEDIATE`, element, [offset]).
     cmds: Vec<(u32, u32, SmallVec<[u32; Frequency::COUNT]>)>,
+    /// How many of `cmds` are `set_bind_group` calls.
+    binds: u64,
     /// Per draw: where its commands end in `cmds`, and its first instance.
     pub(crate) draws: Vec<(u32, u32)>,
     /// [`Recorded::counts`], boxed: inline, its 320 bytes made the replay
@@ -68,12 +71,8 @@ impl Recorded {
     /// Sets draw `i`'s bind groups on `pass` and returns its first instance.
     #[inline]
     pub(crate) fn replay<P: BindTarget>(&self, pass: &mut P, i: usize) -> u32 {
-        let start = if i == 0 { 0 } else { self.draws[i - 1].0 as usize };
-        let (end, first) = self.draws[i];
-        for (group, k, offsets) in &self.cmds[start..end as usize] {
-            pass.set_bind_group(*group, &self.groups[*k as usize], offsets);
-        }
-        first
+        self.replay_commands(pass, self.commands(i));
+        self.draws[i].1
     }
 
     /// Draw `i`'s bind commands: where they are in the recording.
@@ -86,7 +85,7 @@ impl Recorded {
     /// `set_bind_group` calls one replay of every command makes.
     #[inline]
     pub(crate) fn calls(&self) -> u64 {
-        self.cmds.len() as u64
+        self.binds
     }
 
     /// Those calls by group index, all replays, counted as they were recorded.
@@ -99,10 +98,16 @@ impl Recorded {
     #[inline]
     pub(crate) fn replay_commands<P: BindTarget>(&self, pass: &mut P, range: std::ops::Range<u32>) {
         for (group, k, offsets) in &self.cmds[range.start as usize..range.end as usize] {
-            pass.set_bind_group(*group, &self.groups[*k as usize], offsets);
+            match *group {
+                IMMEDIATE => pass.set_immediates(offsets[0], &k.to_le_bytes()),
+                g => pass.set_bind_group(g, &self.groups[*k as usize], offsets),
+            }
         }
     }
 }
+
+/// The group index that marks a recorded `set_immediates`.
+const IMMEDIATE: u32 = u32::MAX;
 
 /// A bind target that forwards to `pass` and records what it is given.
 #[derive(Debug)]
@@ -138,7 +143,14 @@ impl<P: BindTarget> BindTarget for Recorder<'_, P> {
             }
         };
         self.recorded.cmds.push((index, k, SmallVec::from_slice(offsets)));
+        self.recorded.binds += 1;
         self.recorded.counts.count(index, Reason::Replayed);
+    }
+
+    fn set_immediates(&mut self, offset: u32, data: &[u8]) {
+        self.pass.set_immediates(offset, data);
+        let e = u32::from_le_bytes(data.try_into().expect("the binder sets one u32"));
+        self.recorded.cmds.push((IMMEDIATE, e, SmallVec::from_slice(&[offset])));
     }
 }
 
@@ -169,7 +181,7 @@ impl DrawList {
     /// Keeps what linking its draws left: a later move of a pointer makes
     /// the list stale, and a pointer not yet flushed makes it wait for a flush.
     pub(crate) fn linked(&mut self, registry: &Registry, links: &Links) {
-        if self.draws.iter().any(|(s, _)| !registry.links(*s).is_empty()) {
+        if self.draws.iter().any(|(s, _)| registry.links(*s).iter().any(|l| l.from.is_some())) {
             self.links = Some((links.moved(), links.pending().then(|| links.flushes())));
         }
     }

@@ -54,6 +54,11 @@ impl Binder {
     /// nothing bound, and the list keeps the bind commands it made: while
     /// [`crate::Manager::generation`] holds, the next call replays them.
     ///
+    /// A shader that reads a slab's element from its immediate data gets it
+    /// set in the bind, which a later `set_pipeline` of another layout
+    /// clears: for such lists set draw 0's pipeline before the call, and in
+    /// `draw` set the next draw's pipeline after drawing.
+    ///
     /// Cost: [`Binder::bind`] without the handle lookups, and one check per
     /// list; a replay, one `set_bind_group` per recorded command and no lookups.
     pub fn bind_list<P: BindTarget>(
@@ -84,9 +89,10 @@ impl Binder {
     /// `multi_draw_indirect` (or `multi_draw_indexed_indirect`) call per run
     /// of draws between them. A run also ends where the shader or the
     /// geometry batch changes; there `set(pass, i)` is called with the run's
-    /// first draw, so that the application sets the pipeline and the vertex
-    /// and index buffers of draw `i`. Each draw's `first_instance` is its
-    /// element in the shader's array slots.
+    /// first draw, before its bind commands, so that the application sets
+    /// the pipeline and the vertex and index buffers of draw `i`. Each draw's
+    /// `first_instance` is its element in the shader's array slots; a slab
+    /// read through the immediate data ends a run where its element changes.
     ///
     /// Without `Features::INDIRECT_FIRST_INSTANCE` or
     /// `DownlevelFlags::INDIRECT_EXECUTION` the same runs are drawn with one

@@ -7,12 +7,13 @@
 //! `let`s, a local variable stored once, a mask with a constant
 //! (`& 0xffffu`, Bevy's `material_and_lightmap_bind_group_slot`) and
 //! function arguments (every call site agreeing) to a `u32` member loaded
-//! from another array. An index that comes from anywhere else (the instance
-//! index, a vertex output, arithmetic) is [`IndexSource::Other`].
+//! from another array, or to a `u32` of the immediate data
+//! (`var<immediate>`, set per draw). An index that comes from anywhere else
+//! (the instance index, a vertex output, arithmetic) is [`IndexSource::Other`].
 
 use naga::{
-    ArraySize, BinaryOperator, Expression, Function, GlobalVariable, Handle, Literal, Module, Statement,
-    TypeInner,
+    AddressSpace, ArraySize, BinaryOperator, Expression, Function, GlobalVariable, Handle, Literal, Module,
+    Statement, TypeInner,
 };
 
 use crate::slot::plan::BindingPoint;
@@ -38,6 +39,17 @@ pub enum IndexSource {
         /// The member's path in the element (`material`, `ids.albedo`).
         member: String,
         /// Its byte offset in the element.
+        offset: u32,
+        /// The bits that hold the index.
+        mask: u32,
+    },
+    /// A `u32` of the immediate data (`var<immediate>`), with a mask applied:
+    /// set per draw with `set_immediates`.
+    Immediate {
+        /// Its path: the variable's name for a lone `u32`, else the member's
+        /// path in the struct (`material`, `ids.albedo`).
+        member: String,
+        /// Its byte offset in the immediate data.
         offset: u32,
         /// The bits that hold the index.
         mask: u32,
@@ -134,7 +146,8 @@ impl Tracer<'_> {
             }
             Expression::FunctionArgument(i) => self.argument(handle, i, mask, depth),
             _ => match self.member(f, e) {
-                Some((array, member, offset)) => IndexSource::Member { array, member, offset, mask },
+                Some((Some(array), member, offset)) => IndexSource::Member { array, member, offset, mask },
+                Some((None, member, offset)) => IndexSource::Immediate { member, offset, mask },
                 None => IndexSource::Other,
             },
         }
@@ -179,11 +192,12 @@ impl Tracer<'_> {
     }
 
     /// `array[_].a.b` (loaded, or accessed on a loaded element): the array,
-    /// the member path and its offset, for a `u32` member.
-    fn member(&self, f: &Function, e: Handle<Expression>) -> Option<(BindingPoint, String, u32)> {
+    /// the member path and its offset, for a `u32` member; or the same of
+    /// the immediate data (`imm.a.b`, or a lone `imm`), with no array.
+    fn member(&self, f: &Function, e: Handle<Expression>) -> Option<(Option<BindingPoint>, String, u32)> {
         let mut steps = Vec::new();
         let mut at = e;
-        let global = loop {
+        let (global, element) = loop {
             match f.expressions[at] {
                 Expression::Load { pointer } => at = pointer,
                 Expression::AccessIndex { base, index } => {
@@ -191,17 +205,19 @@ impl Tracer<'_> {
                     at = base;
                 }
                 Expression::Access { base, .. } => match f.expressions[base] {
-                    Expression::GlobalVariable(g) => break g,
+                    Expression::GlobalVariable(g) => break (g, true),
                     _ => return None,
                 },
+                Expression::GlobalVariable(g) => break (g, false),
                 _ => return None,
             }
         };
         let module = self.module;
         let var = &module.global_variables[global];
-        let TypeInner::Array { base: mut ty, size: ArraySize::Dynamic, .. } = module.types[var.ty].inner
-        else {
-            return None;
+        let mut ty = match (element, var.space, &module.types[var.ty].inner) {
+            (true, _, &TypeInner::Array { base, size: ArraySize::Dynamic, .. }) => base,
+            (false, AddressSpace::Immediate, _) => var.ty,
+            _ => return None,
         };
         let (mut path, mut offset) = (Vec::new(), 0);
         for &k in steps.iter().rev() {
@@ -211,9 +227,15 @@ impl Tracer<'_> {
             offset += m.offset;
             ty = m.ty;
         }
-        let is_u32 = matches!(module.types[ty].inner, TypeInner::Scalar(naga::Scalar::U32));
+        if !matches!(module.types[ty].inner, TypeInner::Scalar(naga::Scalar::U32)) {
+            return None;
+        }
+        if !element {
+            let name = || var.name.clone().unwrap_or_else(|| "immediate".into());
+            return Some((None, if path.is_empty() { name() } else { path.join(".") }, offset));
+        }
         let binding = var.binding?;
-        (is_u32 && !path.is_empty()).then(|| (binding.into(), path.join("."), offset))
+        (!path.is_empty()).then(|| (Some(binding.into()), path.join("."), offset))
     }
 }
 
@@ -320,6 +342,38 @@ fn sample(uv: vec2<f32>, slot: u32) -> vec4<f32> {
                 at(2, 5, member(2, 0, "base_color_texture", 4, !0)),
                 at(2, 10, member(2, 0, "material", 0, !0)),
             ]
+        );
+    }
+
+    #[test]
+    fn an_index_in_the_immediate_data_is_followed_to_its_member() {
+        const SRC: &str = "
+struct Material { color: vec4<f32> }
+@group(2) @binding(0) var<storage> materials: array<Material>;
+@group(2) @binding(1) var<storage> extra: array<Material>;
+struct Imm { flags: u32, material: u32 }
+var<immediate> imm: Imm;
+@fragment fn fs() -> @location(0) vec4<f32> {
+    let m = imm.material & 0xffu;
+    return materials[m].color + extra[imm.flags + 1u].color;
+}";
+        let r = ShaderReflection::new("imm.wgsl", ShaderSource::Wgsl(SRC)).unwrap();
+        let immediate = IndexSource::Immediate { member: "material".into(), offset: 4, mask: 0xff };
+        assert_eq!(
+            r.indexing(),
+            [
+                Indexing { array: BindingPoint::new(2, 0), by: immediate },
+                Indexing { array: BindingPoint::new(2, 1), by: IndexSource::Other },
+            ]
+        );
+        let lone = SRC
+            .replace("var<immediate> imm: Imm;", "var<immediate> slot: u32;")
+            .replace("imm.material", "slot");
+        let lone = lone.replace("imm.flags", "slot");
+        let r = ShaderReflection::new("lone.wgsl", ShaderSource::Wgsl(&lone)).unwrap();
+        assert_eq!(
+            r.indexing()[0].by,
+            IndexSource::Immediate { member: "slot".into(), offset: 0, mask: 0xff }
         );
     }
 }

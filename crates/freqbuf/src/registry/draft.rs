@@ -10,7 +10,7 @@ use crate::instance::family::{FamilyId, NamedFamily};
 use crate::reflect::{BlockLayout, IndexSource, Resource, ResourceKind, ShaderReflection};
 use crate::slot::layout::SlotLayout;
 use crate::slot::plan::{BindingPoint, Frequency};
-use crate::slot::slab::SlabSource;
+use crate::slot::slab::{SlabFrom, SlabSource};
 
 impl Registry {
     /// Checks `shader` against every registration rule and merges its blocks
@@ -121,7 +121,8 @@ impl<'a> Drafting<'a> {
     }
 
     /// How array slot `res` is indexed: through one member of another of
-    /// the shader's array slots (a slab), or by the instance index (`None`).
+    /// the shader's array slots or of its immediate data (a slab), or by the
+    /// instance index (`None`).
     /// A slab indexed two ways is an error: a pointer holds one element.
     #[allow(clippy::result_large_err, reason = "internal; the error becomes `Error::Layout`")]
     fn slab_source(&self, res: &Resource) -> Result<Option<SlabSource>, LayoutErrorKind> {
@@ -129,19 +130,33 @@ impl<'a> Drafting<'a> {
         let arrays = used.filter(|r| r.is_array_slot()).map(|r| r.binding).collect::<Vec<_>>();
         let (mut through, mut other) = (None::<SlabSource>, false);
         for by in self.shader.indexing().iter().filter(|i| i.array == res.binding).map(|i| &i.by) {
-            match by {
+            let s = match by {
                 IndexSource::Member { array, member, offset, mask }
                     if *array != res.binding && arrays.contains(array) =>
                 {
-                    let s = SlabSource { from: *array, member: member.clone(), offset: *offset, mask: *mask };
-                    if let Some(t) = through.as_ref().filter(|t| **t != s) {
-                        let (first, second) = (read_how(Some(t)), read_how(Some(&s)));
-                        return Err(LayoutErrorKind::SlabSources { name: res.name.clone(), first, second });
+                    SlabSource {
+                        from: SlabFrom::Array(*array),
+                        member: member.clone(),
+                        offset: *offset,
+                        mask: *mask,
                     }
-                    through = Some(s);
                 }
-                _ => other = true,
+                IndexSource::Immediate { member, offset, mask } => SlabSource {
+                    from: SlabFrom::Immediate,
+                    member: member.clone(),
+                    offset: *offset,
+                    mask: *mask,
+                },
+                _ => {
+                    other = true;
+                    continue;
+                }
+            };
+            if let Some(t) = through.as_ref().filter(|t| **t != s) {
+                let (first, second) = (read_how(Some(t)), read_how(Some(&s)));
+                return Err(LayoutErrorKind::SlabSources { name: res.name.clone(), first, second });
             }
+            through = Some(s);
         }
         match (through, other) {
             (Some(t), true) => Err(LayoutErrorKind::SlabSources {
@@ -387,10 +402,8 @@ fn describe(r: &Resource) -> String {
 /// How an array slot is indexed, for errors: `through objects.material & 0xffff`.
 fn read_how(source: Option<&SlabSource>) -> String {
     match source {
-        Some(s) if s.mask == !0 => format!("through member `{}` of the array at {}", s.member, s.from),
-        Some(s) => {
-            format!("through member `{}` of the array at {} masked with {:#x}", s.member, s.from, s.mask)
-        }
+        Some(s) if s.mask == !0 => format!("through member `{}` of {}", s.member, s.from),
+        Some(s) => format!("through member `{}` of {} masked with {:#x}", s.member, s.from, s.mask),
         None => "by the instance index (or a vertex output, or arithmetic)".into(),
     }
 }

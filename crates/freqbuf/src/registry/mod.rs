@@ -7,7 +7,7 @@
 use crate::instance::family::FamilyScope;
 use crate::instance::table::TableKey;
 use crate::reflect::IndexSource;
-use crate::slot::slab::Link;
+use crate::slot::slab::{Link, SlabFrom};
 use std::collections::BTreeMap;
 use std::ops::Index;
 
@@ -269,7 +269,10 @@ impl Registry {
             .filter_map(|r| {
                 let to = slot(r.binding)?;
                 let slab = self.slots[to].slab()?;
-                let from = slot(slab.from)?;
+                let SlabFrom::Array(point) = slab.from else {
+                    return Some(Link { from: None, offset: slab.offset, mask: slab.mask, to });
+                };
+                let from = slot(point)?;
                 // An array of the pointer's own frequency read through a member
                 // of an array the instance index reads (Bevy's mesh metadata,
                 // shared by the meshes of one asset): the application's pointer.
@@ -277,7 +280,7 @@ impl Registry {
                 if f.frequency() == t.frequency() && f.slab().is_none() {
                     return None;
                 }
-                Some(Link { from, offset: slab.offset, mask: slab.mask, to })
+                Some(Link { from: Some(from), offset: slab.offset, mask: slab.mask, to })
             })
             .collect()
     }

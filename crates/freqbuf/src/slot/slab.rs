@@ -10,17 +10,19 @@
 //! freqbuf writes each draw's material element into the object's member
 //! when the draw is linked ([`crate::Manager::link`], or
 //! [`crate::Manager::draw_list`]; the writing and the checks are in
-//! `binding/link.rs`). Values, dirty tracking and flush are those of any
-//! array slot.
+//! `binding/link.rs`). Or the shader reads the element from its immediate
+//! data, `materials[imm.material]`: then the binder sets it per draw, which
+//! needs no link but ends an indirect run at every material change. Values,
+//! dirty tracking and flush are those of any array slot.
 
 use crate::slot::plan::{BindingPoint, Frequency};
 
 /// Where a slab's element index is read: a `u32` member of another array
-/// slot's element, masked (`SlotLayout::slab`).
+/// slot's element, or of the immediate data, masked (`SlotLayout::slab`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SlabSource {
-    /// The array slot whose element holds the index (the objects).
-    pub from: BindingPoint,
+    /// What holds the index: the objects' array, or the immediate data.
+    pub from: SlabFrom,
     /// The member's path (`material_and_lightmap_bind_group_slot`).
     pub member: String,
     /// Its byte offset in the element.
@@ -29,13 +31,33 @@ pub struct SlabSource {
     pub mask: u32,
 }
 
+/// What holds a slab's element index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SlabFrom {
+    /// A member of the draw's element of the array slot at this point
+    /// (written by linking).
+    Array(BindingPoint),
+    /// The immediate data, set by the binder per draw.
+    Immediate,
+}
+
+impl std::fmt::Display for SlabFrom {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SlabFrom::Array(p) => write!(f, "the array at {p}"),
+            SlabFrom::Immediate => f.write_str("the immediate data"),
+        }
+    }
+}
+
 /// One pointer a draw of a shader needs: the element of the draw's
 /// instance in slot `to`, written at `offset` (under `mask`) into the
-/// draw's element of slot `from` (slot indices: a scratch registry keeps
-/// them under its own tag).
+/// draw's element of slot `from`, or set as immediate data at `offset`
+/// (`from` is `None`) (slot indices: a scratch registry keeps them under
+/// its own tag).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Link {
-    pub(crate) from: usize,
+    pub(crate) from: Option<usize>,
     pub(crate) offset: u32,
     pub(crate) mask: u32,
     pub(crate) to: usize,
