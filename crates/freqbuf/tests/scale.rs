@@ -300,3 +300,31 @@ fn flushes_into_frame_encoders_keep_their_staging_buffer() {
         assert_eq!(&rec[..], &expect(i as u32, 8)[..rec.len()], "next encoder, object {i}");
     }
 }
+
+/// wgpu's staging belt keeps every chunk it made, so after a burst the
+/// uploader drops it (`upload/belt.rs`, `Trim`): a burst of 9 MB, 130
+/// flushes of a few bytes (the belt is dropped at the end of a window),
+/// then another burst into a new belt, each read back.
+#[test]
+fn uploads_after_the_staging_belt_let_a_burst_go_reach_the_gpu() {
+    let Some(h) = gpu::device() else { return };
+    let mut m = Manager::new(&h.device, SlotPlan::default());
+    let mut rig = Rig::new(&h.device, 1);
+    rig.register(&h.device, &mut m, &TWO_BLOCKS);
+    let objs = fill(&mut m, 20_000, 3);
+    m.flush(&h.queue).unwrap();
+    let (a, b) = (m.param("a").unwrap(), m.param("b").unwrap());
+    for f in 0..130u32 {
+        let i = f * 97 % 20_000;
+        set_object(&mut m, objs[i as usize], a, b, i, 4);
+        m.flush(&h.queue).unwrap();
+        set_object(&mut m, objs[i as usize], a, b, i, 3);
+        m.flush(&h.queue).unwrap();
+    }
+    check(h, &mut m, &objs, 613, 3);
+    for (i, &o) in objs.iter().enumerate() {
+        set_object(&mut m, o, a, b, i as u32, 9);
+    }
+    m.flush(&h.queue).unwrap();
+    check(h, &mut m, &objs, 613, 9);
+}

@@ -172,6 +172,7 @@ impl Uploader {
         if let Sink::External(enc) = &sink {
             self.belt.recall_on_submit(enc);
         }
+        self.belt.flushed();
         report
     }
 
