@@ -81,7 +81,7 @@ impl Effects {
         // Each setting of the device flags is a layout set of its own: one
         // device never registers both (Bevy's BINDLESS uniform block and slab).
         let (effect, mask) = (self.effect(id), self.effect(id).device_bits());
-        let own = device.map(|d| effect.on_device(0, d) & mask);
+        let own = device.map(|d| effect.on_caps(0, d.features(), &d.limits()) & mask);
         let mut sets = std::collections::BTreeMap::<Bits, Vec<Bits>>::new();
         for bits in combos.into_iter().filter(|b| own.is_none_or(|own| b & mask == own)) {
             sets.entry(bits & mask).or_default().push(bits);

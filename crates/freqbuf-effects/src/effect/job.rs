@@ -129,7 +129,7 @@ impl Effects {
         flags: FlagSet,
         targets: Option<&Targets>,
     ) -> Result<(ShaderId, Option<Job>), EffectError> {
-        let bits = self.checked(flags.effect, "flag set")?.on_device(flags.bits, manager.device());
+        let bits = self.checked(flags.effect, "flag set")?.on_device(flags.bits, manager);
         let flags = FlagSet { bits, ..flags };
         self.prepare(manager, pass, flags)?;
         let shader = self.pass_shader(manager, pass, flags)?;

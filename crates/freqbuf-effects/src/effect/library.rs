@@ -229,7 +229,7 @@ impl Effects {
     /// flags it never tests do not make new permutations.
     pub fn shader(&mut self, manager: &mut Manager, flags: FlagSet) -> Result<ShaderId, EffectError> {
         let effect = self.checked(flags.effect, "flag set")?;
-        let bits = effect.on_device(flags.bits, manager.device()) & effect.tested;
+        let bits = effect.on_device(flags.bits, manager) & effect.tested;
         let key = (flags.effect.index, bits);
         if let Some(id) = self.permutations.shader(key).filter(|&id| manager.registry().owns(id)) {
             return Ok(id);

@@ -23,7 +23,7 @@ impl Effects {
         flags: FlagSet,
     ) -> Result<ShaderId, EffectError> {
         let effect = self.checked(flags.effect, "flag set")?;
-        let bits = effect.on_device(flags.bits, manager.device()) & effect.tested;
+        let bits = effect.on_device(flags.bits, manager) & effect.tested;
         let flags = FlagSet { bits, ..flags };
         let key = (flags.effect.index, bits, pass.index);
         if let Some(id) = self.permutations.pass_shader(key).filter(|&id| manager.registry().owns(id)) {

@@ -195,14 +195,13 @@ impl DeviceCap {
         (name == "binding_arrays").then_some(Self::BindingArrays)
     }
 
-    /// Whether `device` offers it.
-    pub(super) fn offered(self, device: &wgpu::Device) -> bool {
+    /// Whether a device with `features` and `limits` offers it.
+    pub(super) fn offered(self, features: wgpu::Features, limits: &wgpu::Limits) -> bool {
         match self {
             Self::BindingArrays => {
                 let wanted = wgpu::Features::TEXTURE_BINDING_ARRAY
                     | wgpu::Features::SAMPLED_TEXTURE_AND_STORAGE_BUFFER_ARRAY_NON_UNIFORM_INDEXING;
-                let limits = device.limits();
-                device.features().contains(wanted)
+                features.contains(wanted)
                     && limits.max_storage_buffers_per_shader_stage > 0
                     && limits.max_binding_array_elements_per_shader_stage > 0
             }
@@ -216,9 +215,17 @@ impl Effect {
         self.device.iter().fold(0, |m, (b, _)| m | b)
     }
 
-    /// `bits` with each device flag as `device` sets it.
-    pub(super) fn on_device(&self, bits: Bits, device: &wgpu::Device) -> Bits {
-        self.device.iter().fold(bits, |b, &(bit, cap)| if cap.offered(device) { b | bit } else { b & !bit })
+    /// `bits` with each device flag as the manager's device sets it (from
+    /// the manager's cached features and limits: this runs per pipeline
+    /// request, which the render queue makes per item per encode).
+    pub(super) fn on_device(&self, bits: Bits, manager: &freqbuf::Manager) -> Bits {
+        self.on_caps(bits, manager.features(), manager.limits())
+    }
+
+    /// `bits` with each device flag as a device with `features` and `limits` sets it.
+    pub(super) fn on_caps(&self, bits: Bits, features: wgpu::Features, limits: &wgpu::Limits) -> Bits {
+        let on = |cap: DeviceCap| cap.offered(features, limits);
+        self.device.iter().fold(bits, |b, &(bit, cap)| if on(cap) { b | bit } else { b & !bit })
     }
 
     /// The effect's name.

@@ -42,8 +42,7 @@ pub(crate) fn write_links(
         let Some(from) = link.from else { continue };
         let slot = &mut slots[from];
         let f = slot.frequency();
-        let old =
-            slot.shadow_span(i, link.offset, 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        let old = pointer(slot, i, link.offset).unwrap_or(0);
         let new = (old & !link.mask) | e;
         let links = instances.links_mut();
         let was = links.link(f, i);
@@ -76,8 +75,8 @@ pub(crate) fn unlinked(
 
 /// The slab's binding point and the member that holds its element.
 fn slab_site(registry: &Registry, link: &Link) -> (BindingPoint, String) {
-    match registry.slots().nth(link.to) {
-        Some((_, s)) => (s.binding(), s.slab().map_or(String::new(), |s| s.member.clone())),
+    match registry.slot_by_index(link.to) {
+        Some(s) => (s.binding(), s.slab().map_or(String::new(), |s| s.member.clone())),
         None => (BindingPoint::new(0, 0), String::new()),
     }
 }
@@ -85,6 +84,11 @@ fn slab_site(registry: &Registry, link: &Link) -> (BindingPoint, String) {
 /// Whether the draw's element `i` of slot `from` points at its element `e` of `link.to`.
 #[inline]
 pub(crate) fn points_at(slots: &[Slot], from: usize, link: &Link, i: u32, e: u32) -> bool {
-    let bytes = slots[from].shadow_span(i, link.offset, 4);
-    bytes.is_some_and(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) & link.mask == e)
+    pointer(&slots[from], i, link.offset).is_some_and(|p| p & link.mask == e)
+}
+
+/// The `u32` at `offset` of element `i` in `slot`'s shadow.
+#[inline]
+fn pointer(slot: &Slot, i: u32, offset: u32) -> Option<u32> {
+    slot.shadow_span(i, offset, 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
 }

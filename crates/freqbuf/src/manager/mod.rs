@@ -152,6 +152,21 @@ impl Manager {
         &self.device
     }
 
+    /// The features and limits of [`Manager::device`], read once when the
+    /// manager was made or moved: unlike `device.features()` and
+    /// `device.limits()`, a call costs no lookup into wgpu, so per-draw
+    /// code may ask.
+    #[inline]
+    pub fn features(&self) -> wgpu::Features {
+        self.caps.features
+    }
+
+    /// See [`Manager::features`].
+    #[inline]
+    pub fn limits(&self) -> &wgpu::Limits {
+        &self.caps.limits
+    }
+
     /// A number that changes whenever the manager moves to another device
     /// ([`Manager::recreate`]) and differs between managers. A cache of wgpu
     /// objects made for this manager keys on it, and drops its objects when

@@ -383,6 +383,12 @@ impl Registry {
         self.slots.iter().enumerate().map(|(i, s)| (SlotId::new(self.tag, i as u32), s))
     }
 
+    /// The slot at `index` (a slot index, as a `Link` holds it).
+    #[inline]
+    pub(crate) fn slot_by_index(&self, index: usize) -> Option<&SlotLayout> {
+        self.slots.get(index)
+    }
+
     /// The slot at a binding point, if a used uniform block is there; at a
     /// per-family frequency, the first family's ([`Registry::slot_in`] picks one).
     #[inline]
