@@ -3,10 +3,11 @@
 
 use freqbuf::{
     Binder, Draw, DrawArgs, DrawList, Headless, IndirectDraws, InstanceList, Manager, MaterialId, ObjectId,
-    Param, Rows, SlotPlan, ViewId,
+    Param, SlotPlan, ViewId,
 };
 
 use crate::method::*;
+use crate::rows::ObjectRows;
 use crate::scene::{FrameChanges, Scene};
 
 /// freqbuf: shared slots, values set once where they change.
@@ -52,13 +53,6 @@ pub struct Freqbuf {
     /// it each frame (`Manager::write_rows_with`), with each material's
     /// slab element for the bindless shaders' pointer.
     pub(crate) rows: Option<ObjectRows>,
-}
-
-/// The object array's rows as the scene packs them: 80 bytes, or 96 with
-/// the bindless shaders' material pointer.
-pub(crate) enum ObjectRows {
-    Plain(Rows<[u8; OBJECT_STRIDE as usize]>),
-    Bindless(Rows<[u8; BINDLESS_OBJECT_STRIDE as usize]>),
 }
 
 pub(crate) struct Params {
@@ -140,7 +134,9 @@ impl Freqbuf {
                 let mut i = m.material(id);
                 i.set(p.base_color, &mat.base_color).expect("vec4");
                 if let Some(pp) = params {
-                    i.set(pp, &mat.params).expect("vec4");
+                    // A vec3 where the bindless material keeps its texture in the last lane.
+                    let lanes = if bindless && scene.params.textures { 3 } else { 4 };
+                    i.set_bytes(pp, bytemuck::cast_slice(&mat.params[..lanes])).expect("vec4 or vec3");
                 }
                 if let Some(e) = emissive {
                     i.set(e, &mat.emissive).expect("vec4");
@@ -165,6 +161,9 @@ impl Freqbuf {
         } else {
             Vec::new()
         };
+        if bindless && scene.params.textures {
+            crate::textures::set_on(gpu, &mut m, &materials);
+        }
         m.flush(&gpu.queue).expect("flush");
         m.take_stats();
         let draws: Vec<(usize, Draw)> = scene
@@ -207,38 +206,6 @@ impl Freqbuf {
             bindless,
             rows: None,
         }
-    }
-
-    /// Hands the object array to the scene (`Manager::own_rows`): moved
-    /// objects go up from the scene's own packed array (`Scene::rows`), as
-    /// the hand-written `storage_indirect` uploads them, with no shadow.
-    pub fn with_rows(mut self) -> Self {
-        let form = match self.bindless {
-            true => ObjectRows::Bindless(self.m.own_rows("objects").expect("96-byte objects")),
-            false => ObjectRows::Plain(self.m.own_rows("objects").expect("80-byte objects")),
-        };
-        // The scene's rows point at material `m` as element `m`: freqbuf's, in creation order.
-        for (k, &m) in self.materials.iter().enumerate() {
-            assert_eq!(self.m.slab_element(m).expect("a live material"), k as u32);
-        }
-        self.rows = Some(form);
-        self.name = if self.bindless { "freqbuf_bindless_rows" } else { "freqbuf_rows" };
-        self
-    }
-
-    /// Writes the moved objects' rows (and, the first frame, every row) from
-    /// the scene's array: all of them where at least half moved, as the
-    /// hand-written peer uploads its whole array then.
-    pub(crate) fn write_rows(&mut self, scene: &Scene, changes: &FrameChanges) {
-        let list = self.object_list.as_ref().expect("objects");
-        let n = scene.objects.len();
-        let moved = changes.objects.iter().map(|o| o.0);
-        let all = (changes.objects.len() * 2 >= n).then_some(0..n);
-        let written = match self.rows.as_ref().expect("rows") {
-            ObjectRows::Plain(r) => write(&mut self.m, r, list, scene.rows(false), all, moved),
-            ObjectRows::Bindless(r) => write(&mut self.m, r, list, scene.rows(true), all, moved),
-        };
-        written.expect("a list of the scene's objects");
     }
 
     /// Writes each moved object with its own `object(id).set(param, value)`
@@ -485,21 +452,5 @@ fn cost(s: &freqbuf::Stats, binds: u64) -> Cost {
         upload_calls: s.upload_calls,
         bind_calls: binds,
         dense: s.dense_spans > 0,
-    }
-}
-
-/// `all` when given, else `moved`, from the scene's packed rows.
-fn write<const N: usize>(
-    m: &mut Manager,
-    rows: &Rows<[u8; N]>,
-    list: &InstanceList,
-    packed: &[u8],
-    all: Option<std::ops::Range<usize>>,
-    moved: impl Iterator<Item = usize>,
-) -> Result<(), freqbuf::Error> {
-    let packed: &[[u8; N]] = bytemuck::cast_slice(packed);
-    match all {
-        Some(all) => m.write_rows(rows, list, packed, all),
-        None => m.write_rows(rows, list, packed, moved),
     }
 }

@@ -32,8 +32,10 @@ mod full_rewrite;
 mod method;
 mod objects;
 mod per_shader_cache;
+mod rows;
 pub mod scene;
 mod storage;
+pub mod textures;
 
 pub use encode_floor::EncodeFloor;
 pub use freqbuf::Freqbuf;

@@ -32,6 +32,10 @@ pub struct SceneParams {
     /// materials in one storage array (a slab), found through the object's
     /// `material` member. Needs `object_storage`.
     pub bindless: bool,
+    /// The bindless shaders also read a texel of their material's texture
+    /// from a binding array (`textures[material.texture]`, Bevy's
+    /// `bindless_textures_2d`; `textures.rs`). Needs `bindless`.
+    pub textures: bool,
 }
 
 impl SceneParams {
@@ -49,6 +53,7 @@ impl SceneParams {
             seed: 1,
             object_storage: false,
             bindless: false,
+            textures: false,
         }
     }
 
@@ -179,7 +184,11 @@ impl Scene {
     /// Generates the scene at frame 0.
     pub fn new(params: &SceneParams) -> Self {
         let mut rng = Rng::new(params.seed);
-        let form = |bindless| Form { storage: params.object_storage || bindless, bindless };
+        let form = |bindless| Form {
+            storage: params.object_storage || bindless,
+            bindless,
+            textures: bindless && params.textures,
+        };
         let shaders = (0..params.shaders).map(|i| shader(i, params.shaders, form(false))).collect::<Vec<_>>();
         let bindless_shaders = match params.bindless {
             true => (0..params.shaders).map(|i| shader(i, params.shaders, form(true))).collect(),
@@ -354,6 +363,8 @@ struct Form {
     storage: bool,
     /// Materials in a slab, `materials[objects[i].material]`.
     bindless: bool,
+    /// And a texel of `textures[material.texture]` (bindless only).
+    textures: bool,
 }
 
 /// Shader `i` of `n`: a family and a permutation of declared members. With
@@ -362,7 +373,7 @@ struct Form {
 /// adds the object's `material` (96 bytes) and reads a 48-byte material
 /// element from a slab, padded where the permutation declares less.
 fn shader(i: usize, n: usize, form: Form) -> ShaderDef {
-    let Form { storage, bindless } = form;
+    let Form { storage, bindless, textures } = form;
     let family = FAMILIES[i % FAMILIES.len()];
     let perm = i / FAMILIES.len();
     let decl = match family {
@@ -382,6 +393,9 @@ fn shader(i: usize, n: usize, form: Form) -> ShaderDef {
         },
     };
     let mut w = String::new();
+    if textures {
+        w.push_str("enable wgpu_binding_array;\n");
+    }
     let _ = writeln!(w, "// {family} permutation {perm} of {n}");
     w.push_str(if decl.ambient {
         "struct Frame { time: f32, frame_index: u32, _pad0: vec2<f32>, ambient: vec4<f32> }\n"
@@ -389,7 +403,7 @@ fn shader(i: usize, n: usize, form: Form) -> ShaderDef {
         "struct Frame { time: f32 }\n"
     });
     w.push_str("struct View { view_proj: mat4x4<f32> }\n");
-    w.push_str(match (decl.params, decl.emissive, bindless) {
+    let material = match (decl.params, decl.emissive, bindless) {
         (true, true, _) => {
             "struct Material { base_color: vec4<f32>, params: vec4<f32>, emissive: vec4<f32> }\n"
         }
@@ -404,6 +418,11 @@ fn shader(i: usize, n: usize, form: Form) -> ShaderDef {
         (false, false, true) => {
             "struct Material { base_color: vec4<f32>, _pad0: vec4<f32>, _pad1: vec4<f32> }\n"
         }
+    };
+    w.push_str(&match textures {
+        // The texture's element in the vec4's last lane: the element stays 48 bytes.
+        true => crate::textures::material_struct(material),
+        false => material.to_owned(),
     });
     let pointer = if bindless { ", material: u32, _pad1: u32, _pad2: u32, _pad3: u32" } else { "" };
     let _ = match (decl.tint, storage) {
@@ -420,6 +439,9 @@ fn shader(i: usize, n: usize, form: Form) -> ShaderDef {
     } else {
         "@group(2) @binding(0) var<uniform> material: Material;\n"
     });
+    if textures {
+        w.push_str("@group(2) @binding(1) var textures: binding_array<texture_2d<f32>>;\n");
+    }
     w.push_str(if storage {
         "@group(3) @binding(0) var<storage, read> objects: array<Object>;\n"
     } else {
@@ -446,6 +468,11 @@ fn shader(i: usize, n: usize, form: Form) -> ShaderDef {
         w.push_str("    let material = materials[objects[v.instance].material];\n");
     }
     w.push_str("    var c = material.base_color * v.tint;\n");
+    if textures {
+        w.push_str(
+            "    c = c * textureLoad(textures[material.texture], vec2<i32>(v.pos.xy) & vec2<i32>(3), 0);\n",
+        );
+    }
     if decl.params {
         w.push_str("    c = c * (1.0 - 0.5 * material.params.x);\n");
     }

@@ -81,12 +81,18 @@ fn put_bytes(
     bytes.len()
 }
 
-/// One material's element of the bindless shaders' material array.
-fn packed_material(m: &crate::scene::MaterialDef) -> [u8; MATERIAL_STRIDE as usize] {
+/// Material `k`'s element of the bindless shaders' material array; with
+/// textures, the index of its texture in the bound array in the last lane of `params`.
+fn packed_material(scene: &Scene, k: usize) -> [u8; MATERIAL_STRIDE as usize] {
+    let m = &scene.materials[k];
     let mut out = [0; MATERIAL_STRIDE as usize];
     out[off::BASE_COLOR..off::BASE_COLOR + 16].copy_from_slice(bytemuck::bytes_of(&m.base_color));
     out[off::PARAMS..off::PARAMS + 16].copy_from_slice(bytemuck::bytes_of(&m.params));
     out[off::EMISSIVE..off::EMISSIVE + 16].copy_from_slice(bytemuck::bytes_of(&m.emissive));
+    if scene.params.textures {
+        let t = crate::textures::of(k) as u32;
+        out[crate::textures::OFFSET..][..4].copy_from_slice(&t.to_le_bytes());
+    }
     out
 }
 
@@ -124,17 +130,36 @@ impl StorageInstancing {
         gpu.queue.write_buffer(&objects, 0, scene.rows(bindless));
         let group = shared.storage_group(gpu, &objects);
         let materials = bindless.then(|| {
-            let data = scene.materials.iter().flat_map(packed_material).collect::<Vec<u8>>();
+            let data =
+                (0..scene.materials.len()).flat_map(|k| packed_material(scene, k)).collect::<Vec<u8>>();
             let materials = buffer("materials", data.len() as u64, storage);
             gpu.queue.write_buffer(&materials, 0, &data);
             // The layout freqbuf made for the pipelines: its visibility is the stages that read it.
             let shader = inner.draws[0].1.shader();
             let layouts = inner.m.bind_group_layouts(shader).expect("registered");
             let layout = layouts.iter().find(|(g, _)| *g == 2).expect("a material group").1;
+            // With textures: the scene's, repeated to the length freqbuf's layout declares.
+            let textures = scene.params.textures.then(|| {
+                let len = inner.m.registry()[shader]
+                    .resource(freqbuf::BindingPoint::new(2, 1))
+                    .expect("textures")
+                    .count;
+                let views = crate::textures::views(gpu);
+                (0..len as usize).map(|i| views[i % views.len()].clone()).collect::<Vec<_>>()
+            });
+            let views = textures.iter().flat_map(|t| t.iter()).collect::<Vec<_>>();
+            let mut entries =
+                vec![wgpu::BindGroupEntry { binding: 0, resource: materials.as_entire_binding() }];
+            if textures.is_some() {
+                entries.push(wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::TextureViewArray(&views),
+                });
+            }
             let group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("hand materials"),
                 layout,
-                entries: &[wgpu::BindGroupEntry { binding: 0, resource: materials.as_entire_binding() }],
+                entries: &entries,
             });
             (materials, group)
         });
@@ -247,7 +272,7 @@ impl StorageInstancing {
                 let color: [u8; 16] = color.try_into().expect("vec4");
                 bytes += put(&mut self.belt, enc, materials, offset, std::iter::once(color));
             } else {
-                let all = run.iter().map(|&(m, _)| packed_material(&scene.materials[m]));
+                let all = run.iter().map(|&(m, _)| packed_material(scene, m));
                 bytes += put(&mut self.belt, enc, materials, offset, all);
             }
             calls += 1;

@@ -87,6 +87,14 @@ struct Args {
     /// --object-storage.
     #[arg(long)]
     bindless: bool,
+    /// The bindless shaders also read a texel of their material's texture
+    /// through a binding array (Bevy's `bindless_textures_2d`): freqbuf
+    /// places the textures in its family's table, `storage_bindless` binds
+    /// one array. Only the bindless methods run, since the other forms'
+    /// shaders read no texture. Implies --bindless and --indirect; needs
+    /// binding arrays.
+    #[arg(long)]
+    textures: bool,
     /// Run only this method of those the other options select (`freqbuf_rows`,
     /// `storage_indirect`, ...): to profile one method's frames alone, e.g.
     /// under `perf record`, with no other method's work in the process.
@@ -132,7 +140,23 @@ struct Share {
 }
 
 fn main() {
-    let args = Args::parse();
+    let mut args = Args::parse();
+    if args.textures {
+        (args.bindless, args.indirect) = (true, true);
+        if args.materials >= 1024 {
+            eprintln!(
+                "error: --textures places a texture per material in a table of at most 1,024 elements; use --materials 1023 or fewer"
+            );
+            std::process::exit(2);
+        }
+        if args.baselines.as_ref().is_some_and(|b| b.iter().any(|n| !n.is_empty() && n != "storage_bindless"))
+        {
+            eprintln!(
+                "error: with --textures only storage_bindless applies (the other forms read no texture)"
+            );
+            std::process::exit(2);
+        }
+    }
     if args.objects == 0 || args.shaders == 0 || args.materials == 0 || args.views == 0 || args.frames == 0 {
         eprintln!("error: --objects, --shaders, --materials, --views and --frames must be at least 1");
         std::process::exit(2);
@@ -151,6 +175,9 @@ fn main() {
         if args.bindless {
             list.insert(1, "storage_bindless".into());
         }
+        if args.textures {
+            list.retain(|n| n == "storage_bindless");
+        }
         list
     });
     let (gpu, real) = match Headless::new() {
@@ -165,6 +192,12 @@ fn main() {
         }
     };
     eprintln!("adapter: {} ({:?}, {})", gpu.info.name, gpu.info.backend, gpu.info.driver_info);
+    let arrays = wgpu::Features::TEXTURE_BINDING_ARRAY
+        | wgpu::Features::SAMPLED_TEXTURE_AND_STORAGE_BUFFER_ARRAY_NON_UNIFORM_INDEXING;
+    if args.textures && real && !gpu.device.features().contains(arrays) {
+        eprintln!("error: --textures needs {arrays:?}, which {} lacks", gpu.info.name);
+        std::process::exit(2);
+    }
     // The shaders do not depend on what moves: one set of pipelines for every share.
     let scene0 = Scene::new(&params(&args, args.moving[0]));
     let t = Instant::now();
@@ -234,6 +267,7 @@ fn params(args: &Args, moving: f64) -> SceneParams {
         seed: args.seed,
         object_storage: args.object_storage || args.bindless,
         bindless: args.bindless,
+        textures: args.textures,
     }
 }
 
@@ -315,7 +349,14 @@ fn measure(args: &Args, gpu: &Headless, shared: &Shared, baselines: &[String], p
         eprintln!("error: --indirect needs --object-storage (runs need object data in an array slot)");
         std::process::exit(2);
     }
-    for name in std::iter::once("freqbuf")
+    // With textures only the bindless forms draw the same image.
+    let plain = (!args.textures).then_some("freqbuf");
+    let (bundles, threads, one_submit, indirect) = match args.textures {
+        true => (None, None, None, None),
+        false => (bundles, threads, one_submit, indirect),
+    };
+    for name in plain
+        .into_iter()
         .chain(bundles)
         .chain(threads)
         .chain(one_submit)
