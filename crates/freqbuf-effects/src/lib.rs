@@ -21,7 +21,8 @@ mod tag;
 pub use effect::{
     Blend, CacheLoad, CheckReport, Compare, Cull, DefValue, DepthState, EXHAUSTIVE_COMBINATIONS, Effect,
     EffectId, EffectStats, Effects, FlagRules, FlagSet, LoggedPipeline, LoggedTargets, Pass, PassId, Passes,
-    PipelineCacheFile, ReplayReport, SuggestedRule, Suggestions, Targets, WarmProgress, WarmReport,
+    PipelineCacheFile, ReplayReport, SUGGEST_WITHIN, SuggestedRule, Suggestions, Targets, WarmProgress,
+    WarmReport,
 };
 pub use error::{EffectError, EffectErrorKind, MaterialError, MaterialErrorKind};
 pub use material::{AutoConstants, Camera, IntoColumns, IntoVec2, Materials, Semantic, validate_tables};

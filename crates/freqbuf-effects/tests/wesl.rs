@@ -165,14 +165,22 @@ fn wesl_errors_point_into_their_file_and_name_the_permutation_and_who_refused() 
     let tinted = text("tinted.wesl").replace("material.scale", "material.scal");
     let id = with(&mut fx, "tinted.wesl", &tinted).unwrap();
     let e = fx.check(&registry, id, None).unwrap_err();
-    assert!(matches!(*e.kind, EffectErrorKind::WeslNaga { .. }), "{e:?}");
+    // Only [SCALE] reads the typo, so the whole-effect check names the rule that would exclude it.
+    let EffectErrorKind::Excludable { rule, cause } = &*e.kind else { panic!("{e:?}") };
+    assert!(matches!(**cause, EffectErrorKind::WeslNaga { .. }), "{e:?}");
+    assert_eq!(rule, "implies.SCALE = [\"TINT\"]");
     let chain = common::chain(&e);
     assert!(
         chain.starts_with(
             "cannot compose tinted.wesl:12:30: with [SCALE], naga refused the WGSL compiled from it: "
+        ) && chain.ends_with(
+            "; `implies.SCALE = [\"TINT\"]` would exclude it and keep every combination that composes"
         ),
         "{chain}"
     );
+    // One flag set alone suggests nothing: the rule is the whole-effect check's.
+    let e = fx.check(&registry, id, Some(fx.flags(id, &["SCALE"]).unwrap())).unwrap_err();
+    assert!(matches!(*e.kind, EffectErrorKind::WeslNaga { .. }), "{e:?}");
 
     // freqbuf refuses a package name WESL cannot import, at its place in the effect file.
     let toml = text("tinted.effect.toml").replace("shared = \"shared\"", "constants = \"shared\"");

@@ -11,6 +11,11 @@ use freqbuf::Registry;
 /// workers' libraries, whose compositions are not this one's.
 const KEEP_COMPOSED: usize = 15;
 
+/// Most allowed combinations for which a failed check finds the rule that
+/// would exclude the failure: finding it composes every one of them again
+/// (about 4 ms each on lavapipe's 2 cores, so 4 s at most).
+pub const SUGGEST_WITHIN: usize = 1024;
+
 impl Effects {
     /// The whole-effect check: composes the permutations and merges them
     /// into a copy of `registry` (nothing is registered), proving that they
@@ -46,6 +51,43 @@ impl Effects {
     /// [`Effects::merge`] of the permutations `device` can register: those
     /// whose device flags are as it sets them (all, without a device).
     pub(crate) fn merge_for(
+        &mut self,
+        registry: &mut Registry,
+        id: EffectId,
+        only: Option<FlagSet>,
+        device: Option<&wgpu::Device>,
+    ) -> Result<CheckReport, EffectError> {
+        match self.merge_all(registry, id, only, device) {
+            Err(e) if only.is_none() && e.kind.composes() => Err(self.with_rule(id, e)),
+            r => r,
+        }
+    }
+
+    /// `e`, a combination's failure to compose, with the rule that would
+    /// exclude it where [`Effects::suggest_rules`] finds one: only where the
+    /// rules allow at most [`SUGGEST_WITHIN`] combinations, since it
+    /// composes each (on the error path only).
+    fn with_rule(&mut self, id: EffectId, mut e: EffectError) -> EffectError {
+        // No pair rule excludes the combination with no flag on.
+        let flags = e.kind.flags().unwrap_or("no flags").to_owned();
+        if flags == "no flags" {
+            return e;
+        }
+        let effect = self.effect(id);
+        let (combos, _) = effect.rules.combinations(effect.tested, SUGGEST_WITHIN + 1);
+        if combos.len() > SUGGEST_WITHIN {
+            return e;
+        }
+        let Ok(found) = self.suggest_rules(id) else { return e };
+        // The kinds name a combination as `Effect::describe` does: flags joined by `+`.
+        let rule = found.rules.into_iter().find(|r| r.excludes.iter().any(|x| x.join("+") == flags));
+        if let Some(r) = rule {
+            e.kind = Box::new(EffectErrorKind::Excludable { rule: r.rule, cause: e.kind });
+        }
+        e
+    }
+
+    fn merge_all(
         &mut self,
         registry: &mut Registry,
         id: EffectId,

@@ -33,6 +33,7 @@ mod wesl;
 mod with_defs;
 
 pub use cache_file::{CacheLoad, PipelineCacheFile};
+pub use check::SUGGEST_WITHIN;
 pub use constraints::FlagRules;
 pub use file::{Blend, Compare, Cull, DepthState};
 pub use library::{EXHAUSTIVE_COMBINATIONS, Effects};

@@ -299,13 +299,44 @@ pub enum EffectErrorKind {
     /// semantic that does not exist.
     #[error("an entry of the effect's [params] or [auto] table is refused")]
     Tables(#[source] crate::error::MaterialError),
+    /// The whole-effect check found a combination that fails to compose, and
+    /// a flag rule that excludes it while keeping every combination that
+    /// composes (`Effects::suggest_rules`; only where the rules allow at most
+    /// `SUGGEST_WITHIN` combinations, since finding it composes them all).
+    #[error("{cause}; `{rule}` would exclude it and keep every combination that composes")]
+    Excludable {
+        /// The rule, as the effect file writes it (`at_most_one = [["A", "B"]]`).
+        rule: String,
+        /// Why the combination fails: a composition kind.
+        cause: Box<EffectErrorKind>,
+    },
 }
 
 impl EffectErrorKind {
+    /// Whether the kind is a failed composition: naga_oil's, the WESL
+    /// compiler's or naga's refusal, or a caught panic.
+    pub(crate) fn composes(&self) -> bool {
+        use EffectErrorKind as K;
+        matches!(self, K::Compose { .. } | K::Panic { .. } | K::WeslCompiler { .. } | K::WeslNaga { .. })
+    }
+
+    /// The failing combination's flags, as a composition kind names them.
+    pub(crate) fn flags(&self) -> Option<&str> {
+        use EffectErrorKind as K;
+        match self {
+            K::Compose { flags, .. }
+            | K::Panic { flags, .. }
+            | K::WeslCompiler { flags, .. }
+            | K::WeslNaga { flags, .. } => Some(flags),
+            _ => None,
+        }
+    }
+
     /// The outer error's verb: what failed, in the words of the step it failed in.
     fn failed(&self) -> &'static str {
         use EffectErrorKind as K;
         match self {
+            K::Excludable { cause, .. } => cause.failed(),
             K::Write(_) => "cannot save",
             K::NoPipelineCache => "cannot keep a pipeline cache in",
             K::Io(_)
