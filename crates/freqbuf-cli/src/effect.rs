@@ -109,9 +109,16 @@ pub(crate) fn effect(plan: &SlotPlan, wesl: &WeslArgs, args: &EffectArgs) -> Exi
                         | EffectErrorKind::WeslCompiler { .. }
                         | EffectErrorKind::WeslNaga { .. }
                 );
+                // The error names one rule already: where it does, point at the others.
+                let named = matches!(*e.kind, EffectErrorKind::Excludable { .. });
                 eprintln!("error: {:#}", anyhow::Error::new(e));
                 if all && composing {
                     crate::each::hint(&mut fx, id);
+                } else if named {
+                    let file = file.display();
+                    eprintln!(
+                        "hint: `freqbuf effect --suggest-rules {file}` lists a rule for every failing combination"
+                    );
                 }
                 return ExitCode::FAILURE;
             }

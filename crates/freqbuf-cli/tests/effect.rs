@@ -337,13 +337,15 @@ fn failing_combinations_get_the_rules_that_would_exclude_them() {
              implies.TANGENTS = [\"NORMALS\"]  # excludes 3: [TANGENTS] cannot compose {x}:13:24: with [TANGENTS], naga's WGSL parser refused it: no definition in scope for identifier: `N`\n"
         )
     );
+    // The failed check names the rule for its combination, and where the others are.
     let (code, _, stderr) = run(&["effect", "--all-permutations", file]);
     assert_eq!(code, 1);
     assert!(
-        stderr.ends_with(
-            "hint: `at_most_one = [[\"LOW\", \"HIGH\"]]` excludes [LOW+HIGH] (4 failing combinations) and keeps every combination that composes\n\
-             hint: `implies.TANGENTS = [\"NORMALS\"]` excludes [TANGENTS] (3 failing combinations) and keeps every combination that composes\n"
-        ),
+        stderr.ends_with(&format!(
+            "error: cannot compose {x}:5:7: with [LOW+HIGH], naga's WGSL parser refused it: redefinition of `T`; \
+             `at_most_one = [[\"LOW\", \"HIGH\"]]` would exclude it and keep every combination that composes\n\
+             hint: `freqbuf effect --suggest-rules {file}` lists a rule for every failing combination\n"
+        )),
         "{stderr}"
     );
 }
