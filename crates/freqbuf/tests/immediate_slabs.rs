@@ -32,6 +32,20 @@ struct Out { @builtin(position) p: vec4<f32>, @location(0) c: vec4<f32> }
 @fragment fn fs(in: Out) -> @location(0) vec4<f32> { return in.c; }
 ";
 
+/// A shader without immediates, drawn between two draws of one material: its
+/// pipeline's layout clears the immediates, so the next draw must set them.
+const OTHER: &str = "
+struct Mesh { pos: vec4<f32>, tint: vec4<f32> }
+@group(3) @binding(0) var<storage> mesh: array<Mesh>;
+@vertex fn vs(@builtin(instance_index) i: u32) -> @builtin(position) vec4<f32> {
+    return vec4(mesh[i].pos.xy, 0.0, 1.0);
+}
+@fragment fn fs() -> @location(0) vec4<f32> { return vec4(1.0); }
+";
+
+/// Pixel of the object the other shader draws: past the checked ones.
+const OTHER_PIXEL: u32 = 400;
+
 /// Forwards to a pass and counts the immediates set.
 struct Counting<'p, 'e>(&'p mut wgpu::RenderPass<'e>, u32);
 
@@ -57,6 +71,8 @@ struct Scene {
     uses: Vec<(usize, usize)>,
     materials: Vec<MaterialId>,
     colors: Vec<[f32; 4]>,
+    /// The other shader, its pipeline and its object.
+    other: (freqbuf::ShaderId, wgpu::RenderPipeline, ObjectId),
 }
 
 /// Registers `source` in family `imm`, whose materials both shaders draw.
@@ -89,7 +105,14 @@ impl Scene {
             shaders.map(|s| gpu::render_pipeline_for(&h, &fb, s, FORMAT, wgpu::PrimitiveTopology::PointList));
         let target = gpu::target(&h, FORMAT, (W, H));
         let (objects, uses, materials, colors) = Default::default();
-        Some(Self { h, fb, shaders, pipelines, target, objects, uses, materials, colors })
+        let other = fb.register_wgsl("other.wgsl", OTHER).unwrap();
+        let other_pipeline =
+            gpu::render_pipeline_for(&h, &fb, other, FORMAT, wgpu::PrimitiveTopology::PointList);
+        let o = fb.create_object();
+        let pos = fb.param("pos").unwrap();
+        fb.object(o).set(pos, &gpu::pixel_centre(OTHER_PIXEL, (W, H))).unwrap();
+        let other = (other, other_pipeline, o);
+        Some(Self { h, fb, shaders, pipelines, target, objects, uses, materials, colors, other })
     }
 
     fn add_material(&mut self, color: [f32; 4]) -> MaterialId {
@@ -148,12 +171,14 @@ impl Scene {
     }
 
     /// Binds draw by draw, the pipeline set before each shader's first
-    /// draw; returns the immediates freqbuf set.
+    /// draw, and the other shader drawn wherever the next draw has the same
+    /// material and shader; returns the immediates freqbuf set.
     fn by_bind(&mut self) -> u32 {
         self.check("bind", |s, pass| {
             let mut binder = Binder::new();
             let mut counting = Counting(pass, 0);
             let mut shader = None;
+            let other = Draw::new(s.other.0).object(s.other.2);
             for (i, d) in s.draws().iter().enumerate() {
                 let k = s.uses[i].1;
                 if shader != Some(k) {
@@ -162,6 +187,12 @@ impl Scene {
                 }
                 let first = binder.bind(&mut s.fb, &mut counting, d).unwrap();
                 counting.0.draw(0..1, first..first + 1);
+                if s.uses.get(i + 1) == Some(&s.uses[i]) {
+                    counting.0.set_pipeline(&s.other.1);
+                    let first = binder.bind(&mut s.fb, &mut counting, &other).unwrap();
+                    counting.0.draw(0..1, first..first + 1);
+                    shader = None;
+                }
             }
             counting.1
         })
@@ -223,7 +254,10 @@ fn draws_find_their_material_through_the_immediate_data() {
     }
     s.fb.flush(&s.h.queue).unwrap();
     let changes = (0..300).filter(|&i| i == 0 || s.uses[i] != s.uses[i - 1]).count() as u32;
-    assert_eq!(s.by_bind(), changes, "one set_immediates per change of material or shader");
+    // Binds also set it again after each of the other shader's draws.
+    let after_other = (1..300).filter(|&i| s.uses[i] == s.uses[i - 1]).count() as u32;
+    assert!(after_other >= 5, "{after_other} draws after the other shader's");
+    assert_eq!(s.by_bind(), changes + after_other, "one set_immediates per change of material or shader");
 
     // No link is needed, so the list draws before any second flush.
     let draws = s.draws();

@@ -45,19 +45,9 @@ impl Effects {
         id: EffectId,
         only: Option<FlagSet>,
     ) -> Result<CheckReport, EffectError> {
-        self.merge_for(registry, id, only, None)
-    }
-
-    /// [`Effects::merge`] of the permutations `device` can register: those
-    /// whose device flags are as it sets them (all, without a device).
-    pub(crate) fn merge_for(
-        &mut self,
-        registry: &mut Registry,
-        id: EffectId,
-        only: Option<FlagSet>,
-        device: Option<&wgpu::Device>,
-    ) -> Result<CheckReport, EffectError> {
-        match self.merge_all(registry, id, only, device) {
+        // Only the whole-effect check names a rule: a material's first use
+        // (`merge_for` with a device) must not compose every combination again.
+        match self.merge_for(registry, id, only, None) {
             Err(e) if only.is_none() && e.kind.composes() => Err(self.with_rule(id, e)),
             r => r,
         }
@@ -74,8 +64,9 @@ impl Effects {
             return e;
         }
         let effect = self.effect(id);
-        let (combos, _) = effect.rules.combinations(effect.tested, SUGGEST_WITHIN + 1);
-        if combos.len() > SUGGEST_WITHIN {
+        // Over the limit, `combinations` gives its sample, which is small.
+        let (combos, every) = effect.rules.combinations(effect.tested, SUGGEST_WITHIN);
+        if !every || combos.len() > SUGGEST_WITHIN {
             return e;
         }
         let Ok(found) = self.suggest_rules(id) else { return e };
@@ -87,7 +78,9 @@ impl Effects {
         e
     }
 
-    fn merge_all(
+    /// [`Effects::merge`] of the permutations `device` can register: those
+    /// whose device flags are as it sets them (all, without a device).
+    pub(crate) fn merge_for(
         &mut self,
         registry: &mut Registry,
         id: EffectId,

@@ -110,13 +110,18 @@ impl Memo {
 ///
 /// Make one per pass (or call [`Binder::reset`] when starting a new pass); bind
 /// groups stay bound across `set_pipeline` as WebGPU specifies, so a shader
-/// switch alone sets nothing.
+/// switch alone sets no bind group.
 ///
 /// A shader that finds a slab's element through its immediate data
 /// (`materials[imm.material]`) gets that element set with `set_immediates`
-/// by the bind, where it differs from what this binder last set for the
-/// shader. wgpu clears immediates when `set_pipeline` changes the pipeline
-/// layout, so set the pipeline before the bind of its first draw.
+/// by the bind, unless the previous bind was of the same shader and set the
+/// same element. wgpu clears immediates when `set_pipeline` changes the
+/// pipeline layout, so set the pipeline before the bind of its first draw;
+/// a pipeline set between two binds of one shader without a bind of its own
+/// (a shader freqbuf does not bind) needs [`Binder::reset`] first. The
+/// element goes only where the slab's group is among those bound
+/// ([`Binder::bind_groups`]), 4 bytes at the member's offset: the
+/// application's own `set_immediates` must not overlap them.
 ///
 /// The entries that build bind groups on a miss take the
 /// [`Manager`](crate::Manager) (`&mut Manager`; a box or guard of one
@@ -230,6 +235,10 @@ impl Binder {
         mask: u32,
     ) -> Result<u32, Error> {
         let DrawInputs { registry, layouts, slots, instances, mut groups, generation } = inputs;
+        // Another shader's pipeline may have another layout, which cleared the immediates.
+        if self.immediates.0.is_some_and(|s| s != shader_id) {
+            self.immediates = Default::default();
+        }
         let si = shader_id.index();
         let shader = match layouts.shaders.get(si) {
             Some(s) if registry.owns(shader_id) => s,
@@ -371,16 +380,14 @@ impl Binder {
 }
 
 impl Binder {
-    /// Sets element `e` at `offset` of `shader`'s immediate data, unless this
-    /// binder set it last for that shader. Another shader's bind sets it
-    /// again: its pipeline's layout may have cleared it.
+    /// Sets element `e` at `offset` of `shader`'s immediate data, unless the
+    /// binds since the last of another shader set it (`bind_resolved`
+    /// forgets what was set when the shader changes: the new pipeline's
+    /// layout may have cleared it).
     #[inline]
     fn immediate<P: BindTarget>(&mut self, pass: &mut P, shader: ShaderId, offset: u32, e: u32) {
         let (last, set) = &mut self.immediates;
-        if *last != Some(shader) {
-            *last = Some(shader);
-            set.clear();
-        }
+        *last = Some(shader);
         match set.iter_mut().find(|(o, _)| *o == offset) {
             Some((_, v)) if *v == e => return,
             Some((_, v)) => *v = e,

@@ -347,7 +347,7 @@ impl Binder {
         draws.in_use |= indirect && draws.buffer.is_some() && !draws.runs.is_empty();
         cx.stats.shared.draw_calls += draw_calls;
         // The runs replay every recorded command once.
-        debug_assert_eq!(commands, recorded.commands(list.len().saturating_sub(1)).end as usize);
+        debug_assert_eq!(commands, recorded.len());
         self.calls += recorded.calls();
         cx.sent(recorded.counts());
         Ok(())

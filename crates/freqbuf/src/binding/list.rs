@@ -10,7 +10,7 @@
 //! [`Draw`]s; for draws that never change, replay a render bundle.
 //!
 //! A list also keeps the bind commands its last encode made (bind group,
-//! dynamic offsets, first instance), and replays them while the manager's
+//! dynamic offsets, immediates, first instance), and replays them while the manager's
 //! generation holds: bind groups and offsets change only when it moves.
 //! [`Binder::bind_list`] binds a list here (`bind_list_in`); indirect runs replay the same
 //! recording (`indirect.rs`).
@@ -56,7 +56,7 @@ pub(crate) struct Recorded {
     pub(crate) mask: u32,
     groups: Vec<wgpu::BindGroup>,
     /// (group index, bind group in `groups`, dynamic offsets), in order; an
-    /// immediate is (`IMMEDIATE`, element, [offset]).
+    /// immediate is (`IMMEDIATE`, element, `[offset]`).
     cmds: Vec<(u32, u32, SmallVec<[u32; Frequency::COUNT]>)>,
     /// How many of `cmds` are `set_bind_group` calls.
     binds: u64,
@@ -86,6 +86,12 @@ impl Recorded {
     #[inline]
     pub(crate) fn calls(&self) -> u64 {
         self.binds
+    }
+
+    /// Commands recorded: bind groups and immediates.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.cmds.len()
     }
 
     /// Those calls by group index, all replays, counted as they were recorded.

@@ -60,7 +60,8 @@ impl Binder {
     /// `draw` set the next draw's pipeline after drawing.
     ///
     /// Cost: [`Binder::bind`] without the handle lookups, and one check per
-    /// list; a replay, one `set_bind_group` per recorded command and no lookups.
+    /// list; a replay, one `set_bind_group` (or `set_immediates`) per recorded
+    /// command and no lookups.
     pub fn bind_list<P: BindTarget>(
         &mut self,
         manager: &mut Manager,
@@ -101,7 +102,8 @@ impl Binder {
     /// A stale list is [`Error::StaleList`], and geometry for another number
     /// of draws [`Error::Indirect`], before anything is bound. Cost, while
     /// the list, the manager's generation and the geometry hold: one
-    /// `set_bind_group` per recorded command and one call per run, no
+    /// `set_bind_group` (or `set_immediates`) per recorded command and one
+    /// call per run, no
     /// per-draw work and no upload. Otherwise one pass over the draws to plan
     /// the runs, and one `write_buffer` of the arguments that changed.
     pub fn draw_indirect(

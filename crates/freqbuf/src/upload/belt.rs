@@ -62,7 +62,7 @@ impl Trim {
         let staged = std::mem::take(&mut self.staged);
         self.held = self.held.max(staged);
         self.window = self.window.max(staged);
-        self.flushes += 1;
+        self.flushes = self.flushes.wrapping_add(1);
         if !self.flushes.is_multiple_of(WINDOW) {
             return false;
         }
