@@ -5,7 +5,8 @@
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
-use super::compose::{Compose, Sites};
+use super::build::compose::Compose;
+use super::source::sites::Sites;
 use super::types::{Bits, Effect, EffectId, EffectStats, FlagSet, Pass, PassId, Passes};
 use crate::error::{EffectError, EffectErrorKind};
 use freqbuf::Error;
@@ -32,9 +33,9 @@ pub struct Effects {
     pub(super) compose: Compose,
     pub(super) effects: Vec<Effect>,
     /// Compositions and the shaders registered from them.
-    pub(super) permutations: super::permutations::Permutations,
+    pub(super) permutations: super::build::permutations::Permutations,
     /// Modules and pipelines, for one device.
-    pub(super) pipelines: super::pipelines::Pipelines,
+    pub(super) pipelines: super::pipeline::pipelines::Pipelines,
     pub(super) stats: EffectStats,
     /// Module files added, and those [`Effects::add_module_dir`] found.
     pub(super) module_files: ModuleFiles,
@@ -44,7 +45,7 @@ pub struct Effects {
     pub(super) with_defs_copies: HashMap<(u32, String), u32>,
     /// WESL packages for every effect, and the package files read.
     #[cfg_attr(not(feature = "wesl"), allow(dead_code, reason = "no packages without WESL"))]
-    pub(super) wesl: super::wesl::Library,
+    pub(super) wesl: super::source::wesl::Library,
     /// The libraries the whole-effect check composes on, one per core (none
     /// on the web, where it composes on one thread).
     #[cfg(not(target_arch = "wasm32"))]

@@ -7,40 +7,21 @@
 //! otherwise. Permutations are ordinary registered shaders: they share the
 //! manager's slots with every other shader.
 
-mod cache_file;
-mod check;
-mod compose;
-mod constraints;
-mod defs;
-mod file;
-mod job;
+mod build;
 mod library;
-mod load;
-mod log;
-mod modules;
-#[cfg(not(target_arch = "wasm32"))]
-mod parallel;
-mod parse;
-mod passes;
-mod permutations;
 mod pipeline;
-mod pipelines;
-mod suggest;
-mod tested_names;
+mod source;
 mod types;
-mod warm;
-mod wesl;
-mod with_defs;
 
-pub use cache_file::{CacheLoad, PipelineCacheFile};
-pub use check::SUGGEST_WITHIN;
-pub use constraints::FlagRules;
-pub use file::{Blend, Compare, Cull, DepthState};
+pub use build::check::SUGGEST_WITHIN;
+pub use build::suggest::{SuggestedRule, Suggestions};
 pub use library::{EXHAUSTIVE_COMBINATIONS, Effects};
-pub use log::{LoggedPipeline, ReplayReport};
-pub use suggest::{SuggestedRule, Suggestions};
+pub use pipeline::cache_file::{CacheLoad, PipelineCacheFile};
+pub use pipeline::log::{LoggedPipeline, ReplayReport};
+pub use pipeline::warm::{WarmProgress, WarmReport};
+pub use source::constraints::FlagRules;
+pub use source::file::{Blend, Compare, Cull, DepthState};
+pub use source::with_defs::DefValue;
 pub use types::{
     CheckReport, Effect, EffectId, EffectStats, FlagSet, LoggedTargets, Pass, PassId, Passes, Targets,
 };
-pub use warm::{WarmProgress, WarmReport};
-pub use with_defs::DefValue;

@@ -4,9 +4,9 @@ use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
-use super::file::{Blend, Cull, DepthState};
+use super::source::file::{Blend, Cull, DepthState};
 
-pub(crate) use super::constraints::Bits;
+pub(crate) use super::source::constraints::Bits;
 
 /// Flags an effect may declare.
 pub(crate) const MAX_FLAGS: usize = Bits::BITS as usize;
@@ -163,13 +163,13 @@ pub struct Effect {
     pub(crate) stage_files: Vec<StageSource>,
     pub(super) flags: Vec<String>,
     /// Which combinations of `flags` exist.
-    pub(super) rules: super::constraints::FlagRules,
+    pub(super) rules: super::source::constraints::FlagRules,
     /// The flags the device sets (`device_flags`), as bits, with what each needs.
     pub(super) device: Vec<(Bits, DeviceCap)>,
     /// `[defs]`: shader defs with fixed values, for every permutation.
     pub(super) defs: Vec<(String, naga_oil::compose::ShaderDefValue)>,
     /// A WESL effect's files and what they test (`None` for naga_oil WGSL).
-    pub(crate) wesl: Option<std::sync::Arc<super::wesl::Sources>>,
+    pub(crate) wesl: Option<std::sync::Arc<super::source::wesl::Sources>>,
     /// The flags the source (and what it imports) tests, as bits.
     pub(super) tested: Bits,
     pub(super) params: std::collections::BTreeMap<String, toml::Value>,
@@ -268,7 +268,7 @@ impl Effect {
     }
 
     /// Its flag constraints (`one_of`, `at_most_one`, `[implies]`).
-    pub fn constraints(&self) -> &super::constraints::FlagRules {
+    pub fn constraints(&self) -> &super::source::constraints::FlagRules {
         &self.rules
     }
 

@@ -2,7 +2,7 @@
 //! build. Exclusive groups (`one_of`, `at_most_one`, Unity's `multi_compile`)
 //! and implications (`[implies]`, and `[implies_one_of]`/`[implies_any_of]`
 //! for a flag that needs one, or some, of a group). The whole-effect check enumerates only the
-//! combinations they allow, and [`Effects::flags`](super::Effects::flags)
+//! combinations they allow, and [`Effects::flags`](crate::effect::Effects::flags)
 //! refuses the others, naming the rule.
 
 use std::collections::{BTreeMap, HashSet};

@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 
 use toml::Spanned;
 
-use super::compose::locate;
-use super::file::read_text;
-use super::library::Effects;
+use crate::effect::library::Effects;
+use crate::effect::source::file::read_text;
+use crate::effect::source::sites::locate;
 use crate::error::{EffectError, EffectErrorKind};
 
 impl Effects {
@@ -59,7 +59,7 @@ impl Effects {
     /// the files it matches that name no `#define_import_path` (entry
     /// shaders beside the modules, as in Bevy's crates); a file named
     /// without a glob must be a module.
-    pub(super) fn add_listed_modules(
+    pub(in crate::effect) fn add_listed_modules(
         &mut self,
         file: &str,
         toml_text: &str,
@@ -127,7 +127,11 @@ impl Effects {
 
     /// Adds the modules `source` imports that the searched directories hold
     /// and the library does not have yet, and what they import in turn.
-    pub(super) fn add_imported_modules(&mut self, file: &str, source: &str) -> Result<(), EffectError> {
+    pub(in crate::effect) fn add_imported_modules(
+        &mut self,
+        file: &str,
+        source: &str,
+    ) -> Result<(), EffectError> {
         let (_, imports, _) = naga_oil::compose::get_preprocessor_data(source);
         for import in imports {
             let path = match self.module_files.find(&import.import) {

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use naga_oil::compose::ShaderDefValue;
 
-use crate::effect::compose::Sites;
+use crate::effect::source::sites::Sites;
 use crate::effect::types::Bits;
 use crate::error::EffectError;
 

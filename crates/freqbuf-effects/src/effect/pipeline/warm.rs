@@ -3,9 +3,9 @@
 //! renderers see when a new material appears); and the `wgpu::PipelineCache`
 //! every pipeline is built with, so that the next start builds them faster.
 
-use super::job::{Built, Job};
-use super::library::{EXHAUSTIVE_COMBINATIONS, Effects};
-use super::types::{EffectId, FlagSet, PassId, Targets};
+use crate::effect::library::{EXHAUSTIVE_COMBINATIONS, Effects};
+use crate::effect::pipeline::job::{Built, Job};
+use crate::effect::types::{EffectId, FlagSet, PassId, Targets};
 use crate::error::EffectError;
 use freqbuf::Manager;
 
@@ -91,7 +91,7 @@ impl Effects {
 
     /// Builds `jobs` on up to `threads` threads and keeps each pipeline; the
     /// first that failed is the error, after every other is kept.
-    pub(super) fn build_jobs(
+    pub(in crate::effect) fn build_jobs(
         &mut self,
         manager: &Manager,
         jobs: Vec<Job>,

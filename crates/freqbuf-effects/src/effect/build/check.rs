@@ -1,8 +1,8 @@
 //! The whole-effect check: every flag combination composed and merged
 //! before anything is drawn.
 
-use super::library::{EXHAUSTIVE_COMBINATIONS, Effects};
-use super::types::{Bits, CheckReport, EffectId, FlagSet};
+use crate::effect::library::{EXHAUSTIVE_COMBINATIONS, Effects};
+use crate::effect::types::{Bits, CheckReport, EffectId, FlagSet};
 use crate::error::{EffectError, EffectErrorKind};
 use freqbuf::Registry;
 
@@ -166,7 +166,7 @@ impl Effects {
     ) -> Result<(), EffectError> {
         // No threads on the web (and the errors there are not `Send`).
         #[cfg(not(target_arch = "wasm32"))]
-        if combos.len() >= super::parallel::PARALLEL_FROM {
+        if combos.len() >= crate::effect::build::parallel::PARALLEL_FROM {
             if let Some(workers) = self.workers() {
                 return self.merge_parallel(registry, id, combos, workers);
             }
@@ -202,7 +202,8 @@ impl Effects {
     /// block; else naga_oil's preprocessor over each text, per combination.
     fn distinct(&self, id: EffectId, combos: Vec<Bits>) -> Vec<Bits> {
         let effect = self.effect(id);
-        if combos.len() < 2 || !effect.sources().any(super::compose::Compose::has_nested_tests) {
+        if combos.len() < 2 || !effect.sources().any(crate::effect::build::compose::Compose::has_nested_tests)
+        {
             return combos;
         }
         let names = |set: std::collections::BTreeSet<String>| {

@@ -9,7 +9,7 @@ use crate::error::{EffectError, EffectErrorKind};
 
 /// The first name `text` tests that `known` lacks, as an error at its place
 /// in `file`, suggesting the closest known names.
-pub(super) fn check(file: &str, text: &str, known: &[&str]) -> Result<(), EffectError> {
+pub(in crate::effect) fn check(file: &str, text: &str, known: &[&str]) -> Result<(), EffectError> {
     // naga_oil's `#define NAME [value]` defines a name for the text after it.
     let defined = text
         .lines()
@@ -23,7 +23,7 @@ pub(super) fn check(file: &str, text: &str, known: &[&str]) -> Result<(), Effect
         let suggestions = crate::error::closest(name, known.iter().copied());
         return Err(EffectError {
             file: file.to_owned(),
-            location: Some(super::compose::locate(text, at)),
+            location: Some(crate::effect::source::sites::locate(text, at)),
             kind: Box::new(EffectErrorKind::UnknownTest { name: name.to_owned(), suggestions }),
         });
     }

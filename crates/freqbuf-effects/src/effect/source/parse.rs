@@ -7,18 +7,21 @@ use std::ops::Range;
 
 use naga_oil::compose::ShaderDefValue;
 
-use super::constraints::{FlagRules, Written};
-use super::file::ReadStage;
-use super::file::{EffectFile, PassFile, TechniqueFile};
-use super::types::{Bits, DeviceCap, MAX_FLAGS, Pass, StageSource};
+use crate::effect::source::constraints::{FlagRules, Written};
+use crate::effect::source::file::ReadStage;
+use crate::effect::source::file::{EffectFile, PassFile, TechniqueFile};
+use crate::effect::types::{Bits, DeviceCap, MAX_FLAGS, Pass, StageSource};
 use crate::error::{EffectError, EffectErrorKind};
 
 /// An error at a span of the effect file.
-pub(super) type At<'a> = &'a dyn Fn(Range<usize>, EffectErrorKind) -> EffectError;
+pub(in crate::effect) type At<'a> = &'a dyn Fn(Range<usize>, EffectErrorKind) -> EffectError;
 
 /// The declared flags, in order; more than `MAX_FLAGS`, or a flag declared
 /// twice, is an error.
-pub(super) fn flags(declared: &[toml::Spanned<String>], at: At<'_>) -> Result<Vec<String>, EffectError> {
+pub(in crate::effect) fn flags(
+    declared: &[toml::Spanned<String>],
+    at: At<'_>,
+) -> Result<Vec<String>, EffectError> {
     if declared.len() > MAX_FLAGS {
         let what = format!("{} flags; an effect may declare at most {MAX_FLAGS}", declared.len());
         return Err(at(declared[MAX_FLAGS].span(), EffectErrorKind::BadFlags(what)));
@@ -38,7 +41,7 @@ pub(super) fn flags(declared: &[toml::Spanned<String>], at: At<'_>) -> Result<Ve
 
 /// The flag rules (`one_of`, `at_most_one`, `implies`, ...), which some
 /// combination of the flags must meet.
-pub(super) fn rules(
+pub(in crate::effect) fn rules(
     parsed: &EffectFile,
     flags: &[String],
     file: &str,
@@ -65,7 +68,7 @@ pub(super) fn rules(
 }
 
 /// `[device_flags]`: each a declared flag, set from a device capability.
-pub(super) fn device_flags(
+pub(in crate::effect) fn device_flags(
     declared: &BTreeMap<toml::Spanned<String>, toml::Spanned<String>>,
     flags: &[String],
     at: At<'_>,
@@ -93,7 +96,7 @@ pub(super) fn device_flags(
 /// `[auto]`: member → semantic. A semantic is known without composing
 /// anything, so a misspelt one fails here; the members are checked against
 /// the permutations by the whole-effect check.
-pub(super) fn auto(
+pub(in crate::effect) fn auto(
     declared: &BTreeMap<String, toml::Spanned<String>>,
     at: At<'_>,
 ) -> Result<Vec<(String, String)>, EffectError> {
@@ -109,7 +112,7 @@ pub(super) fn auto(
 
 /// The `[defs]` as naga_oil values, then the library's own (`set_defs`)
 /// over them; a def that is also a flag is an error.
-pub(super) fn defs(
+pub(in crate::effect) fn defs(
     declared: &BTreeMap<String, toml::Spanned<toml::Value>>,
     flags: &[String],
     code_defs: &[(String, ShaderDefValue)],
@@ -119,7 +122,7 @@ pub(super) fn defs(
     let mut defs = Vec::new();
     for (name, value) in declared {
         let bad = |what: String| at(value.span(), EffectErrorKind::BadDef { name: name.clone(), what });
-        if let Some(what) = super::with_defs::def_name_problem(name) {
+        if let Some(what) = crate::effect::source::with_defs::def_name_problem(name) {
             return Err(bad(what));
         }
         if flags.contains(name) {
@@ -154,12 +157,12 @@ pub(super) fn defs(
 }
 
 /// The effect's source: its name in the effect file, its path and its text.
-pub(super) type Source<'a> = (&'a str, &'a str, &'a str);
+pub(in crate::effect) type Source<'a> = (&'a str, &'a str, &'a str);
 
 /// Techniques (by name, with their range of passes), passes, and the stage
 /// files the passes name, each read once.
 #[allow(clippy::type_complexity, reason = "three lists that the effect keeps as they are")]
-pub(super) fn techniques(
+pub(in crate::effect) fn techniques(
     declared: Vec<TechniqueFile>,
     (flags, source): (&[String], Source<'_>),
     read: ReadStage<'_>,

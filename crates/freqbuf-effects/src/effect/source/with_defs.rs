@@ -3,8 +3,8 @@
 
 use naga_oil::compose::ShaderDefValue;
 
-use super::library::Effects;
-use super::types::EffectId;
+use crate::effect::library::Effects;
+use crate::effect::types::EffectId;
 use crate::error::{EffectError, EffectErrorKind};
 
 /// A value for one of an effect's `[defs]`, as [`Effects::with_defs`] takes it.
@@ -38,7 +38,7 @@ impl From<i32> for DefValue {
 
 impl DefValue {
     /// The value as naga_oil takes it.
-    pub(super) fn to_naga_oil(self) -> ShaderDefValue {
+    pub(in crate::effect) fn to_naga_oil(self) -> ShaderDefValue {
         match self {
             Self::Bool(b) => ShaderDefValue::Bool(b),
             Self::Int(i) => ShaderDefValue::Int(i),
@@ -114,7 +114,7 @@ impl Effects {
 }
 
 /// A def value's kind, for messages: `a boolean`.
-pub(super) fn def_kind(v: &ShaderDefValue) -> &'static str {
+pub(in crate::effect) fn def_kind(v: &ShaderDefValue) -> &'static str {
     match v {
         ShaderDefValue::Bool(_) => "a boolean",
         ShaderDefValue::Int(_) => "a signed integer",
@@ -125,7 +125,7 @@ pub(super) fn def_kind(v: &ShaderDefValue) -> &'static str {
 /// The defs of `defs` whose values differ from `base`'s (the same names in
 /// the same order, as `with_defs` keeps them), as (name, value text): what a
 /// `with_defs` copy's name and the pipeline log show.
-pub(super) fn changed_defs<'a>(
+pub(in crate::effect) fn changed_defs<'a>(
     defs: &'a [(String, ShaderDefValue)],
     base: &'a [(String, ShaderDefValue)],
 ) -> impl Iterator<Item = (&'a str, String)> {
@@ -143,7 +143,7 @@ fn value_text(v: &ShaderDefValue) -> String {
 
 /// `text`, as [`value_text`] writes it, read as a value of `like`'s kind;
 /// `None` where it is not one.
-pub(super) fn parse_value(like: &ShaderDefValue, text: &str) -> Option<DefValue> {
+pub(in crate::effect) fn parse_value(like: &ShaderDefValue, text: &str) -> Option<DefValue> {
     match like {
         ShaderDefValue::Bool(_) => text.parse().ok().map(DefValue::Bool),
         ShaderDefValue::Int(_) => text.parse().ok().map(DefValue::Int),

@@ -7,12 +7,12 @@ use std::path::Path;
 
 use toml::Spanned;
 
-use super::compose::locate;
-use super::file::{EffectFile, ReadStage, read_text};
-use super::types::{Bits, Effect, EffectId, Pass, StageSource};
+use crate::effect::source::file::{EffectFile, ReadStage, read_text};
+use crate::effect::source::sites::locate;
+use crate::effect::types::{Bits, Effect, EffectId, Pass, StageSource};
 use crate::error::{EffectError, EffectErrorKind};
 
-use super::library::Effects;
+use crate::effect::library::Effects;
 
 impl Effects {
     /// Adds a WGSL module that effect sources `#import` (it names itself
@@ -151,16 +151,16 @@ impl Effects {
             location: Some(locate(toml_text, span.start)),
             kind: Box::new(kind),
         };
-        let flags = super::parse::flags(&parsed.flags, &at)?;
+        let flags = crate::effect::source::parse::flags(&parsed.flags, &at)?;
         if let Some((what, name, first, second)) = parsed.duplicate_name() {
             let first = locate(toml_text, first.start);
             return Err(at(second, EffectErrorKind::DuplicateName { what, name, first }));
         }
-        let rules = super::parse::rules(&parsed, &flags, file, &at)?;
-        let device = super::parse::device_flags(&parsed.device_flags, &flags, &at)?;
-        let auto = super::parse::auto(&parsed.auto, &at)?;
-        let defs = super::parse::defs(&parsed.defs, &flags, &self.code_defs, file, &at)?;
-        let (techniques, passes, stage_files) = super::parse::techniques(
+        let rules = crate::effect::source::parse::rules(&parsed, &flags, file, &at)?;
+        let device = crate::effect::source::parse::device_flags(&parsed.device_flags, &flags, &at)?;
+        let auto = crate::effect::source::parse::auto(&parsed.auto, &at)?;
+        let defs = crate::effect::source::parse::defs(&parsed.defs, &flags, &self.code_defs, file, &at)?;
+        let (techniques, passes, stage_files) = crate::effect::source::parse::techniques(
             parsed.technique,
             (&flags, (parsed.source.get_ref(), &source_file, &source)),
             &mut *read,
@@ -183,9 +183,9 @@ impl Effects {
             .chain(stage_defs)
             .map(String::as_str)
             .collect::<Vec<_>>();
-        super::tested_names::check(&source_file, &source, &known)?;
+        crate::effect::source::tested_names::check(&source_file, &source, &known)?;
         for f in &stage_files {
-            super::tested_names::check(&f.file, &f.text, &known)?;
+            crate::effect::source::tested_names::check(&f.file, &f.text, &known)?;
         }
         let tested = match &wesl {
             Some(w) => passes.iter().fold(w.tested_bits(&flags), |m, p| m | p.deciding()),
@@ -255,17 +255,17 @@ impl Effects {
     /// found), or `None` for a naga_oil one. A WGSL effect with `[packages]`
     /// or a `.wesl` stage file is refused, as is WESL in a build without the
     /// `wesl` feature.
-    pub(super) fn prepare_wesl(
+    pub(in crate::effect) fn prepare_wesl(
         &mut self,
         input: WeslInput<'_>,
-    ) -> Result<Option<std::sync::Arc<super::wesl::Sources>>, EffectError> {
+    ) -> Result<Option<std::sync::Arc<crate::effect::source::wesl::Sources>>, EffectError> {
         let at = |span: Range<usize>, what: String| EffectError {
             file: input.file.to_owned(),
             location: Some(locate(input.toml_text, span.start)),
             kind: Box::new(EffectErrorKind::WeslSetup(what)),
         };
         let (source_file, _, span) = &input.source;
-        if !super::wesl::is_wesl(source_file) {
+        if !crate::effect::source::wesl::is_wesl(source_file) {
             if let Some((name, value)) = input.packages.iter().next() {
                 return Err(at(
                     value.span(),
@@ -274,7 +274,7 @@ impl Effects {
                     ),
                 ));
             }
-            if let Some(stage) = input.stages.iter().find(|s| super::wesl::is_wesl(&s.name)) {
+            if let Some(stage) = input.stages.iter().find(|s| crate::effect::source::wesl::is_wesl(&s.name)) {
                 return Err(at(
                     span.clone(),
                     format!(
@@ -295,7 +295,7 @@ impl Effects {
     pub(in crate::effect) fn discover_wesl(
         &mut self,
         input: WeslInput<'_>,
-    ) -> Result<super::wesl::Sources, EffectError> {
+    ) -> Result<crate::effect::source::wesl::Sources, EffectError> {
         Err(EffectError {
             file: input.file.to_owned(),
             location: Some(locate(input.toml_text, input.source.2.start)),

@@ -15,7 +15,7 @@ use wesl::error::{Detail, ImportError, ResolveError, UsageError};
 use wesl::syntax::{GlobalDeclaration, ModulePath, TranslationUnit};
 
 use super::discover::Sources;
-use crate::effect::compose::{Sites, locate};
+use crate::effect::source::sites::{Sites, locate};
 use crate::error::{EffectError, EffectErrorKind};
 use freqbuf::error::Location;
 use freqbuf::error::{ReflectError, ReflectErrorKind};

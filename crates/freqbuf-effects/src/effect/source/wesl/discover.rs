@@ -13,9 +13,9 @@ use std::sync::Arc;
 
 use wesl::syntax::{ModulePath, PathOrigin, TranslationUnit, TypeExpression};
 
-use super::super::compose::locate;
-use super::super::file::{ReadStage, read_text};
-use super::super::types::Bits;
+use crate::effect::source::file::{ReadStage, read_text};
+use crate::effect::source::sites::locate;
+use crate::effect::types::Bits;
 use freqbuf::error::Location;
 
 /// The packages an [`Effects`](crate::Effects) library knows (its

@@ -1,6 +1,7 @@
 //! Composition: one flag combination of an effect's source through naga_oil
 //! (`#ifdef`, `#define`, `#import`), and the flags a source actually tests.
 
+use crate::effect::source::sites::{Sites, locate};
 use std::collections::{BTreeSet, HashMap};
 
 use naga_oil::compose::{
@@ -8,17 +9,12 @@ use naga_oil::compose::{
     ShaderDefValue, ShaderLanguage, ShaderType,
 };
 
-use super::defs;
+use crate::effect::source::defs;
 use crate::error::{EffectError, EffectErrorKind};
 use freqbuf::error::Location;
 
 /// naga_oil's span encoding: the low bits are the offset, the high bits the module.
 const SPAN_OFFSET_MASK: usize = (1 << 21) - 1;
-
-/// Where each bound global of a composed module is declared, by name: the
-/// file and, where its text declares the name once, the `line:column` of its
-/// `var` (naga_oil's composed text, which the spans index, is not kept).
-pub(crate) type Sites = HashMap<String, (String, Option<Location>)>;
 
 /// A naga_oil composer with freqbuf's settings.
 pub(crate) struct Compose {
@@ -311,18 +307,6 @@ fn deep<T: Send>(
             kind: Box::new(EffectErrorKind::Panic { flags: flags.to_owned(), message: what }),
         }
     })
-}
-
-/// The 1-based line and column of byte `at` in `text`.
-pub(crate) fn locate(text: &str, at: usize) -> Location {
-    let mut at = at.min(text.len());
-    while !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    let before = &text[..at];
-    let line = before.matches('\n').count() as u32 + 1;
-    let column = (before.len() - before.rfind('\n').map_or(0, |n| n + 1)) as u32 + 1;
-    Location { line, column }
 }
 
 /// The defs a line substitutes: `#{NAME}` anywhere, `#NAME` after the start

@@ -4,8 +4,8 @@
 //! keep every combination that composes. Bevy 0.20.1's rules took 80
 //! hand-written groups; this finds the ones a tree's failures call for.
 
-use super::library::{EXHAUSTIVE_COMBINATIONS, Effects};
-use super::types::{Bits, EffectId, FlagSet};
+use crate::effect::library::{EXHAUSTIVE_COMBINATIONS, Effects};
+use crate::effect::types::{Bits, EffectId, FlagSet};
 use crate::error::EffectError;
 
 /// A rule that excludes failing combinations and no combination that composes.

@@ -28,6 +28,6 @@ mod stub;
 pub(crate) use stub::{Library, Sources};
 
 /// Whether a file name is WESL's.
-pub(super) fn is_wesl(name: &str) -> bool {
+pub(in crate::effect) fn is_wesl(name: &str) -> bool {
     Path::new(name).extension().is_some_and(|e| e == "wesl")
 }

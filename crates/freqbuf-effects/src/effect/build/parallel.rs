@@ -2,14 +2,14 @@
 //! its own composer, merged in combination order. Not on the web, where no
 //! thread starts.
 
-use super::library::Effects;
-use super::types::{Bits, EffectId, FlagSet};
+use crate::effect::library::Effects;
+use crate::effect::types::{Bits, EffectId, FlagSet};
 use crate::error::EffectError;
 use freqbuf::Registry;
 use freqbuf::reflect::ShaderReflection;
 
 /// From this many permutations, the check composes on every core.
-pub(super) const PARALLEL_FROM: usize = 16;
+pub(in crate::effect) const PARALLEL_FROM: usize = 16;
 
 /// Permutations composed between two merges: bounds what waits in memory.
 const CHUNK: usize = 128;
@@ -18,8 +18,8 @@ const CHUNK: usize = 128;
 type Reflected = Result<Vec<ShaderReflection>, EffectError>;
 
 impl Effects {
-    /// The workers, lent for one check (see [`Workers::lend`](super::library::Workers::lend)).
-    pub(super) fn workers(&mut self) -> Option<Vec<Effects>> {
+    /// The workers, lent for one check (see [`Workers::lend`](crate::effect::library::Workers::lend)).
+    pub(in crate::effect) fn workers(&mut self) -> Option<Vec<Effects>> {
         let mut workers = std::mem::take(&mut self.workers);
         let lent = workers.lend(self);
         self.workers = workers;
@@ -37,7 +37,7 @@ impl Effects {
     /// chunk's results in order, so that the first conflict in combination
     /// order is the one reported, as on one thread. A worker that cannot
     /// start leaves its share to this thread.
-    pub(super) fn merge_parallel(
+    pub(in crate::effect) fn merge_parallel(
         &mut self,
         registry: &mut Registry,
         id: EffectId,

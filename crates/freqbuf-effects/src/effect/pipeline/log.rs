@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::library::Effects;
-use super::types::{EffectId, FlagSet, LoggedTargets, PassId, Targets};
-use super::with_defs::{changed_defs, def_kind, parse_value};
+use crate::effect::library::Effects;
+use crate::effect::source::with_defs::{changed_defs, def_kind, parse_value};
+use crate::effect::types::{EffectId, FlagSet, LoggedTargets, PassId, Targets};
 use crate::error::{EffectError, EffectErrorKind};
 use freqbuf::Manager;
 
@@ -119,7 +119,7 @@ impl Effects {
         text: &str,
         targets: impl Fn(&LoggedPipeline) -> Targets,
         threads: usize,
-        progress: &mut dyn FnMut(super::warm::WarmProgress),
+        progress: &mut dyn FnMut(crate::effect::pipeline::warm::WarmProgress),
     ) -> Result<ReplayReport, EffectError> {
         let log: LogFile = toml::from_str(text).map_err(|e| EffectError {
             file: file.to_owned(),
@@ -144,7 +144,7 @@ impl Effects {
                     let render = self.pass(pass).vertex.is_some().then_some(&targets);
                     // Two entries of one pipeline: the second finds the first's job pending.
                     if let Some(job) = self.job(manager, pass, flags, render)?.1 {
-                        if !jobs.iter().any(|j: &super::job::Job| j.same(&job)) {
+                        if !jobs.iter().any(|j: &crate::effect::pipeline::job::Job| j.same(&job)) {
                             jobs.push(job);
                         }
                     }

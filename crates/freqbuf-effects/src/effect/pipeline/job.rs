@@ -7,15 +7,15 @@
 
 use freqbuf::{Error, Manager, ShaderId};
 
-use super::library::Effects;
-use super::types::{FlagSet, Pass, PassId, Targets};
+use crate::effect::library::Effects;
+use crate::effect::types::{FlagSet, Pass, PassId, Targets};
 use crate::error::EffectError;
 
 /// One pipeline to build.
-pub(super) struct Job {
-    pub(super) pass: PassId,
-    pub(super) flags: FlagSet,
-    pub(super) shader: ShaderId,
+pub(in crate::effect) struct Job {
+    pub(in crate::effect) pass: PassId,
+    pub(in crate::effect) flags: FlagSet,
+    pub(in crate::effect) shader: ShaderId,
     p: Pass,
     layout: wgpu::PipelineLayout,
     kind: JobKind,
@@ -28,7 +28,7 @@ enum JobKind {
 
 impl Job {
     /// Whether `other` builds the same pipeline (a log may name one twice).
-    pub(super) fn same(&self, other: &Job) -> bool {
+    pub(in crate::effect) fn same(&self, other: &Job) -> bool {
         self.pass == other.pass
             && self.shader == other.shader
             && match (&self.kind, &other.kind) {
@@ -40,7 +40,7 @@ impl Job {
 }
 
 /// A built pipeline, on its way into the library's cache.
-pub(super) enum Built {
+pub(in crate::effect) enum Built {
     Render(wgpu::RenderPipeline),
     Compute(wgpu::ComputePipeline),
 }
@@ -48,7 +48,7 @@ pub(super) enum Built {
 impl Job {
     /// Builds the pipeline, through the application's pipeline cache if any.
     /// Cost: wgpu's pipeline creation, where the shaders compile.
-    pub(super) fn build(
+    pub(in crate::effect) fn build(
         &self,
         manager: &Manager,
         cache: Option<&wgpu::PipelineCache>,
@@ -122,7 +122,7 @@ impl Effects {
     /// The job for `pass`'s pipeline under `flags` (for `targets`, a render
     /// pass), with the pass's shader; no job when the pipeline is cached.
     /// Cost on a hit: a hash lookup, with nothing cloned.
-    pub(super) fn job(
+    pub(in crate::effect) fn job(
         &mut self,
         manager: &mut Manager,
         pass: PassId,
@@ -160,7 +160,7 @@ impl Effects {
     }
 
     /// Keeps a built pipeline in the cache, counted as built.
-    pub(super) fn keep(&mut self, job: Job, built: Built) {
+    pub(in crate::effect) fn keep(&mut self, job: Job, built: Built) {
         self.stats.pipelines += 1;
         let targets = match &job.kind {
             JobKind::Render { targets, .. } => Some(targets),
@@ -180,7 +180,7 @@ impl Effects {
     }
 
     /// Builds `job` here and keeps it.
-    pub(super) fn run(&mut self, manager: &Manager, job: Job) -> Result<(), EffectError> {
+    pub(in crate::effect) fn run(&mut self, manager: &Manager, job: Job) -> Result<(), EffectError> {
         let built =
             job.build(manager, self.pipelines.cache()).map_err(|e| self.register_error(job.flags, e))?;
         self.keep(job, built);

@@ -1,22 +1,22 @@
 //! The library's permutations: each effect's compositions (of its source
 //! and of each stage file, per combination of the flags it tests) and the
 //! shaders registered from them, whole or narrowed to a pass. The part of
-//! [`Effects`](super::library::Effects) that holds what composition made.
+//! [`Effects`](crate::effect::library::Effects) that holds what composition made.
 
 use std::collections::HashMap;
 
 use freqbuf::ShaderId;
 use freqbuf::reflect::ShaderReflection;
 
-use super::compose::Sites;
-use super::types::Bits;
+use crate::effect::source::sites::Sites;
+use crate::effect::types::Bits;
 
 /// (effect index, tested flag bits)
 type Key = (u32, Bits);
 
 /// Permutations, composed and registered; see the module's doc.
 #[derive(Debug, Default)]
-pub(super) struct Permutations {
+pub(in crate::effect) struct Permutations {
     /// → the registered permutation.
     shaders: HashMap<Key, ShaderId>,
     /// (effect, bits, pass) → the shader the pass's pipelines use.
@@ -31,66 +31,70 @@ pub(super) struct Permutations {
 }
 
 impl Permutations {
-    pub(super) fn shader(&self, key: Key) -> Option<ShaderId> {
+    pub(in crate::effect) fn shader(&self, key: Key) -> Option<ShaderId> {
         self.shaders.get(&key).copied()
     }
 
-    pub(super) fn keep_shader(&mut self, key: Key, id: ShaderId) {
+    pub(in crate::effect) fn keep_shader(&mut self, key: Key, id: ShaderId) {
         self.shaders.insert(key, id);
     }
 
-    pub(super) fn pass_shader(&self, key: (u32, Bits, u32)) -> Option<ShaderId> {
+    pub(in crate::effect) fn pass_shader(&self, key: (u32, Bits, u32)) -> Option<ShaderId> {
         self.pass_shaders.get(&key).copied()
     }
 
-    pub(super) fn keep_pass_shader(&mut self, key: (u32, Bits, u32), id: ShaderId) {
+    pub(in crate::effect) fn keep_pass_shader(&mut self, key: (u32, Bits, u32), id: ShaderId) {
         self.pass_shaders.insert(key, id);
     }
 
     /// The shader a stage (0 vertex, 1 fragment, 2 compute) of `shader`'s
     /// pipelines is built from: its part's, for a linked pass.
-    pub(super) fn stage_shader(&self, shader: ShaderId, stage: usize) -> ShaderId {
+    pub(in crate::effect) fn stage_shader(&self, shader: ShaderId, stage: usize) -> ShaderId {
         self.stage_shaders.get(&shader).and_then(|s| s[stage]).unwrap_or(shader)
     }
 
-    pub(super) fn keep_stage_shaders(&mut self, shader: ShaderId, stages: [Option<ShaderId>; 3]) {
+    pub(in crate::effect) fn keep_stage_shaders(&mut self, shader: ShaderId, stages: [Option<ShaderId>; 3]) {
         self.stage_shaders.insert(shader, stages);
     }
 
     /// Whether any permutation of effect `effect` is registered.
-    pub(super) fn registered(&self, effect: u32) -> bool {
+    pub(in crate::effect) fn registered(&self, effect: u32) -> bool {
         self.shaders.keys().any(|&(e, _)| e == effect)
             || self.pass_shaders.keys().any(|&(e, _, _)| e == effect)
     }
 
-    pub(super) fn composed(&self, key: (u32, Bits, u32)) -> Option<&(ShaderReflection, Sites)> {
+    pub(in crate::effect) fn composed(&self, key: (u32, Bits, u32)) -> Option<&(ShaderReflection, Sites)> {
         self.composed.get(&key)
     }
 
-    pub(super) fn keep_composed(&mut self, key: (u32, Bits, u32), composed: (ShaderReflection, Sites)) {
+    pub(in crate::effect) fn keep_composed(
+        &mut self,
+        key: (u32, Bits, u32),
+        composed: (ShaderReflection, Sites),
+    ) {
         self.composed.insert(key, composed);
     }
 
     /// Which of the `parts` parts of `(effect, bits)` are composed and kept.
-    pub(super) fn composed_parts(&self, effect: u32, bits: Bits, parts: u32) -> Vec<u32> {
+    pub(in crate::effect) fn composed_parts(&self, effect: u32, bits: Bits, parts: u32) -> Vec<u32> {
         (0..parts).filter(|&p| self.composed.contains_key(&(effect, bits, p))).collect()
     }
 
     /// Drops the compositions of `(effect, bits)` but the parts in `kept`:
     /// a check over many combinations keeps only what was kept before it.
-    pub(super) fn drop_composed_but(&mut self, effect: u32, bits: Bits, parts: u32, kept: &[u32]) {
+    pub(in crate::effect) fn drop_composed_but(&mut self, effect: u32, bits: Bits, parts: u32, kept: &[u32]) {
         for part in (0..parts).filter(|p| !kept.contains(p)) {
             self.composed.remove(&(effect, bits, part));
         }
     }
 
     /// Drops the compositions of `effect`, of every combination or of `bits` only.
-    pub(super) fn drop_compositions(&mut self, effect: u32, bits: Option<Bits>) {
+    pub(in crate::effect) fn drop_compositions(&mut self, effect: u32, bits: Option<Bits>) {
         self.composed.retain(|k, _| k.0 != effect || bits.is_some_and(|b| k.1 != b));
     }
 
     /// Drops everything of `effect` (its tested flags changed).
-    pub(super) fn forget(&mut self, effect: u32) {
+    pub(in crate::effect) fn forget(&mut self, effect: u32) {
         self.shaders.retain(|k, _| k.0 != effect);
         self.pass_shaders.retain(|k, _| k.0 != effect);
         self.drop_compositions(effect, None);

@@ -6,8 +6,8 @@
 use freqbuf::reflect::{Resource, ShaderReflection};
 use freqbuf::{Manager, ShaderId};
 
-use super::library::Effects;
-use super::types::{FlagSet, PassId};
+use crate::effect::library::Effects;
+use crate::effect::types::{FlagSet, PassId};
 use crate::error::{EffectError, EffectErrorKind};
 
 impl Effects {
@@ -69,7 +69,7 @@ impl Effects {
 
     /// The module a stage (0 vertex, 1 fragment, 2 compute) of `shader`'s
     /// pipelines is built from: its part's, for a linked pass.
-    pub(super) fn stage_shader(&self, shader: ShaderId, stage: usize) -> ShaderId {
+    pub(in crate::effect) fn stage_shader(&self, shader: ShaderId, stage: usize) -> ShaderId {
         self.permutations.stage_shader(shader, stage)
     }
 
@@ -126,7 +126,10 @@ impl Effects {
 
     /// What the passes under `bits` register, each once: the permutation, or
     /// a pass's narrowed part of it where it uses less.
-    pub(super) fn pass_reflections(&mut self, flags: FlagSet) -> Result<Vec<ShaderReflection>, EffectError> {
+    pub(in crate::effect) fn pass_reflections(
+        &mut self,
+        flags: FlagSet,
+    ) -> Result<Vec<ShaderReflection>, EffectError> {
         let whole = self.composed(flags.effect, flags.bits, 0)?;
         let mut out: Vec<ShaderReflection> = Vec::new();
         let passes = self.passes_under(flags)?;

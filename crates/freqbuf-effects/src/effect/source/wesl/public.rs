@@ -9,10 +9,10 @@ use std::sync::Arc;
 use super::compile::Compiled;
 use super::discover::{Finder, Root, Sources, normalize};
 use crate::DefValue;
-use crate::effect::compose::locate;
-use crate::effect::file::read_text;
 use crate::effect::library::Effects;
-use crate::effect::load::WeslInput as Input;
+use crate::effect::source::file::read_text;
+use crate::effect::source::load::WeslInput as Input;
+use crate::effect::source::sites::locate;
 use crate::error::{EffectError, EffectErrorKind};
 use freqbuf::reflect::ShaderReflection;
 
@@ -96,7 +96,7 @@ impl Effects {
         flags: &[&str],
         defs: &[(&str, DefValue)],
     ) -> Result<ShaderReflection, EffectError> {
-        crate::effect::with_defs::check_code_defs(defs)?;
+        crate::effect::source::with_defs::check_code_defs(defs)?;
         let path = path.as_ref();
         let name = path.display().to_string();
         let text = read_text(path).map_err(|e| EffectError {

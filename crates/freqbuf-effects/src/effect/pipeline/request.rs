@@ -1,8 +1,8 @@
 //! The pipeline cache: a render or compute pipeline per (pass, flags,
 //! targets), with the pass's render state and the permutation's layout.
 
-use super::library::Effects;
-use super::types::{FlagSet, PassId, Targets};
+use crate::effect::library::Effects;
+use crate::effect::types::{FlagSet, PassId, Targets};
 use crate::error::{EffectError, EffectErrorKind};
 use freqbuf::Error;
 use freqbuf::Manager;
@@ -35,7 +35,7 @@ impl Effects {
 
     /// Checks that `pass` and `flags` are of one effect of this library, and
     /// drops modules and pipelines made on a device the manager left.
-    pub(super) fn prepare(
+    pub(in crate::effect) fn prepare(
         &mut self,
         manager: &Manager,
         pass: PassId,
@@ -90,7 +90,7 @@ impl Effects {
         Ok((shader, self.pipelines.compute((pass, shader)).expect("built above or cached")))
     }
 
-    pub(super) fn register_error(&self, flags: FlagSet, e: Error) -> EffectError {
+    pub(in crate::effect) fn register_error(&self, flags: FlagSet, e: Error) -> EffectError {
         let effect = self.effect(flags.effect);
         EffectError {
             file: effect.source_file.clone(),
@@ -102,7 +102,7 @@ impl Effects {
         }
     }
 
-    pub(super) fn wrong_kind(&self, pass: PassId, wanted: &'static str) -> EffectError {
+    pub(in crate::effect) fn wrong_kind(&self, pass: PassId, wanted: &'static str) -> EffectError {
         let effect = self.effect(pass.effect);
         EffectError {
             file: effect.name.clone(),

@@ -23,7 +23,7 @@ use crate::error::{EffectError, EffectErrorKind};
 /// declared, and the map back from its WGSL to the `.wesl` files.
 pub(crate) struct Compiled {
     pub(crate) module: naga::Module,
-    pub(crate) sites: super::super::compose::Sites,
+    pub(crate) sites: crate::effect::source::sites::Sites,
     pub(crate) map: OutputMap,
 }
 
