@@ -124,3 +124,44 @@ fn a_define_false_in_the_source_is_undefined_for_ifdef() {
     let id = fx.add("l.effect.toml", &toml(""), wgsl).unwrap();
     assert_eq!(seen(h, &mut fx, &mut fb, id)[..2], [2.0, 1.0]);
 }
+
+/// A string def is pasted over `##NAME##` in the source before anything
+/// reads it (Bevy 0.19's `##TEXTURE_FORMAT##`): here it names the function
+/// the shader calls, read back. One no source contains, one that is not a
+/// token, and one in a stage's own defs are refused at their place.
+#[test]
+fn string_defs_are_pasted_over_their_placeholders() {
+    let Some(h) = gpu::device() else { return };
+    let mut fb = Manager::new(&h.device, SlotPlan::default());
+    let mut fx = Effects::new();
+    let wgsl = "fn pick_a() -> f32 { return 1.0; }
+fn pick_b() -> f32 { return 2.0; }
+@group(2) @binding(0) var<storage, read_write> seen: array<f32, 8>;
+@compute @workgroup_size(1) fn main() {
+    seen[0] = ##PICK##();
+    seen[1] = ##PICK##() + 1.0;
+}
+";
+    let id = fx.add("s.effect.toml", &toml("PICK = \"pick_b\""), wgsl).unwrap();
+    assert_eq!(seen(h, &mut fx, &mut fb, id)[..2], [2.0, 3.0]);
+    let id = fx.add("a.effect.toml", &toml("PICK = \"pick_a\""), wgsl).unwrap();
+    assert_eq!(seen(h, &mut fx, &mut fb, id)[..2], [1.0, 2.0]);
+
+    let e = fx.add("u.effect.toml", &toml("PICK = \"pick_a\"\nFORMAT = \"rgba8unorm\""), wgsl).unwrap_err();
+    assert_eq!(
+        common::chain(&e),
+        "cannot take u.effect.toml:5:10: def `FORMAT` is a string to paste over `##FORMAT##`, which no source of the effect contains"
+    );
+    let e = fx.add("t.effect.toml", &toml("PICK = \"pick_a()\""), wgsl).unwrap_err();
+    assert_eq!(
+        common::chain(&e),
+        "cannot take t.effect.toml:4:8: def `PICK` is \"pick_a()\"; a string def is pasted over `##PICK##` as one WGSL token (letters, digits, `_`)"
+    );
+    let stage = toml("PICK = \"pick_a\"")
+        .replace("compute = \"main\"", "compute = { entry = \"main\", defs = { K = \"x\" } }");
+    let e = fx.add("g.effect.toml", &stage, wgsl).unwrap_err();
+    assert_eq!(
+        common::chain(&e),
+        "cannot take g.effect.toml:9:13: def `K` is a string; a stage's defs are booleans and integers (paste in the effect's [defs])"
+    );
+}

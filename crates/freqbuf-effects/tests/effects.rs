@@ -522,7 +522,7 @@ fn pick() -> f32 { return few.x; }
     let e = fx.add("x.effect.toml", &toml("[defs]\nCOUNT = 1.5"), wgsl).unwrap_err();
     assert_eq!(
         common::chain(&e),
-        "cannot take x.effect.toml:5:9: def `COUNT` is a float; a def is a boolean or an integer"
+        "cannot take x.effect.toml:5:9: def `COUNT` is a float; a def is a boolean, an integer, or a string to paste"
     );
     let e = fx.add("y.effect.toml", &toml("[defs]\nSHOW = true"), wgsl).unwrap_err();
     assert!(common::chain(&e).contains("def `SHOW` is also a flag"), "{e}");

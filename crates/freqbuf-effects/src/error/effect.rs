@@ -114,7 +114,8 @@ pub enum EffectErrorKind {
     /// A flag is declared twice, or an effect declares more flags than fit.
     #[error("{0}")]
     BadFlags(String),
-    /// A `[defs]` value is not a boolean or an integer that fits, or names a flag.
+    /// A `[defs]` value is not a boolean, an integer that fits or a pastable
+    /// token, names a flag, or is a string no source pastes.
     #[error("def `{name}` {what}")]
     BadDef {
         /// The def.

@@ -141,7 +141,7 @@ impl Effects {
         toml_text: &str,
         parsed: EffectFile,
         stem: &str,
-        (source_file, source): (String, String),
+        (source_file, mut source): (String, String),
         // Where its other files come from: on disk under the effect file's
         // folder (`load`), or by name (`add`, `add_files`).
         (disk, read): (Option<&Path>, ReadStage<'_>),
@@ -159,13 +159,17 @@ impl Effects {
         let rules = crate::effect::source::parse::rules(&parsed, &flags, file, &at)?;
         let device = crate::effect::source::parse::device_flags(&parsed.device_flags, &flags, &at)?;
         let auto = crate::effect::source::parse::auto(&parsed.auto, &at)?;
-        let defs = crate::effect::source::parse::defs(&parsed.defs, &flags, &self.code_defs, file, &at)?;
-        let (techniques, passes, stage_files) = crate::effect::source::parse::techniques(
+        let (defs, pastes) =
+            crate::effect::source::parse::defs(&parsed.defs, &flags, &self.code_defs, file, &at)?;
+        let (techniques, passes, mut stage_files) = crate::effect::source::parse::techniques(
             parsed.technique,
             (&flags, (parsed.source.get_ref(), &source_file, &source)),
             &mut *read,
             &at,
         )?;
+        // Before anything reads the texts: string defs pasted over `##NAME##`.
+        let texts = std::iter::once(&mut source).chain(stage_files.iter_mut().map(|f| &mut f.text));
+        crate::effect::source::parse::paste(&pastes, texts, &at)?;
         let wesl = self.prepare_wesl(WeslInput {
             file,
             toml_text,

@@ -110,16 +110,26 @@ pub(in crate::effect) fn auto(
     Ok(auto)
 }
 
+/// A string-valued def: its name, its text and its span in the effect
+/// file. The text is pasted over `##NAME##` in the effect's own sources
+/// before anything reads them (Bevy 0.19's `##TEXTURE_FORMAT##`), since
+/// naga_oil's defs hold no strings.
+pub(in crate::effect) type Paste = (String, String, std::ops::Range<usize>);
+
+/// An effect's defs: naga_oil's values, and the strings to paste.
+pub(in crate::effect) type Defs = (Vec<(String, ShaderDefValue)>, Vec<Paste>);
+
 /// The `[defs]` as naga_oil values, then the library's own (`set_defs`)
-/// over them; a def that is also a flag is an error.
+/// over them, and the string-valued ones to paste; a def that is also a
+/// flag is an error.
 pub(in crate::effect) fn defs(
     declared: &BTreeMap<String, toml::Spanned<toml::Value>>,
     flags: &[String],
     code_defs: &[(String, ShaderDefValue)],
     file: &str,
     at: At<'_>,
-) -> Result<Vec<(String, ShaderDefValue)>, EffectError> {
-    let mut defs = Vec::new();
+) -> Result<Defs, EffectError> {
+    let (mut defs, mut pastes) = (Vec::new(), Vec::new());
     for (name, value) in declared {
         let bad = |what: String| at(value.span(), EffectErrorKind::BadDef { name: name.clone(), what });
         if let Some(what) = crate::effect::source::with_defs::def_name_problem(name) {
@@ -136,8 +146,21 @@ pub(in crate::effect) fn defs(
             toml::Value::Integer(i) => ShaderDefValue::Int(
                 i32::try_from(*i).map_err(|_| bad(format!("is {i}, which i32 cannot hold")))?,
             ),
+            toml::Value::String(text) => {
+                let token = !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                if !token {
+                    return Err(bad(format!(
+                        "is {text:?}; a string def is pasted over `##{name}##` as one WGSL token (letters, digits, `_`)"
+                    )));
+                }
+                pastes.push((name.clone(), text.clone(), value.span()));
+                continue;
+            }
             other => {
-                return Err(bad(format!("is a {}; a def is a boolean or an integer", other.type_str())));
+                return Err(bad(format!(
+                    "is a {}; a def is a boolean, an integer, or a string to paste",
+                    other.type_str()
+                )));
             }
         };
         defs.push((name.clone(), v));
@@ -148,12 +171,41 @@ pub(in crate::effect) fn defs(
             let kind = EffectErrorKind::BadDef { name: name.clone(), what };
             return Err(EffectError { file: file.to_owned(), location: None, kind: Box::new(kind) });
         }
+        if let Some(p) = pastes.iter().find(|p| p.0 == *name) {
+            let what =
+                "is set for every effect (`set_defs`, `--def`), and is a string this one pastes".into();
+            return Err(at(p.2.clone(), EffectErrorKind::BadDef { name: name.clone(), what }));
+        }
         match defs.iter_mut().find(|(n, _)| n == name) {
             Some(def) => def.1 = *value,
             None => defs.push((name.clone(), *value)),
         }
     }
-    Ok(defs)
+    Ok((defs, pastes))
+}
+
+/// Pastes each string def over `##NAME##` in `texts` (the effect's source
+/// and stage files); a def that none of them contains is an error.
+pub(in crate::effect) fn paste<'t>(
+    pastes: &[Paste],
+    texts: impl IntoIterator<Item = &'t mut String>,
+    at: At<'_>,
+) -> Result<(), EffectError> {
+    let mut texts = texts.into_iter().collect::<Vec<_>>();
+    for (name, text, span) in pastes {
+        let placeholder = format!("##{name}##");
+        let mut found = false;
+        for t in texts.iter_mut().filter(|t| t.contains(&placeholder)) {
+            **t = t.replace(&placeholder, text);
+            found = true;
+        }
+        if !found {
+            let what =
+                format!("is a string to paste over `{placeholder}`, which no source of the effect contains");
+            return Err(at(span.clone(), EffectErrorKind::BadDef { name: name.clone(), what }));
+        }
+    }
+    Ok(())
 }
 
 /// The effect's source: its name in the effect file, its path and its text.
@@ -204,7 +256,11 @@ fn pass(
         // Defs of the stage's own: the stage's module is a part of its own.
         let stage_defs =
             stage_defs.into_iter().map(|(n, v)| (n, toml::Spanned::new(span.clone(), v))).collect();
-        let defs = defs(&stage_defs, flags, &[], "", at)?;
+        let (defs, pastes) = defs(&stage_defs, flags, &[], "", at)?;
+        if let Some((name, _, span)) = pastes.into_iter().next() {
+            let what = "is a string; a stage's defs are booleans and integers (paste in the effect's [defs])";
+            return Err(at(span, EffectErrorKind::BadDef { name, what: what.into() }));
+        }
         let mut without_bits: Bits = 0;
         for flag in &without {
             let Some(i) = flags.iter().position(|f| f == flag) else {
