@@ -127,8 +127,9 @@ fn a_define_false_in_the_source_is_undefined_for_ifdef() {
 
 /// A string def is pasted over `##NAME##` in the source before anything
 /// reads it (Bevy 0.19's `##TEXTURE_FORMAT##`): here it names the function
-/// the shader calls, read back. One no source contains, one that is not a
-/// token, and one in a stage's own defs are refused at their place.
+/// the shader calls, read back. One no source contains, a placeholder no
+/// def fills, one that is not a token, and one in a stage's own defs are
+/// refused at their place.
 #[test]
 fn string_defs_are_pasted_over_their_placeholders() {
     let Some(h) = gpu::device() else { return };
@@ -156,6 +157,11 @@ fn pick_b() -> f32 { return 2.0; }
     assert_eq!(
         common::chain(&e),
         "cannot take t.effect.toml:4:8: def `PICK` is \"pick_a()\"; a string def is pasted over `##PICK##` as one WGSL token (letters, digits, `_`)"
+    );
+    let e = fx.add("n.effect.toml", &toml(""), wgsl).unwrap_err();
+    assert_eq!(
+        common::chain(&e),
+        "cannot take d.wgsl:5:15: def `PICK` is pasted over `##PICK##` here, and no string in the effect's [defs] sets it"
     );
     let stage = toml("PICK = \"pick_a\"")
         .replace("compute = \"main\"", "compute = { entry = \"main\", defs = { K = \"x\" } }");

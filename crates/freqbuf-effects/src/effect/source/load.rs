@@ -168,7 +168,8 @@ impl Effects {
             &at,
         )?;
         // Before anything reads the texts: string defs pasted over `##NAME##`.
-        let texts = std::iter::once(&mut source).chain(stage_files.iter_mut().map(|f| &mut f.text));
+        let stages = stage_files.iter_mut().map(|f| (f.file.as_str(), &mut f.text));
+        let texts = std::iter::once((source_file.as_str(), &mut source)).chain(stages);
         crate::effect::source::parse::paste(&pastes, texts, &at)?;
         let wesl = self.prepare_wesl(WeslInput {
             file,

@@ -185,17 +185,19 @@ pub(in crate::effect) fn defs(
 }
 
 /// Pastes each string def over `##NAME##` in `texts` (the effect's source
-/// and stage files); a def that none of them contains is an error.
+/// and stage files, each with its file name); a def that none of them
+/// contains is an error, and so is a `##NAME##` left that no def fills
+/// (naga would meet a `#` where the placeholder was).
 pub(in crate::effect) fn paste<'t>(
     pastes: &[Paste],
-    texts: impl IntoIterator<Item = &'t mut String>,
+    texts: impl IntoIterator<Item = (&'t str, &'t mut String)>,
     at: At<'_>,
 ) -> Result<(), EffectError> {
     let mut texts = texts.into_iter().collect::<Vec<_>>();
     for (name, text, span) in pastes {
         let placeholder = format!("##{name}##");
         let mut found = false;
-        for t in texts.iter_mut().filter(|t| t.contains(&placeholder)) {
+        for (_, t) in texts.iter_mut().filter(|(_, t)| t.contains(&placeholder)) {
             **t = t.replace(&placeholder, text);
             found = true;
         }
@@ -205,7 +207,29 @@ pub(in crate::effect) fn paste<'t>(
             return Err(at(span.clone(), EffectErrorKind::BadDef { name: name.clone(), what }));
         }
     }
+    for (file, t) in &texts {
+        if let Some((offset, name)) = placeholder_in(t) {
+            let what =
+                format!("is pasted over `##{name}##` here, and no string in the effect's [defs] sets it");
+            return Err(EffectError {
+                file: (*file).to_owned(),
+                location: Some(crate::effect::source::sites::locate(t, offset)),
+                kind: Box::new(EffectErrorKind::BadDef { name: name.to_owned(), what }),
+            });
+        }
+    }
     Ok(())
+}
+
+/// The first `##NAME##` in `text`: its offset and name.
+fn placeholder_in(text: &str) -> Option<(usize, &str)> {
+    text.match_indices("##").find_map(|(i, _)| {
+        let rest = &text[i + 2..];
+        let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))?;
+        let name = &rest[..end];
+        let starts = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+        (starts && rest[end..].starts_with("##")).then_some((i, name))
+    })
 }
 
 /// The effect's source: its name in the effect file, its path and its text.
