@@ -147,6 +147,11 @@ fn pick_b() -> f32 { return 2.0; }
     assert_eq!(seen(h, &mut fx, &mut fb, id)[..2], [2.0, 3.0]);
     let id = fx.add("a.effect.toml", &toml("PICK = \"pick_a\""), wgsl).unwrap();
     assert_eq!(seen(h, &mut fx, &mut fb, id)[..2], [1.0, 2.0]);
+    let e = fx.with_defs(id, &[("PICK", DefValue::UInt(1))]).unwrap_err();
+    assert_eq!(
+        common::chain(&e),
+        "cannot take d: def `PICK` is a string, pasted over `##PICK##` at load; with_defs cannot change it"
+    );
 
     let e = fx.add("u.effect.toml", &toml("PICK = \"pick_a\"\nFORMAT = \"rgba8unorm\""), wgsl).unwrap_err();
     assert_eq!(

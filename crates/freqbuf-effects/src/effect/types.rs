@@ -168,6 +168,8 @@ pub struct Effect {
     pub(super) device: Vec<(Bits, DeviceCap)>,
     /// `[defs]`: shader defs with fixed values, for every permutation.
     pub(super) defs: Vec<(String, naga_oil::compose::ShaderDefValue)>,
+    /// `[defs]` strings, pasted into the texts at load: their names.
+    pub(super) pasted: Vec<String>,
     /// A WESL effect's files and what they test (`None` for naga_oil WGSL).
     pub(crate) wesl: Option<std::sync::Arc<super::source::wesl::Sources>>,
     /// The flags the source (and what it imports) tests, as bits.

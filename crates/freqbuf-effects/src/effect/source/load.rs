@@ -171,6 +171,7 @@ impl Effects {
         let stages = stage_files.iter_mut().map(|f| (f.file.as_str(), &mut f.text));
         let texts = std::iter::once((source_file.as_str(), &mut source)).chain(stages);
         crate::effect::source::parse::paste(&pastes, texts, &at)?;
+        let pasted = pastes.into_iter().map(|p| p.0).collect();
         let wesl = self.prepare_wesl(WeslInput {
             file,
             toml_text,
@@ -217,6 +218,7 @@ impl Effects {
             rules,
             device,
             defs,
+            pasted,
             wesl,
             tested,
             params: parsed.params,

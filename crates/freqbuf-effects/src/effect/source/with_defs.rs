@@ -81,6 +81,11 @@ impl Effects {
                 location: None,
                 kind: Box::new(EffectErrorKind::BadDef { name: name.to_owned(), what }),
             };
+            if base.pasted.iter().any(|p| p == name) {
+                return Err(bad(format!(
+                    "is a string, pasted over `##{name}##` at load; with_defs cannot change it"
+                )));
+            }
             let Some(def) = defs.iter_mut().find(|(n, _)| n == name) else {
                 let known = base.defs.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ");
                 return Err(bad(format!("is not one of the effect's [defs] ({known})")));
