@@ -102,13 +102,7 @@ pub(crate) fn effect(plan: &SlotPlan, wesl: &WeslArgs, args: &EffectArgs) -> Exi
             Ok(report) => loaded.push((id, report)),
             Err(e) => {
                 // Rules help only where a combination does not compose.
-                let composing = matches!(
-                    *e.kind,
-                    EffectErrorKind::Compose { .. }
-                        | EffectErrorKind::Panic { .. }
-                        | EffectErrorKind::WeslCompiler { .. }
-                        | EffectErrorKind::WeslNaga { .. }
-                );
+                let composing = e.kind.is_composition();
                 // The error names one rule already: where it does, point at the others.
                 let named = matches!(*e.kind, EffectErrorKind::Excludable { .. });
                 eprintln!("error: {:#}", anyhow::Error::new(e));

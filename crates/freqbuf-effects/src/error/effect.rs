@@ -315,8 +315,9 @@ pub enum EffectErrorKind {
 
 impl EffectErrorKind {
     /// Whether the kind is a failed composition: naga_oil's, the WESL
-    /// compiler's or naga's refusal, or a caught panic.
-    pub(crate) fn composes(&self) -> bool {
+    /// compiler's or naga's refusal, or a caught panic (what a flag rule
+    /// could exclude; `Excludable` already names one).
+    pub fn is_composition(&self) -> bool {
         use EffectErrorKind as K;
         matches!(self, K::Compose { .. } | K::Panic { .. } | K::WeslCompiler { .. } | K::WeslNaga { .. })
     }

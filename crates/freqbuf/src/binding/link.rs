@@ -21,9 +21,8 @@ pub(crate) fn write_links(
     let mut writes = Vec::new();
     for &(shader, index) in draws {
         // An immediate needs no write: the binder sets it per draw.
-        for link in registry.links(shader).iter().filter(|l| l.from.is_some()) {
-            let from_slot = link.from.expect("filtered");
-            let (from, to) = (&slots[from_slot], &slots[link.to]);
+        for (link, k) in registry.links(shader).iter().filter_map(|l| Some((l, l.from?))) {
+            let (from, to) = (&slots[k], &slots[link.to]);
             let (i, e) = (index[from.frequency().index()], index[to.frequency().index()]);
             if i == NOT_GIVEN || e == NOT_GIVEN {
                 continue; // the bind names the missing instance
@@ -34,13 +33,12 @@ pub(crate) fn write_links(
             }
             // The application packs the pointers of rows it owns (`Manager::slab_element`).
             if !from.caller_owned() {
-                writes.push((link, i, e));
+                writes.push((link, k, i, e));
             }
         }
     }
-    for (link, i, e) in writes {
-        let Some(from) = link.from else { continue };
-        let slot = &mut slots[from];
+    for (link, k, i, e) in writes {
+        let slot = &mut slots[k];
         let f = slot.frequency();
         let old = pointer(slot, i, link.offset).unwrap_or(0);
         let new = (old & !link.mask) | e;

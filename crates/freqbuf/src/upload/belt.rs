@@ -76,6 +76,12 @@ impl Trim {
 }
 
 impl Belt {
+    /// The belt, made on first use, with `len` more bytes counted for `Trim`.
+    fn belt_for(&mut self, device: &wgpu::Device, len: wgpu::BufferSize) -> &mut wgpu::util::StagingBelt {
+        self.trim.staged(len.get());
+        self.belt.get_or_insert_with(|| wgpu::util::StagingBelt::new(device.clone(), CHUNK))
+    }
+
     /// Starts an upload of `len` bytes to `target` at `offset`: a copy
     /// recorded in `encoder` from belt memory, returned to be written.
     pub(super) fn write(
@@ -86,8 +92,7 @@ impl Belt {
         offset: u64,
         len: wgpu::BufferSize,
     ) -> Result<wgpu::BufferViewMut, Error> {
-        let belt = self.belt.get_or_insert_with(|| wgpu::util::StagingBelt::new(device.clone(), CHUNK));
-        self.trim.staged(len.get());
+        let belt = self.belt_for(device, len);
         let what = || format!("staging belt chunk for {len} bytes");
         scope::scoped(device, what, || belt.write_buffer(encoder, target, offset, len))
     }
@@ -101,8 +106,7 @@ impl Belt {
         len: wgpu::BufferSize,
         align: u64,
     ) -> Result<(wgpu::Buffer, u64, wgpu::BufferViewMut), Error> {
-        let belt = self.belt.get_or_insert_with(|| wgpu::util::StagingBelt::new(device.clone(), CHUNK));
-        self.trim.staged(len.get());
+        let belt = self.belt_for(device, len);
         let align = wgpu::BufferSize::new(align.max(wgpu::COPY_BUFFER_ALIGNMENT)).expect("not zero");
         let what = || format!("staging belt chunk for {len} bytes of rows");
         scope::scoped(device, what, || {

@@ -48,7 +48,7 @@ impl Effects {
         // Only the whole-effect check names a rule: a material's first use
         // (`merge_for` with a device) must not compose every combination again.
         match self.merge_for(registry, id, only, None) {
-            Err(e) if only.is_none() && e.kind.composes() => Err(self.with_rule(id, e)),
+            Err(e) if only.is_none() && e.kind.is_composition() => Err(self.with_rule(id, e)),
             r => r,
         }
     }
