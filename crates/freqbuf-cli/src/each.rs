@@ -57,7 +57,8 @@ pub(crate) fn each(
             .iter()
             .map(|o| match &o.result {
                 Ok(r) => json!({"file": o.file, "loads": true, "permutations": r.permutations,
-                    "distinct": r.distinct, "exhaustive": r.exhaustive, "seconds": o.seconds, "error": null}),
+                    "distinct": r.distinct, "exhaustive": r.exhaustive, "allowed": r.allowed,
+                    "seconds": o.seconds, "error": null}),
                 Err(e) => json!({"file": o.file, "loads": false, "seconds": o.seconds, "error": e}),
             })
             .collect::<Vec<_>>();
@@ -68,7 +69,7 @@ pub(crate) fn each(
         for o in &outcomes {
             match &o.result {
                 Ok(r) => {
-                    let checked = if r.exhaustive { "every combination" } else { "not every combination" };
+                    let checked = crate::effect::coverage(r);
                     let n = r.permutations;
                     let s = if n == 1 { "" } else { "s" };
                     println!(

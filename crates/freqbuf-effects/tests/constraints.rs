@@ -116,7 +116,11 @@ fn many_flags_with_few_allowed_combinations_are_checked_exhaustively() {
     let mut fx = Effects::new();
     let id = fx.add("s.effect.toml", &toml, &source).unwrap();
     let report = check(&mut fx, id).unwrap();
-    assert_eq!((report.permutations, report.exhaustive), (9216, true), "{report:?}");
+    assert_eq!(
+        (report.permutations, report.exhaustive, report.allowed),
+        (9216, true, Some(9216)),
+        "{report:?}"
+    );
 }
 
 /// Above 16,384 allowed combinations the check samples, and every sample is
@@ -139,8 +143,8 @@ fn sampling_above_the_limit_keeps_to_the_constraints() {
     let mut fx = Effects::new();
     let id = fx.add("s.effect.toml", &toml, &source).unwrap();
     let report = check(&mut fx, id).unwrap();
-    // 3 × 2^13 = 24,576 allowed: sampled, each sample composing.
-    assert!(!report.exhaustive);
+    // 3 × 2^13 = 24,576 allowed: sampled, each sample composing, and the whole counted.
+    assert_eq!((report.exhaustive, report.allowed), (false, Some(24_576)), "{report:?}");
     assert!(report.permutations > 14 && report.permutations < 200, "{report:?}");
 }
 

@@ -343,6 +343,11 @@ pub struct CheckReport {
     pub distinct: usize,
     /// Whether that was every combination of the flags the source tests.
     pub exhaustive: bool,
+    /// How many combinations of those flags the rules allow: `permutations`
+    /// where `exhaustive`, else counted without composing them (what a
+    /// sampled check left out); `None` for a check of one flag set, or past
+    /// `u64`.
+    pub allowed: Option<u64>,
 }
 
 /// The attachments a render pipeline was built for, formats by wgpu's

@@ -112,6 +112,11 @@ impl Effects {
             permutations: checked,
             distinct: combos.len(),
             exhaustive: exhaustive && only.is_none(),
+            allowed: match (only, exhaustive) {
+                (Some(_), _) => None,
+                (None, true) => Some(checked as u64),
+                (None, false) => effect.rules.count(effect.tested),
+            },
         };
         // Each setting of the device flags is a layout set of its own: one
         // device never registers both (Bevy's BINDLESS uniform block and slab).
