@@ -64,9 +64,8 @@ impl Effects {
             return e;
         }
         let effect = self.effect(id);
-        // Over the limit, `combinations` gives its sample, which is small.
-        let (combos, every) = effect.rules.combinations(effect.tested, SUGGEST_WITHIN);
-        if !every || combos.len() > SUGGEST_WITHIN {
+        // Counted, not walked: above the limit a walk stops at a sample, whose size says nothing.
+        if effect.rules.count(effect.tested).is_none_or(|n| n > SUGGEST_WITHIN as u64) {
             return e;
         }
         let Ok(found) = self.suggest_rules(id) else { return e };
