@@ -345,8 +345,8 @@ pub struct CheckReport {
     pub exhaustive: bool,
     /// How many combinations of those flags the rules allow: `permutations`
     /// where `exhaustive`, else counted without composing them (what a
-    /// sampled check left out); `None` for a check of one flag set, or past
-    /// `u64`.
+    /// sampled check left out); `None` for a check of one flag set, past
+    /// `u64`, or where counting ran past its steps.
     pub allowed: Option<u64>,
 }
 

@@ -227,38 +227,31 @@ impl FlagRules {
 
 impl FlagRules {
     /// How many combinations of the `tested` flags the rules allow, each
-    /// counted once whatever the untested flags do, without walking them:
-    /// flags no rule links are independent, so the count is the product of
-    /// each linked group's (Bevy's `prepass` allows millions, in groups of a
-    /// few thousand). `None` past `u64` or where a group's search runs past
-    /// its steps.
+    /// counted once whatever the untested flags do, without walking them
+    /// one by one: flags no rule links are independent, so the count is the
+    /// product of each linked group's (Bevy's meshlet material allows over
+    /// three million, counted in thousands of steps). `None` past `u64` or
+    /// where the count runs past its steps.
     pub(crate) fn count(&self, tested: Bits) -> Option<u64> {
-        let mut groups: Vec<Bits> = Vec::new();
-        for rule in &self.rules {
-            let mut group = rule.flags();
-            groups.retain(|&g| {
-                let linked = g & group != 0;
-                group |= if linked { g } else { 0 };
-                !linked
-            });
-            groups.push(group);
-        }
-        let linked = groups.iter().fold(0, |m, g| m | g);
-        let mut total = 1u64.checked_shl((tested & !linked).count_ones())?;
-        for group in groups {
+        let groups = linked(self.rules.iter().map(Rule::flags));
+        let mut steps = SEARCH_STEPS;
+        let mut total = 1u64;
+        for &group in &groups {
             let rules = self.rules.iter().filter(|r| r.flags() & group != 0).collect::<Vec<_>>();
             let n = match group & !tested {
-                0 => models(&rules, 0, group, &mut SEARCH_STEPS.clone())?,
+                0 => models(&rules, 0, group, &mut steps)?,
                 // Flags only rules name: count the tested choices some choice of them completes.
                 _ => {
                     let rules = rules.into_iter().cloned().collect::<Vec<_>>();
-                    let mut search = Search::new(&rules, group, SEARCH_STEPS);
+                    let mut search = Search::new(&rules, group, steps);
                     let (mine, rest) = (search.order(group & tested), search.order(group & !tested));
                     let mut n = 0u64;
-                    if !search.each(0, 0, &mine, &rest, &mut |_| {
+                    let every = search.each(0, 0, &mine, &rest, &mut |_| {
                         n += 1;
                         true
-                    }) {
+                    });
+                    steps = search.steps;
+                    if !every {
                         return None;
                     }
                     n
@@ -266,8 +259,27 @@ impl FlagRules {
             };
             total = total.checked_mul(n)?;
         }
-        Some(total)
+        let linked = groups.iter().fold(0, |m, g| m | g);
+        match total {
+            0 => Some(0),
+            _ => total.checked_mul(1u64.checked_shl((tested & !linked).count_ones())?),
+        }
     }
+}
+
+/// The flags of `masks` in groups that no mask links: masks that share a
+/// flag, directly or through others, are in one group.
+fn linked(masks: impl Iterator<Item = Bits>) -> Vec<Bits> {
+    let mut groups: Vec<Bits> = Vec::new();
+    for mut group in masks {
+        groups.retain(|&g| {
+            let joins = g & group != 0;
+            group |= if joins { g } else { 0 };
+            !joins
+        });
+        groups.push(group);
+    }
+    groups
 }
 
 /// The combinations of the `open` flags that meet `rules`, with the flags
@@ -279,27 +291,27 @@ fn models(rules: &[&Rule], on: Bits, open: Bits, steps: &mut usize) -> Option<u6
     if !rules.iter().all(|r| r.can_hold(on, open)) {
         return Some(0);
     }
-    let active = rules.iter().copied().filter(|r| r.flags() & open != 0).collect::<Vec<_>>();
-    let mut groups: Vec<Bits> = Vec::new();
-    for rule in &active {
-        let mut group = rule.flags() & open;
-        groups.retain(|&g| {
-            let linked = g & group != 0;
-            group |= if linked { g } else { 0 };
-            !linked
-        });
-        groups.push(group);
-    }
-    let linked = groups.iter().fold(0, |m, g| m | g);
-    let mut total = 1u64.checked_shl((open & !linked).count_ones())?;
-    for group in groups {
+    // A rule every choice of its open flags meets links them no more.
+    let active = rules.iter().copied().filter(|r| !r.settled(on, open)).collect::<Vec<_>>();
+    let groups = linked(active.iter().map(|r| r.flags() & open));
+    let mut total = 1u64;
+    for &group in &groups {
         let rules = active.iter().copied().filter(|r| r.flags() & group != 0).collect::<Vec<_>>();
-        let flag = group & group.wrapping_neg();
+        // An implication's own flag first: either way, it settles at once or forces its group.
+        let trigger = rules.iter().find_map(|r| match r {
+            Rule::Implies((f, _), ..) if f & group != 0 => Some(*f),
+            _ => None,
+        });
+        let flag = trigger.unwrap_or(group & group.wrapping_neg());
         let off = models(&rules, on, group & !flag, steps)?;
         let with = models(&rules, on | flag, group & !flag, steps)?;
         total = total.checked_mul(off.checked_add(with)?)?;
     }
-    Some(total)
+    let linked = groups.iter().fold(0, |m, g| m | g);
+    match total {
+        0 => Some(0),
+        _ => total.checked_mul(1u64.checked_shl((open & !linked).count_ones())?),
+    }
 }
 
 impl Rule {
@@ -308,6 +320,23 @@ impl Rule {
         match self {
             Rule::OneOf(g, _) | Rule::AtMostOne(g, _) => *g,
             Rule::Implies((f, _), (g, _), _) => f | g,
+        }
+    }
+
+    /// Whether every choice of its `open` flags meets the rule, with those
+    /// in `on` on and its others off (where [`Rule::can_hold`]).
+    fn settled(&self, on: Bits, open: Bits) -> bool {
+        match self {
+            Rule::OneOf(g, _) => g & open == 0,
+            Rule::AtMostOne(g, _) => (on & g).count_ones() + (open & g).count_ones() <= 1,
+            Rule::Implies((f, _), (g, _), needs) => {
+                (on | open) & f == 0
+                    || match needs {
+                        Needs::All => g & !on == 0,
+                        Needs::OneOf => g & open == 0 && (on & g).count_ones() == 1,
+                        Needs::AnyOf => on & g != 0,
+                    }
+            }
         }
     }
 
@@ -469,6 +498,20 @@ mod tests {
                 .collect::<HashSet<_>>();
             assert_eq!(rules.count(tested), Some(walked.len() as u64), "{:?} over {tested:b}", rules.rules);
             assert_eq!(rules.combinations(tested, 1 << 12).0.len(), walked.len());
+            // Every flag tested: each linked group is model-counted.
+            let every = (0..1u128 << 10).filter(|b| rules.rules.iter().all(|r| r.allows(*b))).count();
+            assert_eq!(rules.count((1 << 10) - 1), Some(every as u64), "{:?}", rules.rules);
         }
+    }
+
+    /// An implication over 21 flags allows 2^21 + 1 combinations, counted
+    /// in a few steps (walked one by one, they took more than the search has).
+    #[test]
+    fn a_wide_implication_is_counted_without_walking_it() {
+        let group = ((1 << 21) - 1) << 1;
+        let rules = FlagRules { rules: vec![Rule::Implies((1, String::new()), (group, vec![]), Needs::All)] };
+        assert_eq!(rules.count(group | 1), Some((1 << 21) + 1));
+        let any = FlagRules { rules: vec![Rule::Implies((1, String::new()), (group, vec![]), Needs::AnyOf)] };
+        assert_eq!(any.count(group | 1), Some((1 << 21) + (1 << 21) - 1));
     }
 }
