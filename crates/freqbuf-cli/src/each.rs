@@ -69,7 +69,7 @@ pub(crate) fn each(
         for o in &outcomes {
             match &o.result {
                 Ok(r) => {
-                    let checked = crate::effect::coverage(r);
+                    let checked = coverage(r);
                     let n = r.permutations;
                     let s = if n == 1 { "" } else { "s" };
                     println!(
@@ -239,4 +239,27 @@ fn walk(dir: &std::path::Path, found: &mut Vec<std::path::PathBuf>) -> std::io::
         }
     }
     Ok(())
+}
+
+/// How much of what the rules allow a check covered, in words: "every
+/// combination", or "a sample of the 2,571,264 allowed" where it sampled.
+pub(crate) fn coverage(report: &freqbuf_effects::CheckReport) -> String {
+    match (report.exhaustive, report.allowed) {
+        (true, _) => "every combination".to_owned(),
+        (false, Some(n)) => format!("a sample of the {} allowed", thousands(n)),
+        (false, None) => "not every combination".to_owned(),
+    }
+}
+
+/// `n` with a comma every three digits.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (k, c) in digits.chars().enumerate() {
+        if k > 0 && (digits.len() - k).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }

@@ -176,31 +176,8 @@ fn effect_json(
     })
 }
 
-/// How much of what the rules allow a check covered, in words: "every
-/// combination", or "a sample of the 2,571,264 allowed" where it sampled.
-pub(crate) fn coverage(report: &freqbuf_effects::CheckReport) -> String {
-    match (report.exhaustive, report.allowed) {
-        (true, _) => "every combination".to_owned(),
-        (false, Some(n)) => format!("a sample of the {} allowed", thousands(n)),
-        (false, None) => "not every combination".to_owned(),
-    }
-}
-
-/// `n` with a comma every three digits.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (k, c) in digits.chars().enumerate() {
-        if k > 0 && (digits.len() - k).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 fn print_effect(effect: &freqbuf_effects::Effect, report: freqbuf_effects::CheckReport) {
-    let checked = coverage(&report);
+    let checked = crate::each::coverage(&report);
     println!("effect {} (flags: {}; family {})", effect.name(), effect.flags().join(", "), effect.family());
     if report.distinct == report.permutations {
         println!("{} permutations composed and merged ({checked})", report.permutations);
