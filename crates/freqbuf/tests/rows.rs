@@ -161,10 +161,12 @@ fn shares(array: bool) {
     s.fb.flush(&h.queue).unwrap();
     s.check("two writes, one flush");
 
-    // Growth past the buffer: the new rows are unwritten until the list holds them.
+    // Growth past the buffer: the new rows are unwritten until the list holds
+    // them. The old list's scattered rows are staged before the flush that
+    // grows the buffer, so they move after its growth copy, into the new buffer.
     let more = (0..700).map(|_| s.fb.create_object()).collect::<Vec<_>>();
-    s.fb.flush(&h.queue).unwrap();
     s.write(&every(600, 7), 30).unwrap(); // the old list: the new rows wait
+    s.fb.flush(&h.queue).unwrap();
     s.objects.extend(more);
     s.rows.extend((600..1300).map(|i| row(i, 31)));
     s.fb.flush(&h.queue).unwrap();

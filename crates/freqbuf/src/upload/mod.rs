@@ -139,19 +139,22 @@ impl Uploader {
     ) -> FlushReport {
         let mut report = FlushReport::default();
         self.take_ranges(device, queue, slots, highs, stats, &mut sink, &mut report);
+        // A replaced buffer's scatter group binds the old one: drop it before
+        // any move, staged rows' included (they once scattered into a buffer
+        // that a growth in the same flush had just replaced, and were lost).
+        for (i, slot) in slots.iter().enumerate() {
+            if report.replaced.contains(&slot.id()) {
+                if let Some(s) = self.scatter.as_mut() {
+                    s.groups.remove(&i);
+                }
+            }
+        }
         // Before any submit: the belt memory the rows lie in is unmapped at the first.
         match self.move_rows(device, slots, stats, &mut sink) {
             Ok(lost) => report.rows_lost = lost,
             Err(e) => {
                 report.rows_lost = true;
                 report.error.get_or_insert(e);
-            }
-        }
-        for (i, slot) in slots.iter().enumerate() {
-            if report.replaced.contains(&slot.id()) {
-                if let Some(s) = self.scatter.as_mut() {
-                    s.groups.remove(&i);
-                }
             }
         }
         let mut cursor = ranges::Cursor::new(&self.packed);
