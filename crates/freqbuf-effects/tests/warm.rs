@@ -121,6 +121,54 @@ fn warming_on_two_threads_reports_progress_and_builds_what_one_thread_builds() {
     assert_eq!(fx.stats().pipelines, 16, "kept, not built again");
 }
 
+/// A combination that fails to compose stops the warm there, and every
+/// pipeline of the combinations before it is still built and kept, on one
+/// thread and on two (where those build while the failing one composes).
+/// They were made and dropped unbuilt before the jobs streamed.
+#[test]
+fn a_combination_that_fails_to_compose_keeps_the_pipelines_before_it() {
+    let Some(h) = gpu::device() else { return };
+    let source = "
+struct M { color: vec4<f32> }
+@group(2) @binding(0) var<uniform> m: M;
+@vertex fn vs() -> @builtin(position) vec4<f32> { return m.color; }
+@fragment fn fs() -> @location(0) vec4<f32> {
+#ifdef BROKEN
+    return undefined_name;
+#else
+#ifdef TINT
+    return m.color * 0.5;
+#else
+    return m.color;
+#endif
+#endif
+}
+";
+    let toml = "flags = [\"TINT\", \"BROKEN\"]\nsource = \"b.wgsl\"
+[[technique]]\nname = \"t\"
+  [[technique.pass]]\n  name = \"color\"\n  vertex = \"vs\"\n  fragment = \"fs\"
+";
+    let targets = Targets::color(wgpu::TextureFormat::Rgba8Unorm);
+    for threads in [1, 2] {
+        let mut fx = Effects::new();
+        let id = fx.add("b.effect.toml", toml, source).unwrap_or_else(|e| panic!("{}", common::chain(&e)));
+        let mut fb = Manager::new(&h.device, SlotPlan::default());
+        let mut seen = Vec::new();
+        let e = fx.warm_with(&mut fb, id, &targets, threads, &mut |p| seen.push(p)).unwrap_err();
+        let text = common::chain(&e);
+        assert!(text.contains("undefined_name"), "{threads} threads: {text}");
+        // Combinations in order: none, TINT, then BROKEN fails.
+        assert_eq!(fx.stats().pipelines, 2, "{threads} threads: the two before BROKEN were kept");
+        assert_eq!(seen, [WarmProgress { done: 1, total: 2 }, WarmProgress { done: 2, total: 2 }]);
+        let pass = fx.technique(id, "t").unwrap().next().unwrap();
+        for on in [&[][..], &["TINT"]] {
+            let flags = fx.flags(id, on).unwrap();
+            fx.render_pipeline(&mut fb, pass, flags, &targets).unwrap();
+        }
+        assert_eq!(fx.stats().pipelines, 2, "{threads} threads: the draws found them warm");
+    }
+}
+
 /// A `wgpu::PipelineCache` given to the library goes into every pipeline it
 /// builds, and a manager moved to another device drops it (it belongs to the
 /// old one). lavapipe keeps no pipelines in its cache, so what shows the

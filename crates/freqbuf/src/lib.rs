@@ -103,6 +103,7 @@ mod upload;
 mod write;
 
 pub use binding::{BindState, BindTarget, Binder, Draw, DrawArgs, DrawList, IndirectDraws};
+pub use device::creator::Creator;
 pub use errors::{Error, ParamError, Report};
 #[cfg(feature = "derive")]
 pub use freqbuf_derive::ShaderStruct;

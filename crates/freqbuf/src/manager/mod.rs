@@ -5,6 +5,7 @@
 //! the [`Binder`](crate::Binder) binds what each draw needs.
 
 use crate::binding::{BindGroups, Layouts};
+use crate::device::creator::Creator;
 use crate::device::limits::DeviceCaps;
 use crate::errors::{Error, ParamError};
 use crate::id::SlotId;
@@ -176,21 +177,14 @@ impl Manager {
         self.device_serial
     }
 
-    /// Runs `create` (wgpu object creation on [`Manager::device`]) inside
-    /// freqbuf's error scopes, so that a validation or out-of-memory error
-    /// becomes [`Error::Wgpu`] naming `what` instead of reaching wgpu's
-    /// panicking default handler. Check limits and features first: this is
-    /// the second net, as it is for freqbuf's own objects. With the
-    /// `fault-injection` feature, each call counts as a creation.
+    /// A handle that creates wgpu objects on [`Manager::device`] inside
+    /// freqbuf's error scopes, from any thread (pipelines built on worker
+    /// threads, for instance). After [`Manager::recreate`] it still creates
+    /// on the old device: ask again.
     ///
-    /// Cost: two error-scope pushes and pops, a few hundred nanoseconds; for
-    /// cold paths (pipelines, modules), not per draw.
-    pub fn scoped<T>(
-        &self,
-        what: impl FnOnce() -> String,
-        create: impl FnOnce(&wgpu::Device) -> T,
-    ) -> Result<T, Error> {
-        crate::device::scope::scoped(&self.device, what, || create(&self.device))
+    /// Cost: a clone of the device handle.
+    pub fn creator(&self) -> Creator {
+        Creator::new(self.device.clone())
     }
 
     /// The flush strategy in use.

@@ -5,7 +5,7 @@
 //! `render_pipeline` runs one job in place; `Effects::warm` runs many on
 //! every core.
 
-use freqbuf::{Error, Manager, ShaderId};
+use freqbuf::{Creator, Error, Manager, ShaderId};
 
 use crate::effect::library::Effects;
 use crate::effect::types::{FlagSet, Pass, PassId, Targets};
@@ -26,16 +26,20 @@ enum JobKind {
     Compute { module: wgpu::ShaderModule },
 }
 
+/// What tells two jobs of one pipeline apart from others: the pass, its
+/// shader, and the targets of a render pass.
+#[derive(Debug, PartialEq)]
+pub(in crate::effect) struct JobKey(PassId, ShaderId, Option<Targets>);
+
 impl Job {
-    /// Whether `other` builds the same pipeline (a log may name one twice).
-    pub(in crate::effect) fn same(&self, other: &Job) -> bool {
-        self.pass == other.pass
-            && self.shader == other.shader
-            && match (&self.kind, &other.kind) {
-                (JobKind::Render { targets: a, .. }, JobKind::Render { targets: b, .. }) => a == b,
-                (JobKind::Compute { .. }, JobKind::Compute { .. }) => true,
-                _ => false,
-            }
+    /// The pipeline it builds (a log may name one twice, and two flag
+    /// combinations may compose one shader).
+    pub(in crate::effect) fn key(&self) -> JobKey {
+        let targets = match &self.kind {
+            JobKind::Render { targets, .. } => Some(targets.clone()),
+            JobKind::Compute { .. } => None,
+        };
+        JobKey(self.pass, self.shader, targets)
     }
 }
 
@@ -46,11 +50,11 @@ pub(in crate::effect) enum Built {
 }
 
 impl Job {
-    /// Builds the pipeline, through the application's pipeline cache if any.
-    /// Cost: wgpu's pipeline creation, where the shaders compile.
+    /// Builds the pipeline, through the application's pipeline cache if any,
+    /// on any thread. Cost: wgpu's pipeline creation, where the shaders compile.
     pub(in crate::effect) fn build(
         &self,
-        manager: &Manager,
+        creator: &Creator,
         cache: Option<&wgpu::PipelineCache>,
     ) -> Result<Built, Error> {
         let p = &self.p;
@@ -75,7 +79,7 @@ impl Job {
                 });
                 let buffers = targets.vertex_buffers.iter().cloned().map(Some).collect::<Vec<_>>();
                 let what = || format!("{}: render pipeline", p.name);
-                let pipeline = manager.scoped(what, |device| {
+                let pipeline = creator.scoped(what, |device| {
                     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                         label: Some(&p.name),
                         layout: Some(&self.layout),
@@ -102,7 +106,7 @@ impl Job {
             }
             JobKind::Compute { module } => {
                 let what = || format!("{}: compute pipeline", p.name);
-                let pipeline = manager.scoped(what, |device| {
+                let pipeline = creator.scoped(what, |device| {
                     device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                         label: Some(&p.name),
                         layout: Some(&self.layout),
@@ -181,8 +185,9 @@ impl Effects {
 
     /// Builds `job` here and keeps it.
     pub(in crate::effect) fn run(&mut self, manager: &Manager, job: Job) -> Result<(), EffectError> {
-        let built =
-            job.build(manager, self.pipelines.cache()).map_err(|e| self.register_error(job.flags, e))?;
+        let built = job
+            .build(&manager.creator(), self.pipelines.cache())
+            .map_err(|e| self.register_error(job.flags, e))?;
         self.keep(job, built);
         Ok(())
     }

@@ -110,8 +110,9 @@ impl Effects {
 
     /// [`Effects::replay_pipeline_log`] on `threads` threads (0: one per
     /// core; on the web, always this one), as [`Effects::warm_with`] builds:
-    /// modules and layouts are made here, the pipelines on the threads, and
-    /// `progress` runs on this thread after each is built.
+    /// modules and layouts are made here while the pipelines made so far
+    /// build on the other threads, and `progress` runs on this thread after
+    /// each is built.
     pub fn replay_pipeline_log_with(
         &mut self,
         manager: &mut Manager,
@@ -127,33 +128,33 @@ impl Effects {
             kind: Box::new(EffectErrorKind::Toml(e.to_string())),
         })?;
         let mut report = ReplayReport::default();
-        let mut jobs = Vec::new();
-        for entry in log.pipeline {
-            let found = self.logged(&entry).and_then(|(pass, flags)| {
-                let targets = targets(&entry);
-                match &entry.targets {
-                    Some(logged) if *logged != LoggedTargets::of(&targets) => Err(format!(
-                        "the application now gives attachments {:?}, the log has {logged:?}",
-                        LoggedTargets::of(&targets)
-                    )),
-                    _ => Ok((pass, flags, targets)),
-                }
-            });
-            match found {
-                Ok((pass, flags, targets)) => {
-                    let render = self.pass(pass).vertex.is_some().then_some(&targets);
-                    // Two entries of one pipeline: the second finds the first's job pending.
-                    if let Some(job) = self.job(manager, pass, flags, render)?.1 {
-                        if !jobs.iter().any(|j: &crate::effect::pipeline::job::Job| j.same(&job)) {
+        self.build_streamed(manager, threads, progress, |fx, manager, jobs| {
+            for entry in log.pipeline {
+                let found = fx.logged(&entry).and_then(|(pass, flags)| {
+                    let targets = targets(&entry);
+                    match &entry.targets {
+                        Some(logged) if *logged != LoggedTargets::of(&targets) => Err(format!(
+                            "the application now gives attachments {:?}, the log has {logged:?}",
+                            LoggedTargets::of(&targets)
+                        )),
+                        _ => Ok((pass, flags, targets)),
+                    }
+                });
+                match found {
+                    Ok((pass, flags, targets)) => {
+                        let render = fx.pass(pass).vertex.is_some().then_some(&targets);
+                        // Two entries of one pipeline: `jobs` builds it once.
+                        if let Some(job) = fx.job(manager, pass, flags, render)?.1 {
                             jobs.push(job);
                         }
+                        report.built += 1;
                     }
-                    report.built += 1;
+                    Err(why) => report.skipped.push((entry, why)),
                 }
-                Err(why) => report.skipped.push((entry, why)),
             }
-        }
-        self.build_jobs(manager, jobs, threads, progress).map(|()| report)
+            Ok(())
+        })?;
+        Ok(report)
     }
 
     /// The pass and flags a log entry names (making the effect's

@@ -4,7 +4,6 @@
 //! every pipeline is built with, so that the next start builds them faster.
 
 use crate::effect::library::{EXHAUSTIVE_COMBINATIONS, Effects};
-use crate::effect::pipeline::job::{Built, Job};
 use crate::effect::types::{EffectId, FlagSet, PassId, Targets};
 use crate::error::EffectError;
 use freqbuf::Manager;
@@ -44,10 +43,11 @@ impl Effects {
     /// combination lacks (`requires`) is skipped there.
     ///
     /// Cost: per combination not warmed yet, a composition and a
-    /// registration on this thread, then the pipelines built on every core
-    /// ([`Effects::warm_with`] picks the threads and reports progress);
-    /// nothing for what is cached. On error, the pipelines built are kept
-    /// and the first failure (in combination order) is returned.
+    /// registration on this thread, while the pipelines made so far build on
+    /// the other cores ([`Effects::warm_with`] picks the threads and reports
+    /// progress); nothing for what is cached. On error, every pipeline of
+    /// the combinations before the failing one is still built and kept, and
+    /// the first failure (in combination order) is returned.
     pub fn warm(
         &mut self,
         manager: &mut Manager,
@@ -58,8 +58,9 @@ impl Effects {
     }
 
     /// [`Effects::warm`] on `threads` threads (0: one per core; on the web,
-    /// always this one), calling `progress` on this thread after each
-    /// pipeline is built.
+    /// always this one), this one among them, calling `progress` on this
+    /// thread after each pipeline is built (from when every combination is
+    /// composed, so that the total is known).
     pub fn warm_with(
         &mut self,
         manager: &mut Manager,
@@ -74,41 +75,23 @@ impl Effects {
         let (combos, exhaustive) = effect.rules.combinations(deciding, EXHAUSTIVE_COMBINATIONS);
         let passes = effect.passes.len() as u32;
         let mut report = WarmReport { permutations: combos.len(), exhaustive, pipelines: 0 };
-        let mut jobs = Vec::new();
-        for bits in combos {
-            let flags = FlagSet { effect: id, bits };
-            for index in 0..passes {
-                let pass = PassId { effect: id, index };
-                if self.pass(pass).exists_under(bits) {
-                    let render = self.pass(pass).vertex.is_some().then_some(targets);
-                    jobs.extend(self.job(manager, pass, flags, render)?.1);
-                    report.pipelines += 1;
+        self.build_streamed(manager, threads, progress, |fx, manager, jobs| {
+            for bits in combos {
+                let flags = FlagSet { effect: id, bits };
+                for index in 0..passes {
+                    let pass = PassId { effect: id, index };
+                    if fx.pass(pass).exists_under(bits) {
+                        let render = fx.pass(pass).vertex.is_some().then_some(targets);
+                        if let Some(job) = fx.job(manager, pass, flags, render)?.1 {
+                            jobs.push(job);
+                        }
+                        report.pipelines += 1;
+                    }
                 }
             }
-        }
-        self.build_jobs(manager, jobs, threads, progress).map(|()| report)
-    }
-
-    /// Builds `jobs` on up to `threads` threads and keeps each pipeline; the
-    /// first that failed is the error, after every other is kept.
-    pub(in crate::effect) fn build_jobs(
-        &mut self,
-        manager: &Manager,
-        jobs: Vec<Job>,
-        threads: usize,
-        progress: &mut dyn FnMut(WarmProgress),
-    ) -> Result<(), EffectError> {
-        let built = build_all(manager, &jobs, self.pipelines.cache(), threads, progress);
-        let mut first = None;
-        for (job, built) in jobs.into_iter().zip(built) {
-            match built {
-                Ok(b) => self.keep(job, b),
-                Err(e) => {
-                    first.get_or_insert_with(|| self.register_error(job.flags, e));
-                }
-            }
-        }
-        first.map_or(Ok(()), Err)
+            Ok(())
+        })?;
+        Ok(report)
     }
 }
 
@@ -119,73 +102,4 @@ pub struct WarmProgress {
     pub done: usize,
     /// Pipelines to build: those the cache did not hold.
     pub total: usize,
-}
-
-/// Builds every job, on up to `threads` threads (0: one per core), and
-/// returns the results in job order; `progress` runs on this thread.
-#[cfg(not(target_arch = "wasm32"))]
-fn build_all(
-    manager: &Manager,
-    jobs: &[Job],
-    cache: Option<&wgpu::PipelineCache>,
-    threads: usize,
-    progress: &mut dyn FnMut(WarmProgress),
-) -> Vec<Result<Built, freqbuf::Error>> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let total = jobs.len();
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = if threads == 0 { cores } else { threads }.min(total);
-    if threads <= 1 {
-        return build_here(manager, jobs, cache, progress);
-    }
-    let next = AtomicUsize::new(0);
-    let mut results: Vec<Option<Result<Built, freqbuf::Error>>> = (0..total).map(|_| None).collect();
-    std::thread::scope(|scope| {
-        let (sender, receiver) = std::sync::mpsc::channel();
-        for _ in 0..threads {
-            let (sender, next) = (sender.clone(), &next);
-            scope.spawn(move || {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(job) = jobs.get(i) else { break };
-                    if sender.send((i, job.build(manager, cache))).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(sender);
-        for (done, (i, built)) in receiver.into_iter().enumerate() {
-            results[i] = Some(built);
-            progress(WarmProgress { done: done + 1, total });
-        }
-    });
-    results.into_iter().map(|r| r.expect("every job sends its result")).collect()
-}
-
-/// The web builds on its one thread.
-#[cfg(target_arch = "wasm32")]
-fn build_all(
-    manager: &Manager,
-    jobs: &[Job],
-    cache: Option<&wgpu::PipelineCache>,
-    _threads: usize,
-    progress: &mut dyn FnMut(WarmProgress),
-) -> Vec<Result<Built, freqbuf::Error>> {
-    build_here(manager, jobs, cache, progress)
-}
-
-fn build_here(
-    manager: &Manager,
-    jobs: &[Job],
-    cache: Option<&wgpu::PipelineCache>,
-    progress: &mut dyn FnMut(WarmProgress),
-) -> Vec<Result<Built, freqbuf::Error>> {
-    let total = jobs.len();
-    let mut results = Vec::with_capacity(total);
-    for job in jobs {
-        results.push(job.build(manager, cache));
-        progress(WarmProgress { done: results.len(), total });
-    }
-    results
 }

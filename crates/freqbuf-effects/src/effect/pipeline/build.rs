@@ -1,0 +1,164 @@
+//! Building many pipelines at once (`Effects::warm_with` and the log's
+//! replay): this thread makes each job (composition, registration, modules,
+//! which need the library and the manager), and worker threads build the
+//! pipelines as the jobs arrive, so the shaders of the first pipelines
+//! compile while the later ones are still being composed. When this thread
+//! has made every job it builds too.
+
+use freqbuf::{Creator, Manager};
+
+use crate::effect::library::Effects;
+use crate::effect::pipeline::job::{Built, Job, JobKey};
+use crate::effect::pipeline::warm::WarmProgress;
+use crate::error::EffectError;
+
+/// A job's result, with the job (it goes into the cache afterwards).
+type Done = (Job, Result<Built, freqbuf::Error>);
+
+/// Hands each job `produce` makes to the builders, once per pipeline.
+pub(in crate::effect) struct Jobs<'a> {
+    keys: Vec<JobKey>,
+    send: &'a mut dyn FnMut(Job),
+}
+
+impl Jobs<'_> {
+    /// Queues `job` for building, unless a job of the same pipeline was queued before.
+    pub(in crate::effect) fn push(&mut self, job: Job) {
+        let key = job.key();
+        if !self.keys.contains(&key) {
+            self.keys.push(key);
+            (self.send)(job);
+        }
+    }
+}
+
+impl Effects {
+    /// Builds the jobs `produce` makes, on up to `threads` threads (0: one
+    /// per core; on the web, this one), and keeps each pipeline. `progress`
+    /// runs on this thread once per pipeline built, from when `produce`
+    /// has returned and the total is known.
+    ///
+    /// Every job made is built and kept, even after `produce` failed or a
+    /// build did; the error is the first in job order, `produce`'s last.
+    pub(in crate::effect) fn build_streamed(
+        &mut self,
+        manager: &mut Manager,
+        threads: usize,
+        progress: &mut dyn FnMut(WarmProgress),
+        produce: impl FnOnce(&mut Self, &mut Manager, &mut Jobs<'_>) -> Result<(), EffectError>,
+    ) -> Result<(), EffectError> {
+        // The cache of the device the manager is on now (a recreate drops the old one's).
+        self.pipelines.follow_device(manager);
+        let creator = manager.creator();
+        let cache = self.pipelines.cache().cloned();
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = if threads == 0 { cores } else { threads };
+        let (made, done) = if threads <= 1 || cfg!(target_arch = "wasm32") {
+            let mut jobs = Vec::new();
+            let made = produce(self, manager, &mut Jobs { keys: Vec::new(), send: &mut |j| jobs.push(j) });
+            let total = jobs.len();
+            let mut done = Vec::with_capacity(total);
+            for job in jobs {
+                let built = job.build(&creator, cache.as_ref());
+                done.push((job, built));
+                progress(WarmProgress { done: done.len(), total });
+            }
+            (made, done)
+        } else {
+            self.build_on_threads(manager, &creator, cache.as_ref(), threads, progress, produce)
+        };
+        let mut first = None;
+        for (job, built) in done {
+            match built {
+                Ok(b) => self.keep(job, b),
+                Err(e) => {
+                    first.get_or_insert_with(|| self.register_error(job.flags, e));
+                }
+            }
+        }
+        match first {
+            Some(e) => Err(e),
+            None => made,
+        }
+    }
+
+    /// [`Effects::build_streamed`] with `threads - 1` workers; returns what
+    /// `produce` returned and every job with its result, in job order.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn build_on_threads(
+        &mut self,
+        manager: &mut Manager,
+        creator: &Creator,
+        cache: Option<&wgpu::PipelineCache>,
+        threads: usize,
+        progress: &mut dyn FnMut(WarmProgress),
+        produce: impl FnOnce(&mut Self, &mut Manager, &mut Jobs<'_>) -> Result<(), EffectError>,
+    ) -> (Result<(), EffectError>, Vec<Done>) {
+        use std::sync::mpsc::{TryRecvError, channel};
+        use std::sync::{Mutex, PoisonError};
+        let (send_job, jobs) = channel::<(usize, Job)>();
+        let jobs = Mutex::new(jobs);
+        let (send_done, done) = channel::<(usize, Done)>();
+        // The next queued job, or `None` once the queue is closed (`wait`) or empty.
+        let next = |wait: bool| {
+            let queue = jobs.lock().unwrap_or_else(PoisonError::into_inner);
+            if wait { queue.recv().ok() } else { queue.try_recv().map_err(|_: TryRecvError| ()).ok() }
+        };
+        let build = |(i, job): (usize, Job)| {
+            let built = job.build(creator, cache);
+            (i, (job, built))
+        };
+        std::thread::scope(|scope| {
+            for _ in 1..threads {
+                let send_done = send_done.clone();
+                scope.spawn(move || {
+                    while let Some(job) = next(true) {
+                        if send_done.send(build(job)).is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+            let mut made = 0;
+            let result = produce(
+                self,
+                manager,
+                &mut Jobs {
+                    keys: Vec::new(),
+                    send: &mut |job| {
+                        // The workers outlive the queue's sender: a send cannot fail.
+                        let _ = send_job.send((made, job));
+                        made += 1;
+                    },
+                },
+            );
+            drop(send_job);
+            // This thread builds what the workers have not taken yet.
+            while let Some(job) = next(false) {
+                let _ = send_done.send(build(job));
+            }
+            drop(send_done);
+            let mut results: Vec<Option<Done>> = (0..made).map(|_| None).collect();
+            for (count, (i, d)) in done.iter().enumerate() {
+                results[i] = Some(d);
+                progress(WarmProgress { done: count + 1, total: made });
+            }
+            let results = results.into_iter().map(|d| d.expect("every job sends its result")).collect();
+            (result, results)
+        })
+    }
+
+    /// The web builds on its one thread ([`Effects::build_streamed`] never calls this there).
+    #[cfg(target_arch = "wasm32")]
+    fn build_on_threads(
+        &mut self,
+        _: &mut Manager,
+        _: &Creator,
+        _: Option<&wgpu::PipelineCache>,
+        _: usize,
+        _: &mut dyn FnMut(WarmProgress),
+        _: impl FnOnce(&mut Self, &mut Manager, &mut Jobs<'_>) -> Result<(), EffectError>,
+    ) -> (Result<(), EffectError>, Vec<Done>) {
+        unreachable!("one thread on the web")
+    }
+}
