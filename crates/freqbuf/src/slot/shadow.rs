@@ -13,6 +13,7 @@
 use crate::id::SlotId;
 use crate::slot::array::Addressing;
 use crate::slot::dirty::DirtySet;
+use crate::slot::memory;
 use crate::slot::plan::{BindingPoint, Frequency};
 
 /// Buffer usages of a slot buffer: bound as uniform, written by copies or the scatter pass.
@@ -195,7 +196,7 @@ impl Slot {
             self.dirty.reserve(count as usize);
             match self.caller {
                 true => (self.held..count).for_each(|i| self.dirty.mark(i, 0, 4)),
-                false => self.shadow.resize(count as usize * self.stride as usize, 0),
+                false => memory::resize_zeroed(&mut self.shadow, count as usize * self.stride as usize),
             }
             self.held = count;
         }
@@ -258,7 +259,8 @@ impl Slot {
         }
         let n = self.instances() as usize;
         let keep = self.stride.min(stride) as usize;
-        let mut shadow = vec![0u8; n * stride as usize];
+        let mut shadow = Vec::new();
+        memory::resize_zeroed(&mut shadow, n * stride as usize);
         for i in 0..n {
             let from = i * self.stride as usize;
             shadow[i * stride as usize..][..keep].copy_from_slice(&self.shadow[from..from + keep]);
