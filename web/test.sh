@@ -23,7 +23,9 @@ if [[ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $bindgen" ]]; the
 fi
 command -v chromium >/dev/null || { echo "error: needs chromium: apt-get install chromium" >&2; exit 1; }
 
-cargo build --release --target wasm32-unknown-unknown -p freqbuf-web --lib
+# Without the release profile's line tables: the page's module was 84 MB with
+# them, and nothing here reads them (panics print their message).
+CARGO_PROFILE_RELEASE_DEBUG=false cargo build --release --target wasm32-unknown-unknown -p freqbuf-web --lib
 rm -rf "$out" && mkdir -p "$out"
 wasm-bindgen --target web --no-typescript --out-dir "$out/pkg" "$target/wasm32-unknown-unknown/release/freqbuf_web.wasm"
 cp examples/web/index.html "$out/"
