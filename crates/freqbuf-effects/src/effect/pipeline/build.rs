@@ -10,33 +10,49 @@ use freqbuf::{Creator, Manager};
 use crate::effect::library::Effects;
 use crate::effect::pipeline::job::{Built, Job, JobKey};
 use crate::effect::pipeline::warm::WarmProgress;
+use crate::effect::types::{Bits, PassId, Targets};
 use crate::error::EffectError;
 
 /// A job's result, with the job (it goes into the cache afterwards).
 type Done = (Job, Result<Built, freqbuf::Error>);
 
+/// A job left out as another's pipeline: the other's index, and what the log
+/// records for this one (its pass, flags and targets) once that one is kept.
+type Dupe = (usize, PassId, Bits, Option<Targets>);
+
 /// Hands each job `produce` makes to the builders, once per pipeline.
 pub(in crate::effect) struct Jobs<'a> {
     keys: Vec<JobKey>,
+    dupes: Vec<Dupe>,
     send: &'a mut dyn FnMut(Job),
 }
 
-impl Jobs<'_> {
-    /// Queues `job` for building, unless a job of the same pipeline was queued before.
+impl<'a> Jobs<'a> {
+    fn new(send: &'a mut dyn FnMut(Job)) -> Self {
+        Self { keys: Vec::new(), dupes: Vec::new(), send }
+    }
+
+    /// Queues `job` for building, unless a job of the same pipeline was
+    /// queued before (a log may name a pipeline twice): then the log
+    /// records its flags once that one is kept.
     pub(in crate::effect) fn push(&mut self, job: Job) {
         let key = job.key();
-        if !self.keys.contains(&key) {
-            self.keys.push(key);
-            (self.send)(job);
+        match self.keys.iter().position(|k| *k == key) {
+            Some(first) => self.dupes.push((first, job.pass, job.flags.bits, key.2)),
+            None => {
+                self.keys.push(key);
+                (self.send)(job);
+            }
         }
     }
 }
 
 impl Effects {
     /// Builds the jobs `produce` makes, on up to `threads` threads (0: one
-    /// per core; on the web, this one), and keeps each pipeline. `progress`
-    /// runs on this thread once per pipeline built, from when `produce`
-    /// has returned and the total is known.
+    /// per core; on the web, this one), and keeps each pipeline. A worker
+    /// starts with the first job it can take, so a call with nothing to
+    /// build starts none. `progress` runs on this thread once per pipeline
+    /// built, from when `produce` has returned and the total is known.
     ///
     /// Every job made is built and kept, even after `produce` failed or a
     /// build did; the error is the first in job order, `produce`'s last.
@@ -53,9 +69,12 @@ impl Effects {
         let cache = self.pipelines.cache().cloned();
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let threads = if threads == 0 { cores } else { threads };
-        let (made, done) = if threads <= 1 || cfg!(target_arch = "wasm32") {
+        let (made, done, dupes) = if threads <= 1 || cfg!(target_arch = "wasm32") {
             let mut jobs = Vec::new();
-            let made = produce(self, manager, &mut Jobs { keys: Vec::new(), send: &mut |j| jobs.push(j) });
+            let mut send = |j| jobs.push(j);
+            let mut list = Jobs::new(&mut send);
+            let made = produce(self, manager, &mut list);
+            let dupes = list.dupes;
             let total = jobs.len();
             let mut done = Vec::with_capacity(total);
             for job in jobs {
@@ -63,17 +82,24 @@ impl Effects {
                 done.push((job, built));
                 progress(WarmProgress { done: done.len(), total });
             }
-            (made, done)
+            (made, done, dupes)
         } else {
             self.build_on_threads(manager, &creator, cache.as_ref(), threads, progress, produce)
         };
         let mut first = None;
+        let mut kept = Vec::with_capacity(done.len());
         for (job, built) in done {
+            kept.push(built.is_ok());
             match built {
                 Ok(b) => self.keep(job, b),
                 Err(e) => {
                     first.get_or_insert_with(|| self.register_error(job.flags, e));
                 }
+            }
+        }
+        for (of, pass, bits, targets) in dupes {
+            if kept[of] {
+                self.pipelines.mark_used(pass, bits, targets.as_ref());
             }
         }
         match first {
@@ -82,8 +108,9 @@ impl Effects {
         }
     }
 
-    /// [`Effects::build_streamed`] with `threads - 1` workers; returns what
-    /// `produce` returned and every job with its result, in job order.
+    /// [`Effects::build_streamed`] with up to `threads - 1` workers; returns
+    /// what `produce` returned, every job with its result in job order, and
+    /// the jobs left out as duplicates.
     #[cfg(not(target_arch = "wasm32"))]
     fn build_on_threads(
         &mut self,
@@ -93,58 +120,68 @@ impl Effects {
         threads: usize,
         progress: &mut dyn FnMut(WarmProgress),
         produce: impl FnOnce(&mut Self, &mut Manager, &mut Jobs<'_>) -> Result<(), EffectError>,
-    ) -> (Result<(), EffectError>, Vec<Done>) {
-        use std::sync::mpsc::{TryRecvError, channel};
+    ) -> (Result<(), EffectError>, Vec<Done>, Vec<Dupe>) {
+        use std::sync::mpsc::channel;
         use std::sync::{Mutex, PoisonError};
         let (send_job, jobs) = channel::<(usize, Job)>();
         let jobs = Mutex::new(jobs);
         let (send_done, done) = channel::<(usize, Done)>();
-        // The next queued job, or `None` once the queue is closed (`wait`) or empty.
+        // The next queued job: waiting for one until the queue closes, or `None` when it is empty.
         let next = |wait: bool| {
             let queue = jobs.lock().unwrap_or_else(PoisonError::into_inner);
-            if wait { queue.recv().ok() } else { queue.try_recv().map_err(|_: TryRecvError| ()).ok() }
+            if wait { queue.recv().ok() } else { queue.try_recv().ok() }
         };
         let build = |(i, job): (usize, Job)| {
             let built = job.build(creator, cache);
             (i, (job, built))
         };
+        let (next, build) = (&next, &build);
         std::thread::scope(|scope| {
-            for _ in 1..threads {
-                let send_done = send_done.clone();
-                scope.spawn(move || {
-                    while let Some(job) = next(true) {
-                        if send_done.send(build(job)).is_err() {
-                            break;
-                        }
-                    }
-                });
-            }
+            let mut workers = Vec::new();
             let mut made = 0;
-            let result = produce(
-                self,
-                manager,
-                &mut Jobs {
-                    keys: Vec::new(),
-                    send: &mut |job| {
-                        // The workers outlive the queue's sender: a send cannot fail.
-                        let _ = send_job.send((made, job));
-                        made += 1;
-                    },
-                },
-            );
+            let mut send = |job| {
+                if workers.len() + 1 < threads {
+                    let send_done = send_done.clone();
+                    workers.push(scope.spawn(move || {
+                        while let Some(job) = next(true) {
+                            if send_done.send(build(job)).is_err() {
+                                break;
+                            }
+                        }
+                    }));
+                }
+                // The queue's receiver outlives this sender: a send cannot fail.
+                let _ = send_job.send((made, job));
+                made += 1;
+            };
+            let mut list = Jobs::new(&mut send);
+            let result = produce(self, manager, &mut list);
+            let dupes = list.dupes;
             drop(send_job);
-            // This thread builds what the workers have not taken yet.
+            let mut results: Vec<Option<Done>> = (0..made).map(|_| None).collect();
+            let mut count = 0;
+            let mut record = |(i, d): (usize, Done)| {
+                results[i] = Some(d);
+                count += 1;
+                progress(WarmProgress { done: count, total: made });
+            };
+            // This thread builds what the workers have not taken, and reports theirs as they come.
             while let Some(job) = next(false) {
-                let _ = send_done.send(build(job));
+                record(build(job));
+                done.try_iter().for_each(&mut record);
             }
             drop(send_done);
-            let mut results: Vec<Option<Done>> = (0..made).map(|_| None).collect();
-            for (count, (i, d)) in done.iter().enumerate() {
-                results[i] = Some(d);
-                progress(WarmProgress { done: count + 1, total: made });
+            done.iter().for_each(&mut record);
+            if results.iter().any(Option::is_none) {
+                // A worker panicked: raise its panic here.
+                for w in workers {
+                    if let Err(panic) = w.join() {
+                        std::panic::resume_unwind(panic);
+                    }
+                }
             }
             let results = results.into_iter().map(|d| d.expect("every job sends its result")).collect();
-            (result, results)
+            (result, results, dupes)
         })
     }
 
@@ -158,7 +195,7 @@ impl Effects {
         _: usize,
         _: &mut dyn FnMut(WarmProgress),
         _: impl FnOnce(&mut Self, &mut Manager, &mut Jobs<'_>) -> Result<(), EffectError>,
-    ) -> (Result<(), EffectError>, Vec<Done>) {
+    ) -> (Result<(), EffectError>, Vec<Done>, Vec<Dupe>) {
         unreachable!("one thread on the web")
     }
 }

@@ -2,8 +2,8 @@
 //! thread (the pass's shader registered, its modules and layout made), the
 //! pipeline is built on any thread (wgpu's device is shared across threads
 //! on native; the shader compiles there), and the library keeps it.
-//! `render_pipeline` runs one job in place; `Effects::warm` runs many on
-//! every core.
+//! `render_pipeline` runs one job in place; `build.rs` runs many on
+//! worker threads as they are made (`Effects::warm`, the log's replay).
 
 use freqbuf::{Creator, Error, Manager, ShaderId};
 
@@ -29,11 +29,10 @@ enum JobKind {
 /// What tells two jobs of one pipeline apart from others: the pass, its
 /// shader, and the targets of a render pass.
 #[derive(Debug, PartialEq)]
-pub(in crate::effect) struct JobKey(PassId, ShaderId, Option<Targets>);
+pub(in crate::effect) struct JobKey(PassId, ShaderId, pub(in crate::effect) Option<Targets>);
 
 impl Job {
-    /// The pipeline it builds (a log may name one twice, and two flag
-    /// combinations may compose one shader).
+    /// The pipeline it builds (a log may name one twice).
     pub(in crate::effect) fn key(&self) -> JobKey {
         let targets = match &self.kind {
             JobKind::Render { targets, .. } => Some(targets.clone()),
