@@ -39,10 +39,4 @@ impl Creator {
     ) -> Result<T, Error> {
         crate::device::scope::scoped(&self.device, what, || create(&self.device))
     }
-
-    /// The device it creates on.
-    #[inline]
-    pub fn device(&self) -> &wgpu::Device {
-        &self.device
-    }
 }

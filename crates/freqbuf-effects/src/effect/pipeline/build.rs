@@ -10,39 +10,29 @@ use freqbuf::{Creator, Manager};
 use crate::effect::library::Effects;
 use crate::effect::pipeline::job::{Built, Job, JobKey};
 use crate::effect::pipeline::warm::WarmProgress;
-use crate::effect::types::{Bits, PassId, Targets};
 use crate::error::EffectError;
 
 /// A job's result, with the job (it goes into the cache afterwards).
 type Done = (Job, Result<Built, freqbuf::Error>);
 
-/// A job left out as another's pipeline: the other's index, and what the log
-/// records for this one (its pass, flags and targets) once that one is kept.
-type Dupe = (usize, PassId, Bits, Option<Targets>);
-
 /// Hands each job `produce` makes to the builders, once per pipeline.
 pub(in crate::effect) struct Jobs<'a> {
     keys: Vec<JobKey>,
-    dupes: Vec<Dupe>,
     send: &'a mut dyn FnMut(Job),
 }
 
 impl<'a> Jobs<'a> {
     fn new(send: &'a mut dyn FnMut(Job)) -> Self {
-        Self { keys: Vec::new(), dupes: Vec::new(), send }
+        Self { keys: Vec::new(), send }
     }
 
     /// Queues `job` for building, unless a job of the same pipeline was
-    /// queued before (a log may name a pipeline twice): then the log
-    /// records its flags once that one is kept.
+    /// queued before (a log may name a pipeline twice).
     pub(in crate::effect) fn push(&mut self, job: Job) {
         let key = job.key();
-        match self.keys.iter().position(|k| *k == key) {
-            Some(first) => self.dupes.push((first, job.pass, job.flags.bits, key.2)),
-            None => {
-                self.keys.push(key);
-                (self.send)(job);
-            }
+        if !self.keys.contains(&key) {
+            self.keys.push(key);
+            (self.send)(job);
         }
     }
 }
@@ -69,12 +59,11 @@ impl Effects {
         let cache = self.pipelines.cache().cloned();
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let threads = if threads == 0 { cores } else { threads };
-        let (made, done, dupes) = if threads <= 1 || cfg!(target_arch = "wasm32") {
+        let (made, done) = if threads <= 1 || cfg!(target_arch = "wasm32") {
             let mut jobs = Vec::new();
             let mut send = |j| jobs.push(j);
             let mut list = Jobs::new(&mut send);
             let made = produce(self, manager, &mut list);
-            let dupes = list.dupes;
             let total = jobs.len();
             let mut done = Vec::with_capacity(total);
             for job in jobs {
@@ -82,24 +71,17 @@ impl Effects {
                 done.push((job, built));
                 progress(WarmProgress { done: done.len(), total });
             }
-            (made, done, dupes)
+            (made, done)
         } else {
             self.build_on_threads(manager, &creator, cache.as_ref(), threads, progress, produce)
         };
         let mut first = None;
-        let mut kept = Vec::with_capacity(done.len());
         for (job, built) in done {
-            kept.push(built.is_ok());
             match built {
                 Ok(b) => self.keep(job, b),
                 Err(e) => {
                     first.get_or_insert_with(|| self.register_error(job.flags, e));
                 }
-            }
-        }
-        for (of, pass, bits, targets) in dupes {
-            if kept[of] {
-                self.pipelines.mark_used(pass, bits, targets.as_ref());
             }
         }
         match first {
@@ -109,8 +91,7 @@ impl Effects {
     }
 
     /// [`Effects::build_streamed`] with up to `threads - 1` workers; returns
-    /// what `produce` returned, every job with its result in job order, and
-    /// the jobs left out as duplicates.
+    /// what `produce` returned, and every job with its result in job order.
     #[cfg(not(target_arch = "wasm32"))]
     fn build_on_threads(
         &mut self,
@@ -120,7 +101,7 @@ impl Effects {
         threads: usize,
         progress: &mut dyn FnMut(WarmProgress),
         produce: impl FnOnce(&mut Self, &mut Manager, &mut Jobs<'_>) -> Result<(), EffectError>,
-    ) -> (Result<(), EffectError>, Vec<Done>, Vec<Dupe>) {
+    ) -> (Result<(), EffectError>, Vec<Done>) {
         use std::sync::mpsc::channel;
         use std::sync::{Mutex, PoisonError};
         let (send_job, jobs) = channel::<(usize, Job)>();
@@ -156,7 +137,6 @@ impl Effects {
             };
             let mut list = Jobs::new(&mut send);
             let result = produce(self, manager, &mut list);
-            let dupes = list.dupes;
             drop(send_job);
             let mut results: Vec<Option<Done>> = (0..made).map(|_| None).collect();
             let mut count = 0;
@@ -181,7 +161,7 @@ impl Effects {
                 }
             }
             let results = results.into_iter().map(|d| d.expect("every job sends its result")).collect();
-            (result, results, dupes)
+            (result, results)
         })
     }
 
@@ -195,7 +175,7 @@ impl Effects {
         _: usize,
         _: &mut dyn FnMut(WarmProgress),
         _: impl FnOnce(&mut Self, &mut Manager, &mut Jobs<'_>) -> Result<(), EffectError>,
-    ) -> (Result<(), EffectError>, Vec<Done>, Vec<Dupe>) {
+    ) -> (Result<(), EffectError>, Vec<Done>) {
         unreachable!("one thread on the web")
     }
 }

@@ -29,7 +29,7 @@ enum JobKind {
 /// What tells two jobs of one pipeline apart from others: the pass, its
 /// shader, and the targets of a render pass.
 #[derive(Debug, PartialEq)]
-pub(in crate::effect) struct JobKey(PassId, ShaderId, pub(in crate::effect) Option<Targets>);
+pub(in crate::effect) struct JobKey(PassId, ShaderId, Option<Targets>);
 
 impl Job {
     /// The pipeline it builds (a log may name one twice).
