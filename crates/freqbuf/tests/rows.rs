@@ -132,9 +132,11 @@ fn shares(array: bool) {
     s.write(&[], 0).unwrap(); // packs every unwritten row the list holds
     s.fb.flush(&h.queue).unwrap();
     s.check("first write");
-    // One row, a few runs (copies), scattered tenths and halves (scatter), all.
+    // One row, a few runs (copies), scattered tenths and halves (scatter),
+    // 40 runs of 10 rows (scatter, by pairs of words in an array), all.
+    let tens = (0..600).filter(|i| i % 15 < 10).collect::<Vec<usize>>();
     for (k, changed) in
-        [vec![5], vec![0, 1, 2, 40, 41, 599], every(600, 10), every(600, 2), every(600, 1), vec![]]
+        [vec![5], vec![0, 1, 2, 40, 41, 599], every(600, 10), every(600, 2), tens, every(600, 1), vec![]]
             .into_iter()
             .enumerate()
     {
@@ -149,10 +151,22 @@ fn shares(array: bool) {
         };
         let (copies, dispatches) = if runs > 32 { (0, 1) } else { (runs as u64, 0) };
         assert_eq!((t.copy_commands, t.dispatches), (copies * !changed.is_empty() as u64, dispatches), "{k}");
-        // The rows' bytes, and for a scatter its table: 8 bytes a row, a header and an end.
+        // The rows' bytes, and for a scatter its table, after the alignment
+        // of its start: a 16-byte header and 4 bytes a row (a destination),
+        // or 8 bytes (destination, source) a piece of at most 256 bytes of
+        // a run, a header and an end, whichever is smaller.
         let data = changed.len() as u64 * 80;
-        let table = if dispatches == 1 { 8 * changed.len() as u64 + 16 } else { 0 };
-        assert!((data..=data + table + 256).contains(&t.bytes_uploaded), "{k}: {}", t.bytes_uploaded);
+        let pieces = match array {
+            true => changed.chunk_by(|a, b| *b == *a + 1).map(|r| (r.len() as u64 * 80).div_ceil(256)).sum(),
+            false => changed.len() as u64,
+        };
+        let table = if dispatches == 1 { (4 * changed.len() as u64 + 16).min(8 * pieces + 16) } else { 0 };
+        let align = h.device.limits().min_storage_buffer_offset_alignment as u64;
+        assert!(
+            (data + table..=data + table + align).contains(&t.bytes_uploaded),
+            "{k}: {}",
+            t.bytes_uploaded
+        );
         s.check(&format!("share {k} ({} rows)", changed.len()));
     }
     // Two writes of the same rows before one flush: the later lands.

@@ -91,6 +91,35 @@ fn uploads_larger_than_a_storage_binding_are_cut_into_chunks() {
 }
 
 #[test]
+fn a_scatter_table_of_ranges_of_one_length_names_only_their_destinations() {
+    let Some(h) = gpu::device() else { return };
+    let mut m = Manager::with_strategy(&h.device, SlotPlan::default(), FlushStrategy::Scatter);
+    // Half dirty: keep the ranges, whose table this test checks.
+    m.set_dense_fraction(2.0);
+    let mut rig = Rig::new(&h.device, 1);
+    rig.register(&h.device, &mut m, &TWO_BLOCKS);
+    let objs = fill(&mut m, 2001, 0);
+    m.flush(&h.queue).unwrap();
+    let (a, b) = (m.param("a").unwrap(), m.param("b").unwrap());
+    // Every other object: 1,001 ranges of 224 bytes in each of the two slots.
+    for i in (0..2001).step_by(2) {
+        set_object(&mut m, objs[i], a, b, i as u32, 9);
+    }
+    m.take_stats();
+    m.flush(&h.queue).unwrap();
+    let s = m.take_stats();
+    assert_eq!(s.total().bytes_uploaded - s.shared.bytes_uploaded, 2 * 1001 * 224, "{s:?}");
+    // Per slot a 16-byte header and 4 bytes a range, besides the alignment
+    // before a table; pairs of words took (1,001 + 2) x 8 bytes a slot.
+    let align = h.device.limits().min_storage_buffer_offset_alignment as u64;
+    let tables = s.shared.bytes_uploaded;
+    assert!((2 * (16 + 4 * 1001)..=2 * (16 + 4 * 1001) + 2 * align).contains(&tables), "{tables}: {s:?}");
+    // Ranges of several lengths (a range cut at a chunk's end) keep pairs:
+    // `uploads_larger_than_a_storage_binding_are_cut_into_chunks` reads those back.
+    check(h, &mut m, &objs, 2, 9);
+}
+
+#[test]
 fn a_mostly_dirty_slot_is_one_upload_of_its_span() {
     let Some(h) = gpu::device() else { return };
     let mut m = Manager::new(&h.device, SlotPlan::default());

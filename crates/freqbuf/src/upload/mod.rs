@@ -86,6 +86,8 @@ pub(crate) struct Uploader {
     /// The current chunk: one job per slot share, and the ranges cut to fit it.
     jobs: Vec<ranges::Job>,
     pieces: Vec<(u64, u64)>,
+    /// One scatter table's entries as they are packed, kept to reuse their allocation.
+    table_words: Vec<u32>,
     scatter: Option<scatter::Scatter>,
     /// Mapped memory the uploaded bytes go through, kept across flushes. Its
     /// copies into the staging buffer are recorded in the flush's encoder, in
@@ -112,6 +114,7 @@ impl Uploader {
             packed: Vec::new(),
             jobs: Vec::new(),
             pieces: Vec::new(),
+            table_words: Vec::new(),
             scatter: None,
             belt: belt::Belt::default(),
             staged: Vec::new(),

@@ -3,7 +3,7 @@
 //! chunks that fit one staging upload.
 
 use super::belt::LARGEST;
-use super::scatter::{ROW, ROW_WORDS};
+use super::scatter::{ROW, ROW_WORDS, Table};
 use super::{FlushReport, MERGE_GAP, Sink, Uploader};
 use crate::device::scope;
 use crate::errors::Error;
@@ -23,6 +23,8 @@ pub(super) struct Job {
     /// Where its scatter table starts (scatter only).
     pub(super) table: u64,
     pub(super) scatter: bool,
+    /// Its table's form (scatter only), set when it is staged.
+    pub(super) form: Table,
 }
 
 /// Where chunk planning stands: a packed slot, a range of it, bytes of that range already taken.
@@ -251,7 +253,14 @@ impl Uploader {
                 }
             }
             if self.pieces.len() > first {
-                self.jobs.push(Job { slot, ranges: first..self.pieces.len(), src: 0, table: 0, scatter });
+                self.jobs.push(Job {
+                    slot,
+                    ranges: first..self.pieces.len(),
+                    src: 0,
+                    table: 0,
+                    scatter,
+                    form: Table::Pairs,
+                });
             }
             if full {
                 break;

@@ -9,7 +9,7 @@
 use std::ops::Range;
 
 use super::belt::LARGEST;
-use super::scatter::{ROW, ROW_WORDS, Scatter};
+use super::scatter::{ROW, ROW_WORDS, Scatter, Table};
 use super::{AUTO_COPY_LIMIT, FlushStrategy, Sink, Uploader};
 use crate::device::scope;
 use crate::errors::Error;
@@ -32,8 +32,9 @@ pub(crate) struct Staged {
     data: u64,
     /// Where the scatter table starts in the allocation; `None` moves by copies.
     table: Option<u64>,
-    /// Table rows (scatter only).
-    table_rows: u64,
+    /// The table's entries and bytes (scatter only).
+    entries: u64,
+    table_bytes: u64,
     /// Its runs of consecutive rows in `Uploader::row_runs`: (first index, rows).
     runs: Range<usize>,
 }
@@ -154,17 +155,26 @@ impl Uploader {
         let runs = start..self.row_runs.len();
         let data = rows.len() as u64 * row as u64;
         let align = self.limits.min_storage_buffer_offset_alignment as u64;
-        let (table, table_rows) = match scatter {
+        // Pairs cut each run into pieces of at most ROW_WORDS words; a
+        // uniform table names each row: whichever is smaller.
+        let (table, form, entries) = match scatter {
             true => {
                 let pieces = self.row_runs[runs.clone()]
                     .iter()
                     .map(|&(_, n)| (n as u64 * row as u64).div_ceil(ROW_WORDS * 4))
                     .sum::<u64>();
-                (Some(data.next_multiple_of(align)), pieces)
+                let (uniform, n) = (Table::Uniform { words: row / 4 }, rows.len() as u64);
+                let (form, entries) = if uniform.bytes(n) <= Table::Pairs.bytes(pieces) {
+                    (uniform, n)
+                } else {
+                    (Table::Pairs, pieces)
+                };
+                (Some(data.next_multiple_of(align)), form, entries)
             }
-            false => (None, 0),
+            false => (None, Table::Pairs, 0),
         };
-        let len = table.map_or(data, |t| t + (table_rows + 2) * ROW);
+        let table_bytes = table.map_or(0, |_| form.bytes(entries));
+        let len = table.map_or(data, |t| t + table_bytes);
         let size = wgpu::BufferSize::new(len).expect("rows have bytes");
         let (buffer, offset, mut view) = match self.belt.allocate(device, size, align) {
             Ok(a) => a,
@@ -193,24 +203,40 @@ impl Uploader {
             RowSet::Run { position, len, .. } => put(position, len),
         }
         if let Some(t) = table {
-            let mut put = |at: u64, r: [u32; 2]| {
-                out.slice(at as usize..(at + ROW) as usize).copy_from_slice(bytemuck::bytes_of(&r));
-            };
-            let (mut at, mut src) = (t + ROW, 0u64);
+            let words = &mut self.table_words;
+            words.clear();
+            let mut src = 0u64;
             for &(first, n) in &self.row_runs[runs.clone()] {
-                let (mut dst, end) = (first as u64 * stride as u64, src + n as u64 * row as u64);
-                while src < end {
-                    put(at, [(dst / 4) as u32, (src / 4) as u32]);
-                    at += ROW;
-                    let step = (end - src).min(ROW_WORDS * 4);
-                    (src, dst) = (src + step, dst + step);
+                let (dst, end) = (first as u64 * stride as u64, src + n as u64 * row as u64);
+                match form {
+                    Table::Uniform { .. } => (0..n as u64)
+                        .for_each(|j| form.push(words, dst + j * stride as u64, src + j * row as u64)),
+                    Table::Pairs => {
+                        let (mut s, mut d) = (src, dst);
+                        while s < end {
+                            form.push(words, d, s);
+                            let step = (end - s).min(ROW_WORDS * 4);
+                            (s, d) = (s + step, d + step);
+                        }
+                    }
                 }
+                src = end;
             }
-            put(at, [0, (data / 4) as u32]);
-            put(t, [table_rows as u32, 0]);
+            form.write(&mut out, t, (entries, 0, data), words);
         }
         drop(view);
-        self.staged.push(Staged { slot, stride, row, buffer, offset, data, table, table_rows, runs });
+        self.staged.push(Staged {
+            slot,
+            stride,
+            row,
+            buffer,
+            offset,
+            data,
+            table,
+            entries,
+            table_bytes,
+            runs,
+        });
         Ok(())
     }
 
@@ -263,7 +289,7 @@ impl Uploader {
             match moved {
                 Ok(commands) => {
                     s.upload_calls += 1;
-                    s.bytes_uploaded += st.table.map_or(st.data, |t| t + (st.table_rows + 2) * ROW);
+                    s.bytes_uploaded += st.table.map_or(st.data, |t| t + st.table_bytes);
                     match st.table {
                         Some(_) => s.dispatches += 1,
                         None => s.copy_commands += commands,
@@ -344,8 +370,8 @@ impl Uploader {
         if crate::fault::hit(crate::fault::FaultSite::Scatter) {
             return Err(crate::device::scope::injected("rows scatter dispatch".into()));
         }
-        let len = table + (st.table_rows + 2) * ROW;
-        let need_window = ((st.table_rows + 2) * ROW).next_power_of_two().max(256);
+        let len = table + st.table_bytes;
+        let need_window = st.table_bytes.next_power_of_two().max(256);
         if need_window > self.window {
             self.window = need_window;
             self.staging = None;
@@ -369,7 +395,7 @@ impl Uploader {
         });
         pass.set_pipeline(&scatter.pipeline);
         pass.set_bind_group(0, &scatter.groups[&st.slot], &[table as u32]);
-        let groups = st.table_rows.div_ceil(64) as u32;
+        let groups = st.entries.div_ceil(64) as u32;
         pass.dispatch_workgroups(groups.min(65535), groups.div_ceil(65535), 1);
         Ok(0)
     }

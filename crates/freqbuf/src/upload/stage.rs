@@ -1,7 +1,7 @@
 //! Staging: one chunk's pieces and scatter tables, written to the staging
 //! buffer with a single upload call.
 
-use super::scatter::ROW;
+use super::scatter::Table;
 use super::{Sink, Uploader};
 use crate::device::scope;
 use crate::errors::Error;
@@ -25,17 +25,18 @@ impl Uploader {
     ) -> Result<wgpu::Buffer, Error> {
         let storage_align = self.limits.min_storage_buffer_offset_alignment as u64;
         let mut size = data;
-        let mut max_rows = 0;
+        let mut max_table = 0;
         for job in self.jobs.iter_mut().filter(|j| j.scatter) {
             size = size.next_multiple_of(storage_align);
             job.table = size;
-            let rows = job.ranges.len() as u64 + 2;
-            size += rows * ROW;
-            max_rows = max_rows.max(rows);
+            job.form = Table::of(self.pieces[job.ranges.clone()].iter().map(|&(lo, hi)| hi - lo));
+            let bytes = job.form.bytes(job.ranges.len() as u64);
+            size += bytes;
+            max_table = max_table.max(bytes);
         }
         let write_len = size;
-        if max_rows > 0 {
-            let need_window = (max_rows * ROW).next_power_of_two().max(256);
+        if max_table > 0 {
+            let need_window = max_table.next_power_of_two().max(256);
             if need_window > self.window {
                 self.window = need_window;
                 self.staging = None;
@@ -51,11 +52,12 @@ impl Uploader {
         let mut view = self.belt.write(device, sink.encoder(device), &staging, 0, len)?;
         // Taken once: each `BufferViewMut::slice` goes through wgpu's backend dispatch.
         let mut out = view.slice(..);
+        let words = &mut self.table_words;
         for job in &self.jobs {
             let shadow = slots[job.slot].shadow();
             let mut at = job.src;
-            let mut row = job.table + ROW;
             let pieces = &self.pieces[job.ranges.clone()];
+            words.clear();
             for (p, &(lo, hi)) in pieces.iter().enumerate() {
                 // The pieces lie far apart in a shadow larger than the caches:
                 // fetch a later one's bytes while this one is copied.
@@ -66,18 +68,12 @@ impl Uploader {
                 out.slice(at as usize..(at + len) as usize)
                     .copy_from_slice(&shadow[lo as usize..hi as usize]);
                 if job.scatter {
-                    let r = [(lo / 4) as u32, (at / 4) as u32];
-                    out.slice(row as usize..(row + ROW) as usize).copy_from_slice(bytemuck::bytes_of(&r));
-                    row += ROW;
+                    job.form.push(words, lo, at);
                 }
                 at += len;
             }
             if job.scatter {
-                let end = [0, (at / 4) as u32];
-                out.slice(row as usize..(row + ROW) as usize).copy_from_slice(bytemuck::bytes_of(&end));
-                let header = [job.ranges.len() as u32, 0];
-                out.slice(job.table as usize..(job.table + ROW) as usize)
-                    .copy_from_slice(bytemuck::bytes_of(&header));
+                job.form.write(&mut out, job.table, (pieces.len() as u64, job.src, at), words);
             }
         }
         drop(view);
