@@ -130,6 +130,6 @@ impl Method for EncodeFloor {
             }
         }
         gpu.queue.submit([enc.finish()]);
-        Cost { bytes: 0, upload_calls: 0, bind_calls: binds, dense: false }
+        Cost { bytes: 0, upload_calls: 0, bind_calls: binds, whole_span: false }
     }
 }

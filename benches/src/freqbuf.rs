@@ -451,6 +451,6 @@ fn cost(s: &freqbuf::Stats, binds: u64) -> Cost {
         bytes: s.bytes_uploaded,
         upload_calls: s.upload_calls,
         bind_calls: binds,
-        dense: s.dense_spans > 0,
+        whole_span: s.whole_spans > 0,
     }
 }

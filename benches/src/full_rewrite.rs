@@ -63,7 +63,7 @@ impl Method for FullRewrite {
             bytes: s.bytes_uploaded + self.objects_cpu.len() as u64,
             upload_calls: s.upload_calls + 1,
             bind_calls: s.set_bind_group_calls + binds,
-            dense: false,
+            whole_span: false,
         }
     }
 }

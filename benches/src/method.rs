@@ -38,8 +38,8 @@ pub struct Cost {
     pub bytes: u64,
     pub upload_calls: u64,
     pub bind_calls: u64,
-    /// freqbuf's flush uploaded some slot as one span (its dense form).
-    pub dense: bool,
+    /// freqbuf's flush uploaded some slot as one whole span.
+    pub whole_span: bool,
 }
 
 /// A way of getting the scene's uniform values to the GPU and drawing it.

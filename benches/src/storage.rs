@@ -412,7 +412,7 @@ impl Method for StorageInstancing {
             bytes: s.bytes_uploaded + bytes,
             upload_calls: s.upload_calls + calls,
             bind_calls: s.set_bind_group_calls + binds,
-            dense: false,
+            whole_span: false,
         }
     }
 }

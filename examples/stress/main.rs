@@ -127,8 +127,8 @@ struct Run {
     repeats: Vec<f64>,
     hash: u64,
     pixels: Vec<u8>,
-    /// Frames whose flush uploaded some slot as one dense span.
-    dense_frames: u32,
+    /// Frames whose flush uploaded some slot as one whole span.
+    span_frames: u32,
 }
 
 /// Every method's frames at one moving share.
@@ -335,7 +335,7 @@ fn measure(args: &Args, gpu: &Headless, shared: &Shared, baselines: &[String], p
         target: Target,
         times: Vec<Duration>,
         total: Cost,
-        dense_frames: u32,
+        span_frames: u32,
     }
     let mut entries = Vec::new();
     let bundles = args.bundles.then_some("freqbuf_bundles");
@@ -413,7 +413,7 @@ fn measure(args: &Args, gpu: &Headless, shared: &Shared, baselines: &[String], p
             target: Target::new(gpu),
             times: Vec::new(),
             total: Cost::default(),
-            dense_frames: 0,
+            span_frames: 0,
         });
     }
     // One untimed frame each (frame 0's changes, the same for every method):
@@ -447,7 +447,7 @@ fn measure(args: &Args, gpu: &Headless, shared: &Shared, baselines: &[String], p
             e.total.bytes += cost.bytes;
             e.total.upload_calls += cost.upload_calls;
             e.total.bind_calls += cost.bind_calls;
-            e.dense_frames += u32::from(cost.dense);
+            e.span_frames += u32::from(cost.whole_span);
         }
         if f % 5 == 0 || f == params.frames {
             eprint!(
@@ -474,13 +474,13 @@ fn measure(args: &Args, gpu: &Headless, shared: &Shared, baselines: &[String], p
                     bytes: e.total.bytes / n,
                     upload_calls: e.total.upload_calls / n,
                     bind_calls: e.total.bind_calls / n,
-                    dense: false,
+                    whole_span: false,
                 },
                 cpu_ms: ms(e.times[e.times.len() / 2]),
                 repeats: vec![ms(e.times[e.times.len() / 2])],
                 hash: fnv1a(&pixels),
                 pixels,
-                dense_frames: e.dense_frames,
+                span_frames: e.span_frames,
             }
         })
         .collect::<Vec<_>>();

@@ -10,13 +10,13 @@ fn ns_per_moved(share: &Share, run: &Run) -> Option<f64> {
     (moved >= 1.0).then(|| run.cpu_ms * 1e6 / moved)
 }
 
-/// The form freqbuf's flushes took: every frame packed, every frame a dense
-/// span, or a mix (`dense 3/20`).
+/// The form freqbuf's flushes took: every frame packed, every frame one
+/// whole span, or a mix (`span 3/20`).
 fn form(run: &Run, frames: u32) -> String {
-    match run.dense_frames {
+    match run.span_frames {
         0 => "packed".into(),
-        d if d == frames => "dense".into(),
-        d => format!("dense {d}/{frames}"),
+        d if d == frames => "span".into(),
+        d => format!("span {d}/{frames}"),
     }
 }
 
@@ -157,7 +157,7 @@ pub(crate) fn print_json(shares: &[Share]) {
                             "cpu_ms_per_repeat": r.repeats,
                             "cpu_ns_per_draw": r.cpu_ms * 1e6 / p.objects as f64,
                             "cpu_ns_per_moved_object": ns_per_moved(share, r),
-                            "dense_flush_frames": r.dense_frames,
+                            "span_flush_frames": r.span_frames,
                             "image_hash": format!("{:016x}", r.hash),
                         }),
                     )

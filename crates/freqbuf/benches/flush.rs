@@ -116,7 +116,7 @@ fn scaling(c: &mut Criterion) {
 }
 
 /// When most of a slot is dirty, one upload of the whole dirty span against
-/// the packed ranges: the crossover sets the default dense fraction.
+/// the packed ranges: the crossover sets the default span fraction.
 fn density(c: &mut Criterion) {
     let Some(mut g) = gpu() else { return };
     let mut group = c.benchmark_group("flush_density");
@@ -127,7 +127,7 @@ fn density(c: &mut Criterion) {
         group.throughput(Throughput::Elements(dirty as u64));
         for (name, fraction) in [("ranges", 2.0f32), ("span", 0.0)] {
             let mut s = setup(g, count, FlushStrategy::default());
-            s.manager.set_dense_fraction(fraction);
+            s.manager.set_span_fraction(fraction);
             group.bench_with_input(BenchmarkId::new(name, percent), &dirty, |b, &d| {
                 b.iter_custom(|iters| s.run(d, iters))
             });

@@ -27,10 +27,10 @@ pub struct Stats {
     /// issued: one per run with indirect first instances, else one per draw.
     pub draw_calls: u64,
     /// Slots uploaded as one span from their first to their last dirty byte,
-    /// because the dirty bytes covered at least the dense fraction of it
-    /// ([`Manager::set_dense_fraction`](crate::Manager::set_dense_fraction));
+    /// because the dirty bytes covered at least the span fraction of it
+    /// ([`Manager::set_span_fraction`](crate::Manager::set_span_fraction));
     /// the others moved only their dirty ranges.
-    pub dense_spans: u64,
+    pub whole_spans: u64,
     /// Staging buffers made: the staging buffer is kept across flushes and
     /// only made again to hold a larger chunk.
     pub staging_buffers_created: u64,
@@ -47,7 +47,7 @@ impl Stats {
         self.buffer_growths += o.buffer_growths;
         self.bind_groups_created += o.bind_groups_created;
         self.draw_calls += o.draw_calls;
-        self.dense_spans += o.dense_spans;
+        self.whole_spans += o.whole_spans;
         self.staging_buffers_created += o.staging_buffers_created;
     }
 }

@@ -223,7 +223,7 @@ fn long_ranges_scatter_in_rows_of_64_words() {
     let Some(h) = gpu::device() else { return };
     for strategy in [FlushStrategy::Scatter, FlushStrategy::Copies] {
         let mut rig = Rig::with_strategy(h, strategy);
-        rig.fb.set_dense_fraction(2.0);
+        rig.fb.set_span_fraction(2.0);
         let row = rig.fb.param_struct::<Object>("objects").unwrap();
         let ids: Vec<ObjectId> = (0..N).map(|_| rig.fb.create_object()).collect();
         let mut model: Vec<Option<Object>> = vec![Some(Object::default()); N];

@@ -46,7 +46,7 @@ fn a_failed_flush_keeps_what_it_did_not_move_dirty() {
         for (salt, &(site, n)) in cases.iter().enumerate() {
             let salt = salt as u32 + 1;
             let mut m = Manager::with_strategy(&h.device, SlotPlan::default(), strategy);
-            m.set_dense_fraction(2.0);
+            m.set_span_fraction(2.0);
             let mut rig = Rig::new(&h.device, 220);
             let shader = rig.register(&h.device, &mut m, &TWO_BLOCKS);
             let mut objs = (0..2000).map(|_| m.create_object()).collect::<Vec<_>>();

@@ -84,10 +84,10 @@ fn recreate_checks_blocks_against_the_new_devices_uniform_limit() {
     assert!(common::chain(&e).contains("16384"), "{e}");
 }
 
-/// `set_dense_fraction` is the application's setting: it holds across
+/// `set_span_fraction` is the application's setting: it holds across
 /// `recreate` (it was reset to the default with the uploader).
 #[test]
-fn the_dense_fraction_survives_recreate() {
+fn the_span_fraction_survives_recreate() {
     let Some(h) = gpu::device() else { return };
     let mut m = Manager::new(&h.device, SlotPlan::default());
     m.register_wgsl(
@@ -100,7 +100,7 @@ fn the_dense_fraction_survives_recreate() {
     let world = m.param("world").unwrap();
     let objs = (0..64).map(|_| m.create_object()).collect::<Vec<_>>();
     m.flush(&h.queue).unwrap();
-    m.set_dense_fraction(2.0); // never one span
+    m.set_span_fraction(2.0); // never one span
     m.recreate(&h.device).unwrap();
     m.flush(&h.queue).unwrap();
     // 64 of every 256 bytes: a quarter of the span dirty, which the default (0.2) makes one span.
@@ -109,5 +109,5 @@ fn the_dense_fraction_survives_recreate() {
     }
     m.take_stats();
     m.flush(&h.queue).unwrap();
-    assert_eq!(m.take_stats().total().dense_spans, 0, "the fraction set before recreate holds");
+    assert_eq!(m.take_stats().total().whole_spans, 0, "the fraction set before recreate holds");
 }

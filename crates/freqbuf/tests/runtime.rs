@@ -108,13 +108,13 @@ fn draws_see_the_last_flush_before_submission_and_not_later_sets() {
 fn many_instances_grow_buffers_without_losing_values() {
     let h = device_or_skip!();
     // The third: every slot uploaded as one span from its first to its last dirty byte.
-    for (strategy, dense) in [
+    for (strategy, fraction) in [
         (freqbuf::FlushStrategy::Copies, 0.5),
         (freqbuf::FlushStrategy::Scatter, 0.5),
         (freqbuf::FlushStrategy::Auto, 0.0),
     ] {
         let mut m = Manager::with_strategy(&h.device, SlotPlan::default(), strategy);
-        m.set_dense_fraction(dense);
+        m.set_span_fraction(fraction);
         let mut rig = Rig::new(&h.device, 300);
         let prefix = rig.register(&h.device, &mut m, &PREFIX);
         let id = m.param("id").unwrap();
@@ -143,7 +143,7 @@ fn many_instances_grow_buffers_without_losing_values() {
                 Some(r) => i as u32 + 50_000 * (r + 1),
                 None => (i / 100) as u32 * 1000 + (i % 100) as u32,
             };
-            assert_eq!(rec[3], expect, "{strategy:?} (dense {dense}) object {i}");
+            assert_eq!(rec[3], expect, "{strategy:?} (span fraction {fraction}) object {i}");
         }
     }
 }
@@ -383,7 +383,7 @@ mod random {
             seed: u32,
             free: Option<usize>,
         },
-        /// The flush's density rule: 0 makes every slot's flush one dense
+        /// The flush's span fraction: 0 makes every slot's flush one whole
         /// range, 2 none, between the two by share.
         Density(u8),
         Register,
@@ -557,7 +557,7 @@ mod random {
                 Op::Set { which, report, seed } => self.set(which, report, seed),
                 Op::Batch { whiches, report, seed } => self.set_batch(&whiches, report, seed),
                 Op::Listed { whiches, report, seed, free } => self.set_listed(&whiches, report, seed, free),
-                Op::Density(d) => self.m.set_dense_fraction([0.0, 0.25, 0.75, 2.0][d as usize % 4]),
+                Op::Density(d) => self.m.set_span_fraction([0.0, 0.25, 0.75, 2.0][d as usize % 4]),
                 Op::Register => self.register(),
                 Op::Frame { .. } | Op::Recreate => unreachable!("frames and moves are not nested"),
             }
@@ -812,7 +812,7 @@ fn scatter_moves_long_and_short_ranges_to_the_right_place() {
     for strategy in [freqbuf::FlushStrategy::Scatter, freqbuf::FlushStrategy::Copies] {
         let mut m = Manager::with_strategy(&h.device, SlotPlan::default(), strategy);
         // This slot is a third dirty: keep its ranges, which is what this test moves.
-        m.set_dense_fraction(2.0);
+        m.set_span_fraction(2.0);
         let mut rig = Rig::new(&h.device, 200);
         let prefix = rig.register(&h.device, &mut m, &PREFIX);
         let (id, tint, world) = (m.param("id").unwrap(), m.param("tint").unwrap(), m.param("world").unwrap());

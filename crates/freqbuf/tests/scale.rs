@@ -80,7 +80,7 @@ fn uploads_larger_than_a_storage_binding_are_cut_into_chunks() {
     for strategy in [FlushStrategy::Scatter, FlushStrategy::Copies, FlushStrategy::Auto] {
         let mut m = Manager::with_strategy(&h.device, SlotPlan::default(), strategy);
         // Everything is dirty: keep the ranges, whose chunking this test checks.
-        m.set_dense_fraction(2.0);
+        m.set_span_fraction(2.0);
         // Rewrite everything: no growth this time, every range goes through the chunks.
         let (objs, s) = rewrite_all(&h, &mut m);
         let chunks = s.shared.upload_calls;
@@ -95,7 +95,7 @@ fn a_scatter_table_of_ranges_of_one_length_names_only_their_destinations() {
     let Some(h) = gpu::device() else { return };
     let mut m = Manager::with_strategy(&h.device, SlotPlan::default(), FlushStrategy::Scatter);
     // Half dirty: keep the ranges, whose table this test checks.
-    m.set_dense_fraction(2.0);
+    m.set_span_fraction(2.0);
     let mut rig = Rig::new(&h.device, 1);
     rig.register(&h.device, &mut m, &TWO_BLOCKS);
     let objs = fill(&mut m, 2001, 0);
@@ -184,7 +184,7 @@ fn a_4_kib_storage_binding_flushes_by_scatter_within_it() {
     let Some(h) = gpu::device_with_limits(|l| l.max_storage_buffer_binding_size = 4 << 10) else { return };
     for strategy in [FlushStrategy::Scatter, FlushStrategy::Auto] {
         let mut m = Manager::with_strategy(&h.device, SlotPlan::default(), strategy);
-        m.set_dense_fraction(2.0);
+        m.set_span_fraction(2.0);
         let (objs, s) = rewrite_all(&h, &mut m);
         assert!(s.shared.upload_calls >= 896_000 / 1024, "{strategy:?}: {s:?}");
         check(&h, &mut m, &objs, 199, 5);
@@ -217,7 +217,7 @@ fn a_flush_into_the_frame_encoder_reaches_the_draws_after_it() {
     let Some(h) = gpu::device_with_limits(|l| l.max_storage_buffer_binding_size = 64 << 10) else { return };
     for strategy in [FlushStrategy::Scatter, FlushStrategy::Copies, FlushStrategy::Auto] {
         let mut m = Manager::with_strategy(&h.device, SlotPlan::default(), strategy);
-        m.set_dense_fraction(2.0);
+        m.set_span_fraction(2.0);
         let picks = (0..2000).step_by(97).chain([1999]).collect::<Vec<usize>>();
         let mut rig = Rig::new(&h.device, picks.len() as u32);
         let shader = rig.register(&h.device, &mut m, &TWO_BLOCKS);
@@ -252,7 +252,7 @@ fn a_flush_into_the_frame_encoder_reaches_the_draws_after_it() {
 fn a_second_flush_before_the_first_encoder_is_submitted_does_not_corrupt_it() {
     let Some(h) = gpu::device() else { return };
     let mut m = Manager::with_strategy(&h.device, SlotPlan::default(), FlushStrategy::Copies);
-    m.set_dense_fraction(2.0);
+    m.set_span_fraction(2.0);
     let picks = [0usize, 500, 998];
     // One record buffer: each encoder clears it first, and is read after its submit.
     let mut rig = Rig::new(&h.device, picks.len() as u32);
@@ -288,7 +288,7 @@ fn a_second_flush_before_the_first_encoder_is_submitted_does_not_corrupt_it() {
 fn flushes_into_frame_encoders_keep_their_staging_buffer() {
     let Some(h) = gpu::device() else { return };
     let mut m = Manager::with_strategy(&h.device, SlotPlan::default(), FlushStrategy::Copies);
-    m.set_dense_fraction(2.0);
+    m.set_span_fraction(2.0);
     let picks = [0usize, 500, 998];
     let mut rig = Rig::new(&h.device, picks.len() as u32);
     let shader = rig.register(&h.device, &mut m, &TWO_BLOCKS);

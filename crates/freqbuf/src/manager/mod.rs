@@ -200,8 +200,8 @@ impl Manager {
     /// A slot whose dirty bytes cover at least `fraction` of the span from its
     /// first to its last dirty byte uploads that span in one write (default
     /// 0.2, measured; above 1.0 never, 0.0 always). For benchmarks.
-    pub fn set_dense_fraction(&mut self, fraction: f32) {
-        self.uploader.dense = fraction;
+    pub fn set_span_fraction(&mut self, fraction: f32) {
+        self.uploader.span_fraction = fraction;
     }
 
     /// Resolves a name or path (`view_proj`, `lights[3].color`, `GMRTs[2]`) to a

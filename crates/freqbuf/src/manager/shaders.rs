@@ -84,9 +84,9 @@ impl Manager {
         self.device = device.clone();
         self.device_serial = crate::id::Counter::DeviceSerial.next();
         // The flush settings are the application's: only the device-bound state goes.
-        let dense = self.uploader.dense;
+        let span_fraction = self.uploader.span_fraction;
         self.uploader = Uploader::new(self.uploader.strategy, caps.limits.clone());
-        self.uploader.dense = dense;
+        self.uploader.span_fraction = span_fraction;
         self.registry.set_uniform_limit(caps.max_uniform());
         self.caps = caps;
         Ok(())

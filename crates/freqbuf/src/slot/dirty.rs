@@ -16,11 +16,11 @@
 //! common span then touches only the bit words, not a per-instance array as
 //! large as the slot (a cache miss per moved object at 100,000 objects).
 
-/// Whether `dirty` bytes spread over `span` bytes are dense enough, at
-/// `fraction`, to upload as that one span (the clean bytes inside equal what
+/// Whether `dirty` bytes spread over `span` bytes fill at least `fraction`
+/// of it, so that it uploads as that one span (the clean bytes inside equal what
 /// the GPU holds).
 #[inline]
-pub(crate) fn is_dense(dirty: u64, span: u64, fraction: f32) -> bool {
+pub(crate) fn fills_span(dirty: u64, span: u64, fraction: f32) -> bool {
     dirty as f64 >= f64::from(fraction) * span as f64
 }
 

@@ -361,11 +361,11 @@ impl Slot {
 
     /// Takes every dirty instance as one byte range, from the first dirty
     /// byte to the last, where several share one span, all lie below `below`,
-    /// and their dirty bytes cover at least `dense` of that range (the clean
+    /// and their dirty bytes cover at least `fraction` of that range (the clean
     /// bytes inside equal what the GPU holds). Otherwise takes nothing.
     ///
     /// Cost: the dirty set's summary words, with no visit of each instance.
-    pub(crate) fn take_dense(&mut self, dense: f32, below: u32) -> Option<(u64, u64)> {
+    pub(crate) fn take_whole_span(&mut self, fraction: f32, below: u32) -> Option<(u64, u64)> {
         let (first, last, lo, hi) = self.dirty.uniform()?;
         if last >= below || first == last {
             return None;
@@ -373,7 +373,7 @@ impl Slot {
         let stride = self.stride as u64;
         let range = (first as u64 * stride + lo as u64, last as u64 * stride + hi as u64);
         let dirty = self.dirty.count() as u64 * (hi - lo) as u64;
-        if !crate::slot::dirty::is_dense(dirty, range.1 - range.0, dense) {
+        if !crate::slot::dirty::fills_span(dirty, range.1 - range.0, fraction) {
             return None;
         }
         self.dirty.clear();

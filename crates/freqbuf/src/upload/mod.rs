@@ -47,9 +47,9 @@ pub enum FlushStrategy {
 /// Up to this many ranges in a slot, [`FlushStrategy::Auto`] uses copies.
 const AUTO_COPY_LIMIT: usize = 32;
 
-/// The default of `Uploader::dense`, chosen with `cargo bench --bench flush`
+/// The default of `Uploader::span_fraction`, chosen with `cargo bench --bench flush`
 /// (`flush_density`, figures in design.md).
-pub(crate) const DENSE_FRACTION: f32 = 0.2;
+pub(crate) const SPAN_FRACTION: f32 = 0.2;
 
 /// Ranges closer than this are uploaded as one (the bytes between are clean but
 /// identical on the GPU, so correctness holds; a copy command costs more).
@@ -73,7 +73,7 @@ pub(crate) struct Uploader {
     pub(crate) strategy: FlushStrategy,
     /// A slot whose dirty bytes cover at least this fraction of the span from
     /// its first to its last dirty byte is uploaded as that one span.
-    pub(crate) dense: f32,
+    pub(crate) span_fraction: f32,
     /// The device's limits: buffer and storage-binding sizes bound the chunks.
     limits: wgpu::Limits,
     staging: Option<wgpu::Buffer>,
@@ -106,7 +106,7 @@ impl Uploader {
     pub(crate) fn new(strategy: FlushStrategy, limits: wgpu::Limits) -> Self {
         Self {
             strategy,
-            dense: DENSE_FRACTION,
+            span_fraction: SPAN_FRACTION,
             limits,
             staging: None,
             window: 256,

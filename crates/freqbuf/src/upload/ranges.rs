@@ -140,7 +140,7 @@ impl Uploader {
     }
 
     /// Takes a slot's dirty ranges into `self.ranges`: all of a re-laid
-    /// slot, else one range where the dirty bytes are dense, else one per
+    /// slot, else one range where the dirty bytes fill their span, else one per
     /// run of dirty instances. Returns how many it took, and their bytes.
     fn take(&mut self, slot: &mut Slot, growth: Growth, s: &mut Stats) -> (usize, u64) {
         let start = self.ranges.len();
@@ -150,10 +150,10 @@ impl Uploader {
             self.ranges.push((0, end));
             return (1, end);
         }
-        if let Some(range) = slot.take_dense(self.dense, slot.gpu_capacity()) {
+        if let Some(range) = slot.take_whole_span(self.span_fraction, slot.gpu_capacity()) {
             // Mostly dirty, found from the set's ends without a range per instance.
             self.ranges.push(range);
-            s.dense_spans += 1;
+            s.whole_spans += 1;
             return (1, range.1 - range.0);
         }
         slot.take_ranges(MERGE_GAP, slot.gpu_capacity(), &mut self.ranges);
@@ -163,10 +163,10 @@ impl Uploader {
         // ranges. The clean bytes inside equal what the GPU already holds.
         if n > 1 {
             let (lo, hi) = (self.ranges[start].0, self.ranges[self.ranges.len() - 1].1);
-            if crate::slot::dirty::is_dense(dirty, hi - lo, self.dense) {
+            if crate::slot::dirty::fills_span(dirty, hi - lo, self.span_fraction) {
                 self.ranges.truncate(start);
                 self.ranges.push((lo, hi));
-                s.dense_spans += 1;
+                s.whole_spans += 1;
                 return (1, hi - lo);
             }
         }
