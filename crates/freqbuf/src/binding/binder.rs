@@ -24,7 +24,7 @@ use smallvec::SmallVec;
 use crate::binding::context::BindContext;
 use crate::binding::draw::Draw;
 use crate::binding::groups::GroupInputs;
-use crate::binding::state::{BindState, DrawInputs, GroupAccess};
+use crate::binding::state::{BindState, DrawInputs, GroupAccess, Parts};
 use crate::device::limits::MAX_GROUPS;
 use crate::errors::Error;
 use crate::id::{ShaderId, SlotId};
@@ -214,7 +214,7 @@ impl Binder {
         draw: &Draw,
         mask: u32,
     ) -> Result<u32, Error> {
-        let index = inputs.instances.dense(draw.keys());
+        let index = inputs.parts.instances.dense(draw.keys());
         self.bind_resolved(inputs, pass, draw.shader(), index, mask)
     }
 
@@ -234,7 +234,8 @@ impl Binder {
         index: [u32; Frequency::COUNT],
         mask: u32,
     ) -> Result<u32, Error> {
-        let DrawInputs { registry, layouts, slots, instances, mut groups, generation } = inputs;
+        let DrawInputs { parts: Parts { registry, layouts, slots, instances, generation }, mut groups } =
+            inputs;
         // Another shader's pipeline may have another layout, which cleared the immediates.
         if self.immediates.0.is_some_and(|s| s != shader_id) {
             self.immediates = Default::default();

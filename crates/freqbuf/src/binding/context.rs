@@ -7,13 +7,9 @@
 //! the call, and hand it to the bind path here. `binding/` never names the
 //! manager.
 
-use crate::binding::group_layouts::Layouts;
 use crate::binding::groups::BindGroups;
-use crate::binding::state::{DrawInputs, GroupAccess};
+use crate::binding::state::{DrawInputs, GroupAccess, Parts};
 use crate::device::limits::DeviceCaps;
-use crate::instance::handles::InstanceTable;
-use crate::registry::Registry;
-use crate::slot::shadow::Slot;
 use crate::stats::{BindCalls, FrameStats};
 
 /// The manager's binding state, lent for one binder call: what draws read,
@@ -21,18 +17,14 @@ use crate::stats::{BindCalls, FrameStats};
 /// Made only by the manager (`Manager::bind_context`).
 #[derive(Debug)]
 pub(crate) struct BindContext<'a> {
-    pub(crate) registry: &'a Registry,
-    pub(crate) layouts: &'a Layouts,
-    pub(crate) slots: &'a [Slot],
-    pub(crate) instances: &'a InstanceTable,
+    /// [`crate::Manager::generation`] is fixed for the call: binding frees nothing.
+    pub(crate) parts: Parts<'a>,
     pub(crate) groups: &'a mut BindGroups,
     pub(crate) device: &'a wgpu::Device,
     /// [`crate::Manager::device_serial`]: what the indirect argument buffer keys on.
     pub(crate) device_serial: u64,
     pub(crate) caps: &'a DeviceCaps,
     pub(crate) stats: &'a mut FrameStats,
-    /// [`crate::Manager::generation`], fixed for the call: binding frees nothing.
-    pub(crate) generation: u64,
 }
 
 impl BindContext<'_> {
@@ -52,12 +44,8 @@ impl BindContext<'_> {
     #[inline]
     fn draw_inputs(&mut self, count: bool) -> DrawInputs<'_> {
         DrawInputs {
-            registry: self.registry,
-            layouts: self.layouts,
-            slots: self.slots,
-            instances: self.instances,
+            parts: self.parts,
             groups: GroupAccess::Build { device: self.device, groups: self.groups, stats: self.stats, count },
-            generation: self.generation,
         }
     }
 

@@ -308,7 +308,7 @@ impl Binder {
             return Err(Error::Indirect { what });
         }
         list.record(cx)?;
-        let recorded = list.recorded(cx.generation, ALL_GROUPS).expect("recorded above");
+        let recorded = list.recorded(cx.parts.generation, ALL_GROUPS).expect("recorded above");
         draws.split_runs(list, recorded);
         draws.upload(cx, queue)?;
         // What is bound afterwards is the recording's, which this binder does not hold.

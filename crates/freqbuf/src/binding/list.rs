@@ -196,10 +196,10 @@ impl DrawList {
     /// since its last free. Cost: two comparisons.
     #[inline]
     pub(crate) fn check(&self, cx: &BindContext<'_>) -> Result<(), Error> {
-        if self.tag != cx.registry.tag() || self.frees != cx.instances.frees() {
+        if self.tag != cx.parts.registry.tag() || self.frees != cx.parts.instances.frees() {
             return Err(Error::StaleList);
         }
-        let links = cx.instances.links();
+        let links = cx.parts.instances.links();
         match self.links {
             Some((moved, _)) if moved != links.moved() => Err(Error::StaleList),
             Some((_, Some(at))) if at == links.flushes() => Err(Error::NotFlushed(Frequency::Object)),
@@ -219,9 +219,9 @@ impl DrawList {
     /// so nothing sent is counted. Cost: [`Binder::bind`] per draw without
     /// the handle lookups, or a comparison when recorded.
     pub(crate) fn record(&mut self, cx: &mut BindContext<'_>) -> Result<(), Error> {
-        if self.recorded(cx.generation, ALL_GROUPS).is_none() {
+        if self.recorded(cx.parts.generation, ALL_GROUPS).is_none() {
             let (mut scratch, mut none) = (Binder::new(), NoPass);
-            let mut recorder = Recorder::new(&mut none, cx.generation, ALL_GROUPS);
+            let mut recorder = Recorder::new(&mut none, cx.parts.generation, ALL_GROUPS);
             for &(shader, index) in &self.draws {
                 let first =
                     scratch.bind_resolved(cx.uncounted(), &mut recorder, shader, index, ALL_GROUPS)?;
@@ -272,7 +272,7 @@ impl Binder {
         // A replay leaves the recording's last state bound, which this
         // binder does not hold; a new recording starts from nothing bound.
         self.reset();
-        if let Some(recorded) = list.recorded(cx.generation, mask) {
+        if let Some(recorded) = list.recorded(cx.parts.generation, mask) {
             for i in 0..recorded.draws.len() {
                 let first = recorded.replay(pass, i);
                 draw(pass, i, first);
@@ -281,7 +281,7 @@ impl Binder {
             cx.sent(recorded.counts());
             return Ok(());
         }
-        let mut recorder = Recorder::new(pass, cx.generation, mask);
+        let mut recorder = Recorder::new(pass, cx.parts.generation, mask);
         let mut result = Ok(());
         for (i, &(shader, index)) in list.draws.iter().enumerate() {
             match self.bind_resolved(cx.inputs(), &mut recorder, shader, index, mask) {

@@ -29,3 +29,4 @@ pub use indirect::{DrawArgs, IndirectDraws};
 pub(crate) use link::write_links;
 pub use list::DrawList;
 pub use state::BindState;
+pub(crate) use state::Parts;

@@ -14,25 +14,38 @@ use crate::registry::Registry;
 use crate::slot::shadow::Slot;
 use crate::stats::FrameStats;
 
+/// What every bind reads from the manager, borrowed once
+/// (`Manager::parts`, `Manager::bind_context`): the registry, the group layouts, the slots and the
+/// instance table, at one generation. The three binding views hold it
+/// beside how each reaches bind groups: [`BindState`] reads them frozen,
+/// `DrawInputs` reads or builds them for one bind, and `BindContext` lends
+/// the rest a binder call needs (device, statistics). The writes
+/// (`InstanceMut`, the batches) hold the slots mutably, so they take their
+/// own borrows. Copying it is free.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Parts<'a> {
+    pub(crate) registry: &'a Registry,
+    pub(crate) layouts: &'a Layouts,
+    pub(crate) slots: &'a [Slot],
+    pub(crate) instances: &'a InstanceTable,
+    /// [`crate::Manager::generation`]: no bind group changes while it holds.
+    pub(crate) generation: u64,
+}
+
 /// A frame's binding state, frozen: what [`crate::Binder::bind_prepared`]
 /// reads. Made by [`crate::Manager::prepare`] and [`crate::Manager::state`];
 /// copying it is free.
 #[derive(Clone, Copy, Debug)]
 pub struct BindState<'m> {
-    pub(crate) registry: &'m Registry,
-    pub(crate) layouts: &'m Layouts,
-    pub(crate) slots: &'m [Slot],
-    pub(crate) instances: &'m InstanceTable,
+    pub(crate) parts: Parts<'m>,
     pub(crate) groups: &'m BindGroups,
-    /// [`crate::Manager::generation`]: no bind group changed while it holds.
-    pub(crate) generation: u64,
 }
 
 impl BindState<'_> {
     /// The manager's generation this state was taken at.
     #[inline]
     pub fn generation(&self) -> u64 {
-        self.generation
+        self.parts.generation
     }
 }
 
@@ -51,21 +64,16 @@ pub(super) enum GroupAccess<'a> {
     Shared(&'a BindGroups),
 }
 
-/// Everything one bind reads: the frame's state, and how it gets bind groups.
+/// Everything one bind reads: the manager's parts, and how it gets bind groups.
 #[derive(Debug)]
 pub(super) struct DrawInputs<'a> {
-    pub(super) registry: &'a Registry,
-    pub(super) layouts: &'a Layouts,
-    pub(super) slots: &'a [Slot],
-    pub(super) instances: &'a InstanceTable,
+    pub(super) parts: Parts<'a>,
     pub(super) groups: GroupAccess<'a>,
-    pub(super) generation: u64,
 }
 
 impl<'a> From<BindState<'a>> for DrawInputs<'a> {
     #[inline]
     fn from(s: BindState<'a>) -> Self {
-        let BindState { registry, layouts, slots, instances, groups, generation } = s;
-        Self { registry, layouts, slots, instances, groups: GroupAccess::Shared(groups), generation }
+        Self { parts: s.parts, groups: GroupAccess::Shared(s.groups) }
     }
 }

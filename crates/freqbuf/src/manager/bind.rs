@@ -8,7 +8,7 @@
 use super::Manager;
 use crate::binding::write_links;
 use crate::binding::{
-    ALL_GROUPS, BindContext, BindState, BindTarget, Binder, Draw, DrawList, IndirectDraws, mask,
+    ALL_GROUPS, BindContext, BindState, BindTarget, Binder, Draw, DrawList, IndirectDraws, Parts, mask,
 };
 use crate::errors::Error;
 use crate::instance::handles::NOT_GIVEN;
@@ -120,16 +120,32 @@ impl Binder {
 }
 
 impl Manager {
-    /// Lends the binding state for one binder call. Cost: a few pointer
-    /// copies and the generation (two additions).
+    /// What every bind reads, borrowed once. Cost: a few pointer copies and
+    /// the generation (two additions).
     #[inline]
-    pub(crate) fn bind_context(&mut self) -> BindContext<'_> {
-        BindContext {
-            generation: self.generation(),
+    pub(crate) fn parts(&self) -> Parts<'_> {
+        Parts {
             registry: &self.registry,
             layouts: &self.layouts,
             slots: &self.slots,
             instances: &self.instances,
+            generation: self.generation(),
+        }
+    }
+
+    /// Lends the binding state for one binder call: the parts (spelled out
+    /// here, since the groups and statistics are lent mutably beside them).
+    /// Cost: as [`Manager::parts`].
+    #[inline]
+    pub(crate) fn bind_context(&mut self) -> BindContext<'_> {
+        BindContext {
+            parts: Parts {
+                registry: &self.registry,
+                layouts: &self.layouts,
+                slots: &self.slots,
+                instances: &self.instances,
+                generation: self.generation(),
+            },
             groups: &mut self.groups,
             device: &self.device,
             device_serial: self.device_serial,
@@ -199,13 +215,6 @@ impl Manager {
     /// Cost: none.
     #[inline]
     pub fn state(&self) -> BindState<'_> {
-        BindState {
-            registry: &self.registry,
-            layouts: &self.layouts,
-            slots: &self.slots,
-            instances: &self.instances,
-            groups: &self.groups,
-            generation: self.generation(),
-        }
+        BindState { parts: self.parts(), groups: &self.groups }
     }
 }
