@@ -6,6 +6,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 use super::build::compose::Compose;
+use super::catalog::Catalog;
 use super::source::sites::Sites;
 use super::types::{Bits, Effect, EffectId, EffectStats, FlagSet, Pass, PassId, Passes};
 use crate::error::{EffectError, EffectErrorKind};
@@ -29,9 +30,9 @@ pub const EXHAUSTIVE_COMBINATIONS: usize = 16_384;
 /// (pass, flags, targets) triple is used; after that both are hash lookups.
 #[derive(Debug)]
 pub struct Effects {
-    pub(super) tag: u32,
+    /// The loaded effects and their `with_defs` copies, by id.
+    pub(super) catalog: Catalog,
     pub(super) compose: Compose,
-    pub(super) effects: Vec<Effect>,
     /// Compositions and the shaders registered from them.
     pub(super) permutations: super::build::permutations::Permutations,
     /// Modules and pipelines, for one device.
@@ -41,8 +42,6 @@ pub struct Effects {
     pub(super) module_files: ModuleFiles,
     /// Defs of [`Effects::set_defs`], given to every effect loaded after.
     pub(super) code_defs: Vec<(String, naga_oil::compose::ShaderDefValue)>,
-    /// (base effect, its defs as given) → the effect [`Effects::with_defs`] made.
-    pub(super) with_defs_copies: HashMap<(u32, String), u32>,
     /// WESL packages for every effect, and the package files read.
     #[cfg_attr(not(feature = "wesl"), allow(dead_code, reason = "no packages without WESL"))]
     pub(super) wesl: super::source::wesl::Library,
@@ -62,15 +61,13 @@ impl Effects {
     /// An empty library.
     pub fn new() -> Self {
         Self {
-            tag: crate::tag::Counter::Library.next(),
+            catalog: Catalog::new(),
             compose: Compose::new(),
-            effects: Vec::new(),
             permutations: Default::default(),
             pipelines: Default::default(),
             stats: EffectStats::default(),
             module_files: Default::default(),
             code_defs: Vec::new(),
-            with_defs_copies: HashMap::new(),
             wesl: Default::default(),
             #[cfg(not(target_arch = "wasm32"))]
             workers: Default::default(),
@@ -82,20 +79,12 @@ impl Effects {
     /// # Panics
     /// On an id of another library, as indexing an arena would.
     pub fn effect(&self, id: EffectId) -> &Effect {
-        assert_eq!(id.library, self.tag, "an EffectId of another library");
-        &self.effects[id.index as usize]
+        self.catalog.effect(id)
     }
 
     /// A loaded effect, or [`EffectErrorKind::Foreign`] for an id of another library.
     pub(crate) fn checked(&self, id: EffectId, what: &'static str) -> Result<&Effect, EffectError> {
-        match self.effects.get(id.index as usize).filter(|_| id.library == self.tag) {
-            Some(effect) => Ok(effect),
-            None => Err(EffectError {
-                file: "effect library".into(),
-                location: None,
-                kind: Box::new(EffectErrorKind::Foreign { what }),
-            }),
-        }
+        self.catalog.checked(id, what)
     }
 
     /// A pass, or [`EffectErrorKind::Foreign`] for a pass of another library.
@@ -109,7 +98,7 @@ impl Effects {
     /// registered; after, it is [`EffectErrorKind::FamilyFixed`].
     pub fn set_family(&mut self, id: EffectId, family: &str) -> Result<(), EffectError> {
         self.checked(id, "effect")?;
-        let effect = &self.effects[id.index as usize];
+        let effect = &self.catalog[id.index as usize];
         let registered = self.permutations.registered(id.index);
         if effect.family != family && registered {
             return Err(EffectError {
@@ -118,7 +107,7 @@ impl Effects {
                 kind: Box::new(EffectErrorKind::FamilyFixed { family: effect.family.clone() }),
             });
         }
-        self.effects[id.index as usize].family = family.to_owned();
+        self.catalog[id.index as usize].family = family.to_owned();
         // Composed permutations carry the family they were composed for.
         self.permutations.drop_compositions(id.index, None);
         Ok(())
@@ -126,7 +115,7 @@ impl Effects {
 
     /// The names (`technique.pass`) of every loaded effect's passes.
     pub(crate) fn pass_names(&self) -> impl Iterator<Item = &str> {
-        self.effects.iter().flat_map(|e| e.passes.iter().map(|p| p.name.as_str()))
+        self.catalog.iter().flat_map(|e| e.passes.iter().map(|p| p.name.as_str()))
     }
 
     /// A pass of a loaded effect.
@@ -281,7 +270,7 @@ impl Effects {
     /// The error of a permutation whose blocks conflict with its family's slots.
     pub(super) fn conflict(&self, id: EffectId, bits: Bits, source: Error) -> EffectErrorKind {
         let effect = self.effect(id);
-        let shared_with = (self.effects.iter().enumerate())
+        let shared_with = (self.catalog.iter().enumerate())
             .filter(|&(i, e)| i != id.index as usize && e.family == effect.family)
             .map(|(_, e)| e.name.clone())
             .collect();
@@ -303,7 +292,7 @@ impl Effects {
         bits: Bits,
         part: u32,
     ) -> Result<(ShaderReflection, Sites), EffectError> {
-        let effect = &self.effects[id.index as usize];
+        let effect = &self.catalog[id.index as usize];
         let defs = effect.flags_on(effect.part_bits(part, bits));
         let flags = effect.describe(bits);
         let (file, text) = match part.checked_sub(1) {
@@ -416,7 +405,7 @@ impl Workers {
         if stale {
             let fork = || -> Result<Effects, EffectError> {
                 let mut worker = Effects::new();
-                worker.tag = main.tag;
+                worker.catalog = Catalog::fork(&main.catalog);
                 worker.compose = main.compose.fork()?;
                 Ok(worker)
             };
@@ -424,7 +413,7 @@ impl Workers {
         }
         let mut lent = std::mem::take(&mut self.libraries);
         for w in &mut lent {
-            w.effects.clone_from(&main.effects);
+            w.catalog.mirror(&main.catalog);
         }
         Some(lent)
     }

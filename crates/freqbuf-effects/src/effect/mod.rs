@@ -8,6 +8,7 @@
 //! manager's slots with every other shader.
 
 mod build;
+mod catalog;
 mod library;
 mod pipeline;
 mod source;

@@ -61,7 +61,7 @@ impl Effects {
         self.pipelines
             .used()
             .map(|(effect, pass, bits, targets)| {
-                let e = &self.effects[*effect as usize];
+                let e = &self.catalog[*effect as usize];
                 let (base, defs) = self.defs_given(*effect);
                 LoggedPipeline {
                     effect: base.to_owned(),
@@ -77,11 +77,10 @@ impl Effects {
     /// The name of effect `index`'s base and the defs it was given other
     /// values for: its own name and none for an effect as loaded.
     fn defs_given(&self, index: u32) -> (&str, BTreeMap<String, String>) {
-        let copy = self.with_defs_copies.iter().find(|&(_, &i)| i == index);
-        let Some(((base, _), _)) = copy else {
-            return (&self.effects[index as usize].name, BTreeMap::new());
+        let Some(base) = self.catalog.base_of(index) else {
+            return (&self.catalog[index as usize].name, BTreeMap::new());
         };
-        let (base, effect) = (&self.effects[*base as usize], &self.effects[index as usize]);
+        let (base, effect) = (&self.catalog[base as usize], &self.catalog[index as usize]);
         (&base.name, changed_defs(&effect.defs, &base.defs).map(|(name, v)| (name.to_owned(), v)).collect())
     }
 
@@ -162,7 +161,7 @@ impl Effects {
     /// has none.
     fn logged(&mut self, entry: &LoggedPipeline) -> Result<(PassId, FlagSet), String> {
         let id = self.logged_effect(entry)?;
-        let e = &self.effects[id.index as usize];
+        let e = self.catalog.effect(id);
         let Some(index) = e.passes.iter().position(|p| p.name == entry.pass) else {
             return Err(format!("effect `{}` has no pass `{}`", entry.effect, entry.pass));
         };
@@ -170,7 +169,7 @@ impl Effects {
         let flags = self.flags(id, &names).map_err(|e| crate::error::chain(&e))?;
         let pass = PassId { effect: id, index: index as u32 };
         if !self.pass(pass).exists_under(flags.bits) {
-            let e = &self.effects[id.index as usize];
+            let e = self.catalog.effect(id);
             return Err(format!("pass `{}` does not exist with {}", entry.pass, e.describe(flags.bits)));
         }
         Ok((pass, flags))
@@ -179,14 +178,14 @@ impl Effects {
     /// The effect a log entry names: the one loaded under its name, or that
     /// effect's copy with the entry's defs.
     fn logged_effect(&mut self, entry: &LoggedPipeline) -> Result<EffectId, String> {
-        let Some(index) = self.effects.iter().rposition(|e| e.name == entry.effect) else {
+        let Some(index) = self.catalog.iter().rposition(|e| e.name == entry.effect) else {
             return Err(format!("no effect `{}` is loaded", entry.effect));
         };
-        let id = EffectId { library: self.tag, index: index as u32 };
+        let id = self.catalog.id(index as u32);
         if entry.defs.is_empty() {
             return Ok(id);
         }
-        let base = &self.effects[index].defs;
+        let base = &self.catalog[index].defs;
         let mut values = Vec::new();
         for (name, text) in &entry.defs {
             let Some((_, now)) = base.iter().find(|(n, _)| n == name) else {

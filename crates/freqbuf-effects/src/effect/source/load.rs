@@ -23,17 +23,16 @@ impl Effects {
     /// without it are dropped.
     pub fn add_module(&mut self, file: &str, source: &str) -> Result<(), EffectError> {
         self.compose.add_module(file, source)?;
-        for index in 0..self.effects.len() {
-            let effect = &self.effects[index];
+        for index in 0..self.catalog.len() {
+            let effect = &self.catalog[index];
             // A WESL effect's imports are its packages' files, not modules.
             if effect.wesl.is_some() {
                 continue;
             }
             let tested = self.tested_bits(effect.sources(), &effect.flags, &effect.passes);
-            if tested != self.effects[index].tested {
-                self.effects[index].tested = tested;
-                let library = self.tag;
-                let effect = EffectId { library, index: index as u32 };
+            if tested != self.catalog[index].tested {
+                self.catalog[index].tested = tested;
+                let effect = self.catalog.id(index as u32);
                 self.permutations.forget(index as u32);
                 self.pipelines.forget(effect);
             }
@@ -226,8 +225,7 @@ impl Effects {
             techniques,
             passes,
         };
-        self.effects.push(effect);
-        Ok(EffectId { library: self.tag, index: self.effects.len() as u32 - 1 })
+        Ok(self.catalog.push(effect))
     }
 }
 

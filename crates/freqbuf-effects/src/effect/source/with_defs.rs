@@ -100,9 +100,9 @@ impl Effects {
             }
             def.1 = value;
         }
-        let key = (id.index, format!("{defs:?}"));
-        if let Some(&index) = self.with_defs_copies.get(&key) {
-            return Ok(EffectId { library: self.tag, index });
+        let key = format!("{defs:?}");
+        if let Some(copy) = self.catalog.copy(id.index, &key) {
+            return Ok(copy);
         }
         if defs == base.defs {
             return Ok(id);
@@ -111,10 +111,7 @@ impl Effects {
         let text = changed_defs(&defs, &base.defs).map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>();
         effect.name = format!("{}{{{}}}", base.name, text.join(","));
         effect.defs = defs;
-        self.effects.push(effect);
-        let index = self.effects.len() as u32 - 1;
-        self.with_defs_copies.insert(key, index);
-        Ok(EffectId { library: self.tag, index })
+        Ok(self.catalog.push_copy(id.index, key, effect))
     }
 }
 
