@@ -176,3 +176,30 @@ fn pick_b() -> f32 { return 2.0; }
         "cannot take g.effect.toml:9:13: def `K` is a string; a stage's defs are booleans and integers (paste in the effect's [defs])"
     );
 }
+
+/// A string shorter than its placeholder is padded to the placeholder's
+/// width, so that an error after it on the same line points at the file's
+/// column (Bevy 0.19's `##TEXTURE_FORMAT##` and a format name). A
+/// placeholder that the rest of a name follows is not padded.
+#[test]
+fn columns_after_a_pasted_string_are_the_files() {
+    let mut fx = Effects::new();
+    let line = "@compute @workgroup_size(1) fn main() { seen[0] = ##PICK##() + undefined_name; }";
+    let wgsl = format!(
+        "fn pick_a() -> f32 {{ return 1.0; }}\n@group(2) @binding(0) var<storage, read_write> seen: array<f32, 8>;\n{line}\n"
+    );
+    let id = fx.add("c.effect.toml", &toml("PICK = \"pick_a\""), &wgsl).unwrap();
+    let e = fx.check(&freqbuf::Registry::new(SlotPlan::default()), id, None).unwrap_err();
+    let column = line.find("undefined_name").unwrap() + 1;
+    assert_eq!(
+        common::chain(&e),
+        format!(
+            "cannot compose d.wgsl:3:{column}: with [no flags], naga's WGSL parser refused it: no definition in scope for identifier: `undefined_name`"
+        )
+    );
+    // Glued to the rest of a name, the string is not padded: `##WHICH##_a` is `pick_a`.
+    let wgsl = wgsl.replace("##PICK##", "##WHICH##_a");
+    let id = fx.add("g.effect.toml", &toml("WHICH = \"pick\""), &wgsl).unwrap();
+    let e = fx.check(&freqbuf::Registry::new(SlotPlan::default()), id, None).unwrap_err();
+    assert!(common::chain(&e).contains("`undefined_name`"), "{}", common::chain(&e));
+}

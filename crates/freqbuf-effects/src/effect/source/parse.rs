@@ -198,7 +198,7 @@ pub(in crate::effect) fn paste<'t>(
         let placeholder = format!("##{name}##");
         let mut found = false;
         for (_, t) in texts.iter_mut().filter(|(_, t)| t.contains(&placeholder)) {
-            **t = t.replace(&placeholder, text);
+            **t = paste_one(t, &placeholder, text);
             found = true;
         }
         if !found {
@@ -219,6 +219,26 @@ pub(in crate::effect) fn paste<'t>(
         }
     }
     Ok(())
+}
+
+/// `text` with `placeholder` replaced by `value`, padded with spaces to the
+/// placeholder's width where no name goes on after it: a column after it on
+/// the same line is then the file's, in every error that points there. A
+/// longer value shifts the columns after it by the difference.
+fn paste_one(text: &str, placeholder: &str, value: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(placeholder) {
+        out.push_str(&rest[..i]);
+        out.push_str(value);
+        rest = &rest[i + placeholder.len()..];
+        let glued = rest.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+        if !glued {
+            out.extend(std::iter::repeat_n(' ', placeholder.len().saturating_sub(value.len())));
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The first `##NAME##` in `text`: its offset and name.
