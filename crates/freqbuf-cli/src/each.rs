@@ -161,25 +161,23 @@ pub(crate) fn suggest(
     if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
 
-/// After a whole-effect check of `id` failed to compose: the rules that
-/// would exclude its combinations that fail, if any do.
-pub(crate) fn hint(fx: &mut freqbuf_effects::Effects, id: freqbuf_effects::EffectId) {
-    let Ok(s) = fx.suggest_rules(id) else { return };
-    for r in &s.rules {
-        let n = r.excludes.len();
-        let s = if n == 1 { "" } else { "s" };
-        eprintln!(
-            "hint: `{}` excludes [{}] ({n} failing combination{s}) and keeps every combination that composes",
-            r.rule,
-            r.excludes[0].join("+")
-        );
-    }
-    let n = s.unexplained.len();
-    if n > 0 && s.failures.len() == s.checked {
-        eprintln!("hint: no combination composes, so no flag rule can help");
-    } else if n > 0 {
-        let s = if n == 1 { "" } else { "s" };
-        eprintln!("hint: {n} failing combination{s} need a rule over more than two flags");
+/// After a whole-effect check of `file` failed to compose a combination
+/// that no pair rule excludes: where to go on. Composes nothing: within
+/// [`SUGGEST_WITHIN`](freqbuf_effects::SUGGEST_WITHIN) combinations the
+/// check has just composed each of them looking for a rule, and above it,
+/// composing them all again is for `--suggest-rules` to do when asked.
+pub(crate) fn hint(effect: &freqbuf_effects::Effect, file: &std::path::Path) {
+    let file = file.display();
+    match effect.allowed() {
+        Some(n) if n <= freqbuf_effects::SUGGEST_WITHIN as u64 => eprintln!(
+            "hint: no rule over two flags excludes it and keeps every combination that composes; \
+             `freqbuf effect --suggest-rules {file}` lists every failing combination"
+        ),
+        n => eprintln!(
+            "hint: `freqbuf effect --suggest-rules {file}` composes each of the {} combinations the rules allow \
+             and lists a rule for every failing one",
+            n.map_or_else(|| "many".to_owned(), |n| n.to_string())
+        ),
     }
 }
 

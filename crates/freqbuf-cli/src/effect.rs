@@ -107,7 +107,7 @@ pub(crate) fn effect(plan: &SlotPlan, wesl: &WeslArgs, args: &EffectArgs) -> Exi
                 let named = matches!(*e.kind, EffectErrorKind::Excludable { .. });
                 eprintln!("error: {:#}", anyhow::Error::new(e));
                 if all && composing {
-                    crate::each::hint(&mut fx, id);
+                    crate::each::hint(fx.effect(id), file);
                 } else if named {
                     let file = file.display();
                     eprintln!(

@@ -349,3 +349,50 @@ fn failing_combinations_get_the_rules_that_would_exclude_them() {
         "{stderr}"
     );
 }
+
+/// A failed whole check that no pair rule explains points at
+/// `--suggest-rules` and composes nothing again to say so: within
+/// `SUGGEST_WITHIN` the check has looked for a rule already, above it the
+/// count comes from the rules, not from composing.
+#[test]
+fn a_failed_check_without_a_pair_rule_points_at_suggest_rules() {
+    let dir = Dir::new("no-pair-rule");
+    // Fails only with all three of A, B and C: no rule over two flags excludes it.
+    let wgsl = "#ifdef A\n#ifdef B\n#ifdef C\nconst T: f32 = missing;\n#endif\n#endif\n#endif\n\
+        @compute @workgroup_size(1) fn main() {}\n";
+    std::fs::write(dir.0.join("p.wgsl"), wgsl).unwrap();
+    let toml = |flags: &str| {
+        format!(
+            "source = \"p.wgsl\"\nflags = [{flags}]\n[[technique]]\nname = \"t\"\n  [[technique.pass]]\n  name = \"p\"\n  compute = \"main\"\n"
+        )
+    };
+    let file = dir.0.join("p.effect.toml");
+    std::fs::write(&file, toml("\"A\", \"B\", \"C\"")).unwrap();
+    let file = file.to_str().unwrap();
+    let p = dir.0.join("p.wgsl");
+    let p = p.to_str().unwrap();
+    let (code, _, stderr) = run(&["effect", "--all-permutations", file]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        stderr,
+        format!(
+            "error: cannot compose {p}:4:16: with [A+B+C], naga's WGSL parser refused it: no definition in scope for identifier: `missing`\n\
+             hint: no rule over two flags excludes it and keeps every combination that composes; \
+             `freqbuf effect --suggest-rules {file}` lists every failing combination\n"
+        )
+    );
+    // Eleven flags, each tested: 2,048 combinations, over SUGGEST_WITHIN.
+    let more = (0..8).map(|i| format!("#ifdef F{i}\nconst F{i}: f32 = 1.0;\n#endif\n")).collect::<String>();
+    std::fs::write(dir.0.join("p.wgsl"), format!("{more}{wgsl}")).unwrap();
+    let flags = (0..8).map(|i| format!("\"F{i}\", ")).collect::<String>();
+    std::fs::write(file, toml(&format!("{flags}\"A\", \"B\", \"C\""))).unwrap();
+    let (code, _, stderr) = run(&["effect", "--all-permutations", file]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.ends_with(&format!(
+            "hint: `freqbuf effect --suggest-rules {file}` composes each of the 2048 combinations the rules allow \
+             and lists a rule for every failing one\n"
+        )),
+        "{stderr}"
+    );
+}

@@ -274,6 +274,15 @@ impl Effect {
         &self.rules
     }
 
+    /// How many combinations of the flags its sources test the rules allow:
+    /// what the whole-effect check composes, up to
+    /// [`EXHAUSTIVE_COMBINATIONS`](crate::EXHAUSTIVE_COMBINATIONS). Counted
+    /// without walking them; `None` where the count runs past `u64` or its
+    /// search.
+    pub fn allowed(&self) -> Option<u64> {
+        self.rules.count(self.tested)
+    }
+
     /// The texts its permutations compose: the source, then each stage file.
     pub(crate) fn sources(&self) -> impl Iterator<Item = &str> {
         std::iter::once(self.source.as_str()).chain(self.stage_files.iter().map(|f| f.text.as_str()))
