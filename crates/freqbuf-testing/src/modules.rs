@@ -36,7 +36,7 @@ pub fn cycles(src: &Path) -> BTreeSet<Vec<String>> {
 }
 
 /// Every `.rs` file under `src` by its module path.
-fn modules(src: &Path) -> BTreeMap<Module, std::path::PathBuf> {
+pub fn modules(src: &Path) -> BTreeMap<Module, std::path::PathBuf> {
     let mut found = BTreeMap::new();
     let mut dirs = vec![src.to_path_buf()];
     while let Some(dir) = dirs.pop() {

@@ -95,3 +95,38 @@ fn the_module_graph_finds_a_cycle_inside_a_folder() {
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(found.into_iter().collect::<Vec<_>>(), [vec!["a::b".to_owned(), "a::c".to_owned()]]);
 }
+
+/// The effect library's parts that one stage of the work owns are reached
+/// only from that stage's folder of `freqbuf-effects/src/effect/`, and from
+/// `library.rs`, which joins them (`Effects::forget`): loading never drops
+/// the permutations or pipelines it makes stale by hand. The catalog, the
+/// composer and the statistics are shared.
+#[test]
+fn each_part_of_the_effect_library_is_reached_from_its_own_stage() {
+    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../freqbuf-effects/src/effect"));
+    let owners = [
+        ("permutations", "build"),
+        ("workers", "build"),
+        ("pipelines", "pipeline"),
+        ("module_files", "source"),
+        ("code_defs", "source"),
+        ("wesl", "source"),
+    ];
+    let mut strays = Vec::new();
+    for (module, path) in crate::common::modules::modules(dir) {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let code = text.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+        for (field, folder) in owners {
+            if module == ["library"] || module.first().is_some_and(|m| m == folder) {
+                continue;
+            }
+            let reached = code.match_indices(&format!("self.{field}")).any(|(i, m)| {
+                !code[i + m.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+            });
+            if reached {
+                strays.push(format!("{} reaches `{field}`, which {folder}/ owns", module.join("::")));
+            }
+        }
+    }
+    assert!(strays.is_empty(), "{strays:#?}");
+}

@@ -2,11 +2,8 @@
 //! registered once per combination of the flags their source tests), the
 //! whole-effect check, and the pipeline cache.
 
-use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
-
-use super::build::compose::Compose;
 use super::catalog::Catalog;
+use super::compose::Compose;
 use super::source::sites::Sites;
 use super::types::{Bits, Effect, EffectId, EffectStats, FlagSet, Pass, PassId, Passes};
 use crate::error::{EffectError, EffectErrorKind};
@@ -39,7 +36,7 @@ pub struct Effects {
     pub(super) pipelines: super::pipeline::pipelines::Pipelines,
     pub(super) stats: EffectStats,
     /// Module files added, and those [`Effects::add_module_dir`] found.
-    pub(super) module_files: ModuleFiles,
+    pub(super) module_files: super::source::module_files::ModuleFiles,
     /// Defs of [`Effects::set_defs`], given to every effect loaded after.
     pub(super) code_defs: Vec<(String, naga_oil::compose::ShaderDefValue)>,
     /// WESL packages for every effect, and the package files read.
@@ -111,6 +108,14 @@ impl Effects {
         // Composed permutations carry the family they were composed for.
         self.permutations.drop_compositions(id.index, None);
         Ok(())
+    }
+
+    /// Drops what was built from effect `id`'s flags (its permutations and
+    /// pipelines), once the flags it tests have changed: the one place where
+    /// loading reaches what the later stages keep.
+    pub(super) fn forget(&mut self, id: EffectId) {
+        self.permutations.forget(id.index);
+        self.pipelines.forget(id);
     }
 
     /// The names (`technique.pass`) of every loaded effect's passes.
@@ -348,35 +353,6 @@ impl Effects {
             },
         })?;
         Ok((reflection.with_family(effect.family.clone()), sites))
-    }
-}
-
-/// The module files a library knows: those added, and those the searched
-/// directories hold by import path. A directory may hold alternates of one
-/// import path (Bevy keeps a real module and a dummy, picked by cargo
-/// feature); that is an error only when an effect imports the path.
-#[derive(Debug, Default)]
-pub(super) struct ModuleFiles {
-    /// Canonical paths of the files added so far.
-    pub(super) added: HashSet<PathBuf>,
-    /// Every file found for each import path, in the order found.
-    pub(super) index: HashMap<String, Vec<PathBuf>>,
-    /// The file added for each import path: listed, or the only one found.
-    pub(super) chosen: HashMap<String, PathBuf>,
-}
-
-impl ModuleFiles {
-    /// The one file a searched directory holds for `import`; `Err` with
-    /// every file when there are several.
-    pub(super) fn find(&self, import: &str) -> Result<Option<PathBuf>, Vec<PathBuf>> {
-        if let Some(path) = self.chosen.get(import) {
-            return Ok(Some(path.clone()));
-        }
-        match self.index.get(import).map(Vec::as_slice) {
-            None | Some([]) => Ok(None),
-            Some([one]) => Ok(Some(one.clone())),
-            Some(several) => Err(several.to_vec()),
-        }
     }
 }
 

@@ -9,6 +9,7 @@
 
 mod build;
 mod catalog;
+mod compose;
 mod library;
 mod pipeline;
 mod source;

@@ -206,8 +206,7 @@ impl Effects {
     /// block; else naga_oil's preprocessor over each text, per combination.
     fn distinct(&self, id: EffectId, combos: Vec<Bits>) -> Vec<Bits> {
         let effect = self.effect(id);
-        if combos.len() < 2 || !effect.sources().any(crate::effect::build::compose::Compose::has_nested_tests)
-        {
+        if combos.len() < 2 || !effect.sources().any(crate::effect::compose::Compose::has_nested_tests) {
             return combos;
         }
         let names = |set: std::collections::BTreeSet<String>| {

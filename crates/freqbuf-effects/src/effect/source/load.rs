@@ -32,9 +32,7 @@ impl Effects {
             let tested = self.tested_bits(effect.sources(), &effect.flags, &effect.passes);
             if tested != self.catalog[index].tested {
                 self.catalog[index].tested = tested;
-                let effect = self.catalog.id(index as u32);
-                self.permutations.forget(index as u32);
-                self.pipelines.forget(effect);
+                self.forget(self.catalog.id(index as u32));
             }
         }
         Ok(())

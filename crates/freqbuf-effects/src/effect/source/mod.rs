@@ -7,6 +7,7 @@ pub(super) mod constraints;
 pub(super) mod defs;
 pub(super) mod file;
 pub(super) mod load;
+pub(super) mod module_files;
 pub(super) mod modules;
 pub(super) mod parse;
 pub(super) mod sites;

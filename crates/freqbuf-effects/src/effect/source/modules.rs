@@ -11,6 +11,7 @@ use toml::Spanned;
 
 use crate::effect::library::Effects;
 use crate::effect::source::file::read_text;
+use crate::effect::source::module_files::canonical;
 use crate::effect::source::sites::locate;
 use crate::error::{EffectError, EffectErrorKind};
 
@@ -46,10 +47,7 @@ impl Effects {
         }
         // Indexed only once the whole directory was read: a failed call adds nothing.
         for (name, path) in named {
-            let paths = self.module_files.index.entry(name).or_default();
-            if !paths.iter().any(|p| canonical(p) == canonical(&path)) {
-                paths.push(path);
-            }
+            self.module_files.found(name, path);
         }
         Ok(())
     }
@@ -163,7 +161,7 @@ impl Effects {
         adding: &mut Vec<PathBuf>,
     ) -> Result<(), EffectError> {
         let key = canonical(path);
-        if self.module_files.added.contains(&key) {
+        if self.module_files.is_added(&key) {
             return Ok(());
         }
         let name = path.display().to_string();
@@ -177,7 +175,7 @@ impl Effects {
             })?,
         };
         // Marked first, so that an import cycle ends here (naga_oil reports it).
-        self.module_files.added.insert(key.clone());
+        self.module_files.mark_added(key.clone());
         let (_, imports, _) = naga_oil::compose::get_preprocessor_data(&text);
         adding.push(key.clone());
         for import in imports {
@@ -195,7 +193,7 @@ impl Effects {
                 }
             };
             if let Some(start) = adding.iter().position(|p| *p == canonical(&dependency)) {
-                self.module_files.added.remove(&key);
+                self.module_files.unmark(&key);
                 let mut cycle = adding[start..].iter().map(|p| p.display().to_string()).collect::<Vec<_>>();
                 cycle.push(adding[start].display().to_string());
                 return Err(EffectError {
@@ -205,16 +203,16 @@ impl Effects {
                 });
             }
             self.add_module_file(&dependency, listed, adding).inspect_err(|_| {
-                self.module_files.added.remove(&key);
+                self.module_files.unmark(&key);
             })?;
         }
         adding.pop();
         self.add_module(&name, &text).inspect_err(|_| {
-            self.module_files.added.remove(&key);
+            self.module_files.unmark(&key);
         })?;
         if let (Some(import), _, _) = naga_oil::compose::get_preprocessor_data(&text) {
-            self.compose.ambiguous.remove(&import);
-            self.module_files.chosen.insert(import, path.to_path_buf());
+            self.compose.accept(&import);
+            self.module_files.choose(import, path.to_path_buf());
         }
         self.stats.module_files += 1;
         Ok(())
@@ -226,7 +224,7 @@ impl Effects {
     /// composing a permutation that reaches the import names them.
     fn defer_ambiguous(&mut self, import: String, several: &[PathBuf]) {
         let files = several.iter().map(|p| p.display().to_string()).collect();
-        self.compose.ambiguous.insert(import, files);
+        self.compose.refuse_ambiguous(import, files);
     }
 }
 
@@ -237,8 +235,4 @@ struct Listed {
     names: HashMap<String, PathBuf>,
     texts: HashMap<PathBuf, String>,
     order: Vec<(PathBuf, usize)>,
-}
-
-fn canonical(path: &Path) -> PathBuf {
-    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
 }

@@ -1,5 +1,8 @@
-//! Composition: one flag combination of an effect's source through naga_oil
-//! (`#ifdef`, `#define`, `#import`), and the flags a source actually tests.
+//! The naga_oil composer, shared by the library's stages: `source/` adds
+//! the modules effects import and asks which flags a source tests (its
+//! imports' included); `build/` composes one flag combination of a source
+//! with them (`#ifdef`, `#define`, `#import`). One composer per library
+//! (and per check worker), since naga_oil keeps the modules in it.
 
 use crate::effect::source::sites::{Sites, locate};
 use std::collections::{BTreeSet, HashMap};
@@ -24,7 +27,7 @@ pub(crate) struct Compose {
     /// Import paths that several files of a module folder declare, with the
     /// files: neither is added, and an import that a permutation reaches is
     /// an error naming them (one inside an inactive `#ifdef` is not).
-    pub(crate) ambiguous: HashMap<String, Vec<String>>,
+    ambiguous: HashMap<String, Vec<String>>,
 }
 
 /// naga_oil's own preprocessor, for the text a permutation composes from:
@@ -123,6 +126,17 @@ impl Compose {
             fork.add_module(file, source)?;
         }
         Ok(fork)
+    }
+
+    /// Refuses `import` for now: several `files` of a searched folder declare
+    /// it, and a permutation that reaches it is an error naming them.
+    pub(crate) fn refuse_ambiguous(&mut self, import: String, files: Vec<String>) {
+        self.ambiguous.insert(import, files);
+    }
+
+    /// Accepts `import` again: one of its files was chosen and added.
+    pub(crate) fn accept(&mut self, import: &str) {
+        self.ambiguous.remove(import);
     }
 
     /// Adds a module that sources `#import` (it names itself with `#define_import_path`).
