@@ -19,11 +19,11 @@ pub use build::check::SUGGEST_WITHIN;
 pub use build::suggest::{SuggestedRule, Suggestions};
 pub use library::{EXHAUSTIVE_COMBINATIONS, Effects};
 pub use pipeline::cache_file::{CacheLoad, PipelineCacheFile};
-pub use pipeline::log::{LoggedPipeline, ReplayReport};
+pub use pipeline::logged::{LoggedPipeline, ReplayReport};
 pub use pipeline::warm::{WarmProgress, WarmReport};
 pub use source::constraints::FlagRules;
+pub use source::defs::DefValue;
 pub use source::file::{Blend, Compare, Cull, DepthState};
-pub use source::with_defs::DefValue;
 pub use types::{
     CheckReport, Effect, EffectId, EffectStats, FlagSet, LoggedTargets, Pass, PassId, Passes, Targets,
 };

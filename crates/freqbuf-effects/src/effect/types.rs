@@ -1,10 +1,14 @@
 //! The handles and descriptions an effect library hands out.
 
+use std::collections::BTreeMap;
 use std::ops::Range;
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::source::file::{Blend, Cull, DepthState};
+use toml::Spanned;
+
+use super::source::file::{Blend, Cull, DepthState, ReadStage};
 
 pub(crate) use super::source::constraints::Bits;
 
@@ -382,4 +386,22 @@ impl LoggedTargets {
             samples: targets.samples,
         }
     }
+}
+
+/// What an effect file says about its sources, for `Effects::prepare_wesl`.
+#[cfg_attr(not(feature = "wesl"), allow(dead_code, reason = "read only to compile WESL"))]
+pub(crate) struct WeslInput<'a> {
+    /// The effect file and its text, for errors.
+    pub(crate) file: &'a str,
+    pub(crate) toml_text: &'a str,
+    /// `[packages]`, relative to the effect file.
+    pub(crate) packages: &'a BTreeMap<String, Spanned<String>>,
+    /// The effect file's folder when its files are on disk (`Effects::load`);
+    /// `None` when they come through `read` by name (`add`, `add_files`).
+    pub(crate) disk: Option<&'a Path>,
+    /// The source: its path (for errors), its text, and where the effect file names it.
+    pub(crate) source: (&'a str, &'a str, Range<usize>),
+    pub(crate) stages: &'a [StageSource],
+    /// Reads a file by its name relative to the effect file.
+    pub(crate) read: ReadStage<'a>,
 }

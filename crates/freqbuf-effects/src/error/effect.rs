@@ -1,11 +1,11 @@
 //! Effect errors: a bad effect file, a permutation that does not compose, a
 //! flag the effect does not have, permutations that disagree about a slot.
 
-use super::suggest;
+use super::format::suggest;
 use freqbuf::Error;
 use freqbuf::error::Location;
 
-use super::Site;
+use super::format::Site;
 
 /// An effect could not be loaded, composed, checked or built.
 ///

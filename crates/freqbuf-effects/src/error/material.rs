@@ -1,7 +1,7 @@
 //! Material and auto-constant errors: names no permutation has, values of the
 //! wrong shape, semantics bound to a member of another frequency.
 
-use super::suggest;
+use super::format::suggest;
 use freqbuf::{Error, Frequency};
 
 use super::EffectError;

@@ -15,7 +15,7 @@
 
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 
-use crate::errors::{LimitError, LimitErrorKind, Location};
+use crate::errors::{Error, LimitError, LimitErrorKind, Location};
 use crate::reflect::{ResourceKind, ShaderReflection};
 use crate::slot::array::{self, Addressing};
 use crate::slot::plan::BindingPoint;
@@ -133,7 +133,7 @@ pub(crate) fn check_shader(shader: &ShaderReflection, caps: &DeviceCaps) -> Resu
             });
         }
     }
-    check(shader, caps).map_err(|e| e.into_error(shader.name()))
+    check(shader, caps).map_err(|e| Error::from_limit(e, shader.name()))
 }
 
 /// Checks `shader` against the device's limits.

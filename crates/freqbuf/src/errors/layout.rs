@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::{Location, Site};
+use super::location::{Location, Site};
 use crate::slot::plan::Frequency;
 
 /// One side of a layout conflict: a member as one shader declares it.

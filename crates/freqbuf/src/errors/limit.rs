@@ -1,9 +1,9 @@
 //! Limit errors: a shader that needs more than the device allows.
 
-use super::{Error, Location};
+use super::location::Location;
 use crate::slot::plan::BindingPoint;
 
-/// What `limits::check` finds: converted to [`Error::Limit`] with the shader's name.
+/// What `limits::check` finds: converted to [`Error::Limit`](super::Error::Limit) with the shader's name.
 #[derive(Clone, Debug)]
 pub(crate) struct LimitError {
     pub(crate) binding: Option<(BindingPoint, String)>,
@@ -11,18 +11,7 @@ pub(crate) struct LimitError {
     pub(crate) kind: LimitErrorKind,
 }
 
-impl LimitError {
-    pub(crate) fn into_error(self, shader: &str) -> Error {
-        Error::Limit {
-            shader: shader.to_owned(),
-            binding: self.binding,
-            location: self.location,
-            kind: Box::new(self.kind),
-        }
-    }
-}
-
-/// What an [`Error::Limit`] is about: a shader that needs more than the device allows.
+/// What an [`Error::Limit`](crate::Error::Limit) is about: a shader that needs more than the device allows.
 #[derive(Clone, Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum LimitErrorKind {

@@ -1,6 +1,6 @@
 //! Reflection errors: a shader that cannot be parsed, validated or laid out.
 
-use super::{Location, Site};
+use super::location::{Location, Site};
 
 /// A shader could not be reflected.
 #[derive(Clone, thiserror::Error)]

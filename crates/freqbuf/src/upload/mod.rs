@@ -14,8 +14,10 @@
 //! (copies and scatter dispatches), with the scatter pipeline in `scatter` and
 //! the kept staging memory in `belt`.
 mod belt;
+mod cursor;
 mod moves;
 mod ranges;
+mod row_set;
 mod rows;
 mod scatter;
 mod stage;
@@ -25,7 +27,7 @@ use crate::id::SlotId;
 use crate::slot::plan::Frequency;
 use crate::slot::shadow::Slot;
 use crate::stats::FrameStats;
-pub(crate) use rows::{RowSet, RowsToPack};
+pub(crate) use row_set::{RowSet, RowsToPack};
 
 /// How packed dirty ranges move from the staging buffer into slot buffers.
 ///
@@ -95,7 +97,7 @@ pub(crate) struct Uploader {
     /// written while an earlier encoder's moves still have to read it.
     belt: belt::Belt,
     /// Caller-owned rows packed by writes since the last flush ([`rows`]).
-    staged: Vec<rows::Staged>,
+    staged: Vec<row_set::Staged>,
     /// Their runs of consecutive rows: (first index, rows).
     row_runs: Vec<(u32, u32)>,
     /// A write's (row, position) pairs, kept to reuse their allocation.
@@ -160,7 +162,7 @@ impl Uploader {
                 report.error.get_or_insert(e);
             }
         }
-        let mut cursor = ranges::Cursor::new(&self.packed);
+        let mut cursor = cursor::Cursor::new(&self.packed);
         while !cursor.done(&self.packed) {
             let start = cursor;
             let data = self.plan_chunk(&mut cursor);

@@ -3,6 +3,7 @@
 //! chunks that fit one staging upload.
 
 use super::belt::LARGEST;
+use super::cursor::{Cursor, Growth};
 use super::scatter::{ROW, ROW_WORDS, Table};
 use super::{FlushReport, MERGE_GAP, Sink, Uploader};
 use crate::device::scope;
@@ -27,24 +28,6 @@ pub(super) struct Job {
     pub(super) form: Table,
 }
 
-/// Where chunk planning stands: a packed slot, a range of it, bytes of that range already taken.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Cursor {
-    packed: usize,
-    range: usize,
-    done: u64,
-}
-
-impl Cursor {
-    pub(super) fn new(packed: &[(usize, std::ops::Range<usize>, bool)]) -> Self {
-        Self { packed: 0, range: packed.first().map_or(0, |p| p.1.start), done: 0 }
-    }
-
-    pub(super) fn done(&self, packed: &[(usize, std::ops::Range<usize>, bool)]) -> bool {
-        self.packed >= packed.len()
-    }
-}
-
 impl Uploader {
     /// Marks dirty again every packed range from `from` on: a chunk failed
     /// to stage or move, so neither it nor any later chunk reached the GPU.
@@ -58,20 +41,6 @@ impl Uploader {
             }
         }
     }
-}
-
-/// How a slot's GPU buffer changed in this flush.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Growth {
-    None,
-    /// Same buffer; its bind groups must expose a larger block.
-    Exposed,
-    /// A first buffer: its dirty ranges cover what was written, the rest is zero.
-    Created,
-    /// Replaced by a larger one, old contents copied on the GPU in this submit.
-    Copied,
-    /// Replaced with a new stride: the whole shadow must be uploaded.
-    Relaid,
 }
 
 impl Uploader {

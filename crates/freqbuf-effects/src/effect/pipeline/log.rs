@@ -7,52 +7,12 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
-
 use crate::effect::library::Effects;
+use crate::effect::pipeline::logged::{LogFile, LoggedPipeline, ReplayReport};
 use crate::effect::source::with_defs::{changed_defs, def_kind, parse_value};
 use crate::effect::types::{EffectId, FlagSet, LoggedTargets, PassId, Targets};
 use crate::error::{EffectError, EffectErrorKind};
 use freqbuf::Manager;
-
-/// One pipeline a run built: its effect's name and the defs it was given
-/// other values for, its pass (`technique.pass`), the flags that were on,
-/// and the attachments of a render pipeline.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub struct LoggedPipeline {
-    /// The effect's name as loaded (for an [`Effects::with_defs`] copy, its base's).
-    pub effect: String,
-    /// The pass, `technique.pass`.
-    pub pass: String,
-    /// The flags on, by name.
-    pub flags: Vec<String>,
-    /// The `[defs]` an [`Effects::with_defs`] copy gave other values, by
-    /// name (`true`, `4`, `-1`); empty for the effect as loaded.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub defs: BTreeMap<String, String>,
-    /// A render pipeline's attachments; `None` for a compute pipeline.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub targets: Option<LoggedTargets>,
-}
-
-/// What [`Effects::replay_pipeline_log`] did.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ReplayReport {
-    /// Pipelines the log named and the library built (or had built).
-    pub built: usize,
-    /// Entries the library no longer has, each with why: the warnings to
-    /// show (an effect renamed, a pass, flag or def gone, a pass that no
-    /// longer exists under its flags, attachments the application no longer
-    /// gives).
-    pub skipped: Vec<(LoggedPipeline, String)>,
-}
-
-/// The log as a file holds it (`[[pipeline]]` tables).
-#[derive(Serialize, Deserialize)]
-struct LogFile {
-    #[serde(default)]
-    pipeline: Vec<LoggedPipeline>,
-}
 
 impl Effects {
     /// Every pipeline built so far, once per (effect, pass, flags,

@@ -8,6 +8,7 @@ pub(super) mod build;
 pub(super) mod cache_file;
 pub(super) mod job;
 pub(super) mod log;
+pub(super) mod logged;
 pub(super) mod pipelines;
 pub(super) mod request;
 pub(super) mod warm;

@@ -1,15 +1,12 @@
 //! Loading effects: effect files and their sources, module files, and the
 //! checks that make a loaded effect consistent (`Effects::insert`).
 
-use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::Path;
 
-use toml::Spanned;
-
 use crate::effect::source::file::{EffectFile, ReadStage, read_text};
 use crate::effect::source::sites::locate;
-use crate::effect::types::{Bits, Effect, EffectId, Pass, StageSource};
+use crate::effect::types::{Bits, Effect, EffectId, Pass, WeslInput};
 use crate::error::{EffectError, EffectErrorKind};
 
 use crate::effect::library::Effects;
@@ -233,24 +230,6 @@ fn parse(file: &str, text: &str) -> Result<EffectFile, EffectError> {
         location: e.span().map(|s| locate(text, s.start)),
         kind: Box::new(EffectErrorKind::Toml(e.message().trim_end().to_owned())),
     })
-}
-
-/// What an effect file says about its sources, for [`Effects::prepare_wesl`].
-#[cfg_attr(not(feature = "wesl"), allow(dead_code, reason = "read only to compile WESL"))]
-pub(crate) struct WeslInput<'a> {
-    /// The effect file and its text, for errors.
-    pub(crate) file: &'a str,
-    pub(crate) toml_text: &'a str,
-    /// `[packages]`, relative to the effect file.
-    pub(crate) packages: &'a BTreeMap<String, Spanned<String>>,
-    /// The effect file's folder when its files are on disk (`Effects::load`);
-    /// `None` when they come through `read` by name (`add`, `add_files`).
-    pub(crate) disk: Option<&'a Path>,
-    /// The source: its path (for errors), its text, and where the effect file names it.
-    pub(crate) source: (&'a str, &'a str, Range<usize>),
-    pub(crate) stages: &'a [StageSource],
-    /// Reads a file by its name relative to the effect file.
-    pub(crate) read: ReadStage<'a>,
 }
 
 impl Effects {

@@ -66,3 +66,12 @@ impl ModuleFiles {
 pub(in crate::effect) fn canonical(path: &Path) -> PathBuf {
     path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
 }
+
+/// The files an effect file lists: their import paths, their texts, and
+/// each with the place in the effect file that listed it.
+#[derive(Default)]
+pub(in crate::effect) struct Listed {
+    pub(in crate::effect) names: HashMap<String, PathBuf>,
+    pub(in crate::effect) texts: HashMap<PathBuf, String>,
+    pub(in crate::effect) order: Vec<(PathBuf, usize)>,
+}

@@ -4,14 +4,13 @@
 //! added once, however many effects import it, after the modules it imports,
 //! whatever order the files are listed or found in.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use toml::Spanned;
 
 use crate::effect::library::Effects;
 use crate::effect::source::file::read_text;
-use crate::effect::source::module_files::canonical;
+use crate::effect::source::module_files::{Listed, canonical};
 use crate::effect::source::sites::locate;
 use crate::error::{EffectError, EffectErrorKind};
 
@@ -226,13 +225,4 @@ impl Effects {
         let files = several.iter().map(|p| p.display().to_string()).collect();
         self.compose.refuse_ambiguous(import, files);
     }
-}
-
-/// The files an effect file lists: their import paths, their texts, and
-/// each with the place in the effect file that listed it.
-#[derive(Default)]
-struct Listed {
-    names: HashMap<String, PathBuf>,
-    texts: HashMap<PathBuf, String>,
-    order: Vec<(PathBuf, usize)>,
 }

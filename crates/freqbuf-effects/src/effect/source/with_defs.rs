@@ -4,48 +4,9 @@
 use naga_oil::compose::ShaderDefValue;
 
 use crate::effect::library::Effects;
+use crate::effect::source::defs::DefValue;
 use crate::effect::types::EffectId;
 use crate::error::{EffectError, EffectErrorKind};
-
-/// A value for one of an effect's `[defs]`, as [`Effects::with_defs`] takes it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum DefValue {
-    /// `true` or `false`: `#ifdef` sees it when true, `#if NAME == true` compares it.
-    Bool(bool),
-    /// A negative or signed count.
-    Int(i32),
-    /// A count or a binding index (what `#{NAME}` usually substitutes).
-    UInt(u32),
-}
-
-impl From<bool> for DefValue {
-    fn from(v: bool) -> Self {
-        Self::Bool(v)
-    }
-}
-
-impl From<u32> for DefValue {
-    fn from(v: u32) -> Self {
-        Self::UInt(v)
-    }
-}
-
-impl From<i32> for DefValue {
-    fn from(v: i32) -> Self {
-        Self::Int(v)
-    }
-}
-
-impl DefValue {
-    /// The value as naga_oil takes it.
-    pub(in crate::effect) fn to_naga_oil(self) -> ShaderDefValue {
-        match self {
-            Self::Bool(b) => ShaderDefValue::Bool(b),
-            Self::Int(i) => ShaderDefValue::Int(i),
-            Self::UInt(u) => ShaderDefValue::UInt(u),
-        }
-    }
-}
 
 impl Effects {
     /// Defs that every effect loaded after this call gets, over its file's

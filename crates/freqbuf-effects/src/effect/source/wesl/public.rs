@@ -11,8 +11,8 @@ use super::discover::{Finder, Root, Sources, normalize};
 use crate::DefValue;
 use crate::effect::library::Effects;
 use crate::effect::source::file::read_text;
-use crate::effect::source::load::WeslInput as Input;
 use crate::effect::source::sites::locate;
+use crate::effect::types::WeslInput as Input;
 use crate::error::{EffectError, EffectErrorKind};
 use freqbuf::reflect::ShaderReflection;
 
