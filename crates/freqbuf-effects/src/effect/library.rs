@@ -307,7 +307,7 @@ impl Effects {
         let part_defs = effect.part_defs(part);
         let (module, sites, wesl) = match &effect.wesl {
             Some(w) => {
-                let c = w.compile(part, &part_defs, &defs, (&effect.name, &flags))?;
+                let c = super::source::wesl::permutation(w, part, &part_defs, &defs, (&effect.name, &flags))?;
                 (c.module, c.sites, Some(c.map))
             }
             None => {

@@ -12,15 +12,15 @@ mod catalog;
 mod compose;
 mod library;
 mod pipeline;
+mod reports;
 mod source;
 mod types;
 
 pub use build::check::SUGGEST_WITHIN;
-pub use build::suggest::{SuggestedRule, Suggestions};
 pub use library::{EXHAUSTIVE_COMBINATIONS, Effects};
 pub use pipeline::cache_file::{CacheLoad, PipelineCacheFile};
 pub use pipeline::logged::{LoggedPipeline, ReplayReport};
-pub use pipeline::warm::{WarmProgress, WarmReport};
+pub use reports::{SuggestedRule, Suggestions, WarmProgress, WarmReport};
 pub use source::constraints::FlagRules;
 pub use source::defs::DefValue;
 pub use source::file::{Blend, Compare, Cull, DepthState};

@@ -1,11 +1,16 @@
-//! Effect errors: a bad effect file, a permutation that does not compose, a
-//! flag the effect does not have, permutations that disagree about a slot.
+//! The effects layer's two errors, each an outer part and a kind, in one
+//! file because each can carry the other: [`EffectError`] (a bad effect
+//! file, a permutation that does not compose, a flag the effect does not
+//! have, permutations that disagree about a slot; an effect's `[params]`
+//! table error is a material error) and [`MaterialError`] (names no
+//! permutation has, values of the wrong shape, semantics bound to a member
+//! of another frequency; a material's effect failure is an effect error).
+//! What the kinds say of themselves is in `effect_kind.rs`.
 
-use super::format::suggest;
-use freqbuf::Error;
 use freqbuf::error::Location;
+use freqbuf::{Error, Frequency};
 
-use super::format::Site;
+use super::format::{Site, count, family_note, list, suggest};
 
 /// An effect could not be loaded, composed, checked or built.
 ///
@@ -299,7 +304,7 @@ pub enum EffectErrorKind {
     /// frequency), found by the whole-effect check; or, at load, an `[auto]`
     /// semantic that does not exist.
     #[error("an entry of the effect's [params] or [auto] table is refused")]
-    Tables(#[source] crate::error::MaterialError),
+    Tables(#[source] MaterialError),
     /// The whole-effect check found a combination that fails to compose, and
     /// a flag rule that excludes it while keeping every combination that
     /// composes (`Effects::suggest_rules`; only where the rules allow at most
@@ -313,91 +318,126 @@ pub enum EffectErrorKind {
     },
 }
 
-impl EffectErrorKind {
-    /// Whether the kind is a failed composition: naga_oil's, the WESL
-    /// compiler's or naga's refusal, or a caught panic (what a flag rule
-    /// could exclude; `Excludable` already names one).
-    pub fn is_composition(&self) -> bool {
-        use EffectErrorKind as K;
-        matches!(self, K::Compose { .. } | K::Panic { .. } | K::WeslCompiler { .. } | K::WeslNaga { .. })
-    }
+/// A material or auto constant could not be created, set or bound.
+///
+/// Its message is the subject, and the kind is its source; with no subject
+/// (an effect's or the manager's error passed on), it is the kind itself.
+pub struct MaterialError {
+    /// What failed, as a sentence that names the effect, material member or
+    /// semantic (`cannot set `colour` on the material`); empty when the inner
+    /// error says it.
+    pub subject: String,
+    /// What went wrong.
+    pub kind: Box<MaterialErrorKind>,
+}
 
-    /// The failing combination's flags, as a composition kind names them.
-    pub(crate) fn flags(&self) -> Option<&str> {
-        use EffectErrorKind as K;
-        match self {
-            K::Compose { flags, .. }
-            | K::Panic { flags, .. }
-            | K::WeslCompiler { flags, .. }
-            | K::WeslNaga { flags, .. } => Some(flags),
-            _ => None,
-        }
-    }
-
-    /// The outer error's verb: what failed, in the words of the step it failed in.
-    fn failed(&self) -> &'static str {
-        use EffectErrorKind as K;
-        match self {
-            K::Excludable { cause, .. } => cause.failed(),
-            K::Write(_) => "cannot save",
-            K::NoPipelineCache => "cannot keep a pipeline cache in",
-            K::Io(_)
-            | K::Toml(_)
-            | K::UnknownTest { .. }
-            | K::BadFlags(_)
-            | K::BadPass { .. }
-            | K::DuplicateName { .. }
-            | K::ImportCycle { .. }
-            | K::WeslSetup(_)
-            | K::WeslOff(_) => "cannot load",
-            // Both at load and later: a load's `[auto]` semantics and the
-            // whole-effect check's tables; a module folder's files and a
-            // permutation's imports; an effect file's defs and `set_defs`.
-            K::Tables(_) => "cannot check the tables of",
-            K::DuplicateImportPath { .. } => "cannot resolve an import of",
-            K::BadDef { .. } => "cannot take",
-            K::Compose { .. } | K::Panic { .. } | K::WeslCompiler { .. } | K::WeslNaga { .. } => {
-                "cannot compose"
-            }
-            K::Conflict { .. } => "cannot merge the permutations of",
-            K::Register { .. } | K::MissingEntryPoint { .. } => "cannot build",
-            K::FamilyFixed { .. }
-            | K::UnknownFlag { .. }
-            | K::DeviceFlag { .. }
-            | K::FlagsNotAllowed { .. }
-            | K::UnknownTechnique { .. }
-            | K::NotOnePass { .. }
-            | K::PassNeedsFlags { .. }
-            | K::OtherEffect { .. }
-            | K::Foreign { .. }
-            | K::WrongKind { .. } => "cannot use",
-        }
+impl std::fmt::Display for MaterialError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.subject.is_empty() { self.kind.fmt(f) } else { f.write_str(&self.subject) }
     }
 }
 
-fn count(n: usize) -> String {
-    match n {
-        2 => "two".into(),
-        3 => "three".into(),
-        n => n.to_string(),
+impl std::error::Error for MaterialError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        if self.subject.is_empty() { self.kind.source() } else { Some(&*self.kind) }
     }
 }
 
-fn list(names: &[String]) -> String {
-    if names.is_empty() {
-        return "none".into();
-    }
-    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+/// What went wrong with a material or an auto constant.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum MaterialErrorKind {
+    /// No permutation of the effect has a member of that name.
+    #[error("no permutation of effect `{effect}` has it{}", suggest(.suggestions))]
+    Unknown {
+        /// The effect.
+        effect: String,
+        /// Its closest names.
+        suggestions: Vec<String>,
+    },
+    /// No loaded effect has a pass of that name (`technique.pass`).
+    #[error("no loaded effect has a pass of that name{}", suggest(.suggestions))]
+    UnknownPass {
+        /// The closest pass names.
+        suggestions: Vec<String>,
+    },
+    /// No permutation of the effect is registered with the manager yet.
+    #[error(
+        "no permutation of it is registered yet; create a material of it or build a pipeline first (Effects::shader), or bind against the registry of Effects::merge"
+    )]
+    NotRegistered,
+    /// A `[params]` value (or a set value) does not fit the member.
+    #[error("the member is {expected}, the value {found}")]
+    BadValue {
+        /// The member's type.
+        expected: String,
+        /// What the value is.
+        found: String,
+    },
+    /// Not a semantic freqbuf knows.
+    #[error("unknown semantic (the semantics are {}){}", .known.join(", "), suggest(.suggestions))]
+    UnknownSemantic {
+        /// The closest semantics, best first.
+        suggestions: Vec<String>,
+        /// Every semantic.
+        known: Vec<&'static str>,
+    },
+    /// A value of a view and an object at once: it has no frequency.
+    #[error(
+        "`{semantic}` depends on both a view and an object, so it belongs to no frequency and would be recomputed per draw; bind `{view_part}` (view) and `{object_part}` (object) and multiply in the shader"
+    )]
+    TwoFrequencies {
+        /// The semantic asked for.
+        semantic: String,
+        /// The view-frequency part to bind instead.
+        view_part: &'static str,
+        /// The object-frequency part to bind instead.
+        object_part: &'static str,
+    },
+    /// The semantic's frequency is not the member's.
+    #[error("`{member}` is in a {member_frequency} slot, but `{semantic}` changes per {semantic_frequency}")]
+    WrongFrequency {
+        /// The member.
+        member: String,
+        /// The semantic.
+        semantic: &'static str,
+        /// The member's slot's frequency.
+        member_frequency: Frequency,
+        /// The semantic's frequency.
+        semantic_frequency: Frequency,
+    },
+    /// The semantic's type is not the member's.
+    #[error("`{member}` is {member_type}, but `{semantic}` is {semantic_type}")]
+    WrongType {
+        /// The member.
+        member: String,
+        /// Its WGSL type.
+        member_type: String,
+        /// The semantic.
+        semantic: &'static str,
+        /// The semantic's WGSL type.
+        semantic_type: &'static str,
+    },
+    /// A material this [`Materials`](crate::Materials) store did not create
+    /// (the manager's own, or another store's), or a queue item of another queue.
+    #[error("the handle belongs to another store")]
+    Foreign,
+    /// The effect layer failed (a permutation, a flag).
+    #[error(transparent)]
+    Effect(#[from] EffectError),
+    /// The manager refused a value or resource.
+    #[error(transparent)]
+    Manager(#[from] Error),
 }
 
-/// Names the effects a family is shared with, when it is: a conflict there
-/// may be two material types that belong in families of their own.
-fn family_note(family: &str, shared_with: &[String]) -> String {
-    if shared_with.is_empty() {
-        return String::new();
+impl From<EffectError> for MaterialError {
+    fn from(e: EffectError) -> Self {
+        MaterialError { subject: String::new(), kind: Box::new(MaterialErrorKind::Effect(e)) }
     }
-    let others = shared_with.iter().map(|e| format!("`{e}`")).collect::<Vec<_>>().join(", ");
-    format!(
-        "; its family `{family}` is shared with {others}: give unrelated material types families of their own"
-    )
+}
+
+impl From<Error> for MaterialError {
+    fn from(e: Error) -> Self {
+        MaterialError { subject: String::new(), kind: Box::new(MaterialErrorKind::Manager(e)) }
+    }
 }

@@ -3,12 +3,12 @@
 //! [`freqbuf::Error`] stays typed inside them as a source.
 
 mod effect;
+mod effect_kind;
 mod format;
-mod material;
 
 pub use effect::{EffectError, EffectErrorKind};
+pub use effect::{MaterialError, MaterialErrorKind};
 pub(crate) use format::chain;
-pub use material::{MaterialError, MaterialErrorKind};
 
 use std::fmt;
 

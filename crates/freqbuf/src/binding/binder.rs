@@ -25,6 +25,7 @@ use crate::binding::context::BindContext;
 use crate::binding::draw::Draw;
 use crate::binding::groups::GroupInputs;
 use crate::binding::state::{BindState, DrawInputs, GroupAccess, Parts};
+use crate::binding::target::{ALL_GROUPS, BindTarget, NoPass};
 use crate::device::limits::MAX_GROUPS;
 use crate::errors::Error;
 use crate::id::{ShaderId, SlotId};
@@ -36,35 +37,6 @@ use crate::slot::plan::Frequency;
 use crate::slot::shadow::Slot;
 use crate::slot::slab::Link;
 use crate::stats::Reason;
-
-/// Something bind groups can be set on: a render pass, compute pass or bundle encoder.
-pub trait BindTarget {
-    /// Forwards to the pass's `set_bind_group`.
-    fn set_bind_group(&mut self, index: u32, group: &wgpu::BindGroup, offsets: &[u32]);
-    /// Forwards to the pass's `set_immediates`: the element of a slab the
-    /// shader finds through its immediate data (`slot/slab.rs`).
-    fn set_immediates(&mut self, offset: u32, data: &[u8]);
-}
-
-macro_rules! bind_target {
-    ($($t:ty),*) => {$(
-        impl BindTarget for $t {
-            #[inline]
-            fn set_bind_group(&mut self, index: u32, group: &wgpu::BindGroup, offsets: &[u32]) {
-                <$t>::set_bind_group(self, index, group, offsets);
-            }
-            #[inline]
-            fn set_immediates(&mut self, offset: u32, data: &[u8]) {
-                <$t>::set_immediates(self, offset, data);
-            }
-        }
-    )*};
-}
-
-bind_target!(wgpu::RenderPass<'_>, wgpu::ComputePass<'_>, wgpu::RenderBundleEncoder<'_>);
-
-/// Every group index, as a mask of the groups a bind sets.
-pub(crate) const ALL_GROUPS: u32 = (1 << MAX_GROUPS) - 1;
 
 /// What is bound at one group index: the bind group's serial (0: nothing)
 /// and its dynamic offsets. The binder decides what to set by comparing
@@ -440,23 +412,6 @@ fn other_family(registry: &Registry, shader: ShaderId, slot: SlotId, fam: Family
 #[inline(never)]
 fn missing_instance(registry: &Registry, shader: ShaderId, frequency: Frequency) -> Error {
     Error::MissingInstance { shader: registry[shader].name().to_owned(), frequency }
-}
-
-/// A bind target that sets nothing: groups are built (and commands
-/// recorded) without a pass.
-pub(super) struct NoPass;
-
-impl BindTarget for NoPass {
-    #[inline]
-    fn set_bind_group(&mut self, _: u32, _: &wgpu::BindGroup, _: &[u32]) {}
-    #[inline]
-    fn set_immediates(&mut self, _: u32, _: &[u8]) {}
-}
-
-/// The bit mask of the group indices in `groups`.
-#[inline]
-pub(crate) fn mask(groups: std::ops::Range<u32>) -> u32 {
-    (groups.start..groups.end.min(MAX_GROUPS as u32)).fold(0u32, |m, g| m | 1 << g)
 }
 
 /// Slice equality without a call to `memcmp`, which costs more than the one to

@@ -15,16 +15,17 @@
 //! draw. Where the device lacks `Features::INDIRECT_FIRST_INSTANCE` (or
 //! indirect execution), the same runs are drawn draw by draw.
 //!
-//! The body of [`Binder::draw_indirect`] (`draw_indirect_in`; the entry is in
-//! `manager/bind.rs`) lives here with the run splitting and the argument
-//! upload, so only this file touches an `IndirectDraws`' fields.
+//! The body of [`Binder::draw_indirect`](crate::Binder::draw_indirect)
+//! past the binder's part (`IndirectDraws::issue`; the entry is in
+//! `manager/bind.rs`, the binder's part in `replay.rs`) lives here with the
+//! run splitting and the argument upload, so only this file touches an
+//! `IndirectDraws`' fields, and it never names the binder.
 
 use std::ops::Range;
 
-use crate::binding::binder::ALL_GROUPS;
-use crate::binding::binder::Binder;
 use crate::binding::context::BindContext;
 use crate::binding::list::{DrawList, Recorded};
+use crate::binding::target::ALL_GROUPS;
 use crate::device::scope;
 use crate::errors::Error;
 
@@ -291,35 +292,38 @@ impl IndirectDraws {
     }
 }
 
-impl Binder {
-    /// [`Binder::draw_indirect`] with the manager's state lent.
-    pub(crate) fn draw_indirect_in(
+impl IndirectDraws {
+    /// Refuses geometry for another number of draws than `list` holds.
+    pub(super) fn fits(&self, list: &DrawList) -> Result<(), Error> {
+        if self.args.len() != list.len() {
+            let what = format!("{} draws in the list, geometry for {}", list.len(), self.args.len());
+            return Err(Error::Indirect { what });
+        }
+        Ok(())
+    }
+
+    /// [`Binder::draw_indirect`](crate::Binder::draw_indirect) once `list` is
+    /// checked and recorded: plans the runs, uploads the arguments, and
+    /// replays each run's commands before its draw call. Returns the
+    /// `set_bind_group` calls sent, for the binder's count.
+    pub(super) fn issue(
         &mut self,
         cx: &mut BindContext<'_>,
         queue: &wgpu::Queue,
         pass: &mut wgpu::RenderPass<'_>,
-        list: &mut DrawList,
-        draws: &mut IndirectDraws,
+        list: &DrawList,
         mut set: impl FnMut(&mut wgpu::RenderPass<'_>, usize),
-    ) -> Result<(), Error> {
-        list.check(cx)?;
-        if draws.args.len() != list.len() {
-            let what = format!("{} draws in the list, geometry for {}", list.len(), draws.args.len());
-            return Err(Error::Indirect { what });
-        }
-        list.record(cx)?;
-        let recorded = list.recorded(cx.parts.generation, ALL_GROUPS).expect("recorded above");
-        draws.split_runs(list, recorded);
-        draws.upload(cx, queue)?;
-        // What is bound afterwards is the recording's, which this binder does not hold.
-        self.reset();
+    ) -> Result<u64, Error> {
+        let recorded = list.recorded(cx.parts.generation, ALL_GROUPS).expect("recorded by the binder");
+        self.split_runs(list, recorded);
+        self.upload(cx, queue)?;
         let caps = cx.caps;
         let indirect = caps.features.contains(wgpu::Features::INDIRECT_FIRST_INSTANCE)
             && caps.downlevel.contains(wgpu::DownlevelFlags::INDIRECT_EXECUTION);
-        let buffer = draws.buffer.as_ref();
-        let n = draws.stride_words();
+        let buffer = self.buffer.as_ref();
+        let n = self.stride_words();
         let (mut commands, mut draw_calls) = (0, 0);
-        for run in &draws.runs {
+        for run in &self.runs {
             // The pipeline first: a new layout clears the immediates a replay sets.
             if run.batch_change {
                 set(pass, run.draws.start as usize);
@@ -330,7 +334,7 @@ impl Binder {
             match (indirect, buffer) {
                 (true, Some(buffer)) => {
                     let offset = (run.calls.start as usize * n * 4) as u64;
-                    if draws.indexed {
+                    if self.indexed {
                         pass.multi_draw_indexed_indirect(buffer, offset, count);
                     } else {
                         pass.multi_draw_indirect(buffer, offset, count);
@@ -338,18 +342,17 @@ impl Binder {
                     draw_calls += 1;
                 }
                 _ => {
-                    draws.draw_each(pass, run);
+                    self.draw_each(pass, run);
                     draw_calls += count as u64;
                 }
             }
         }
         // The encoder now reads the buffer until it is submitted.
-        draws.in_use |= indirect && draws.buffer.is_some() && !draws.runs.is_empty();
+        self.in_use |= indirect && self.buffer.is_some() && !self.runs.is_empty();
         cx.stats.shared.draw_calls += draw_calls;
         // The runs replay every recorded command once.
         debug_assert_eq!(commands, recorded.len());
-        self.calls += recorded.calls();
         cx.sent(recorded.counts());
-        Ok(())
+        Ok(recorded.calls())
     }
 }

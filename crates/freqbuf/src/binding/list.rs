@@ -12,17 +12,17 @@
 //! A list also keeps the bind commands its last encode made (bind group,
 //! dynamic offsets, immediates, first instance), and replays them while the manager's
 //! generation holds: bind groups and offsets change only when it moves.
-//! [`Binder::bind_list`] binds a list here (`bind_list_in`); indirect runs replay the same
-//! recording (`indirect.rs`).
+//! [`Binder::bind_list`](crate::Binder::bind_list) binds a list and records
+//! it (`replay.rs`); indirect runs replay the same recording (`indirect.rs`).
+//! Nothing here names the binder.
 
 use std::collections::HashMap;
 
 use smallvec::SmallVec;
 
-use crate::binding::binder::{ALL_GROUPS, NoPass};
-use crate::binding::binder::{BindTarget, Binder};
 use crate::binding::context::BindContext;
 use crate::binding::draw::Draw;
+use crate::binding::target::BindTarget;
 use crate::errors::Error;
 use crate::id::ShaderId;
 use crate::instance::handles::{InstanceTable, NOT_GIVEN, checked};
@@ -40,12 +40,12 @@ pub struct DrawList {
     frees: u64,
     /// Unique per list made (clones share it: they hold the same draws).
     serial: u64,
-    draws: Vec<(ShaderId, [u32; Frequency::COUNT])>,
+    pub(super) draws: Vec<(ShaderId, [u32; Frequency::COUNT])>,
     /// For a list with slab draws: the pointer moves when it was made, and
     /// the flush count if its pointers were not flushed yet (`slot/slab.rs`).
     links: Option<(u64, Option<u64>)>,
     /// The bind commands of the last encode, if it bound every draw.
-    recorded: Option<Recorded>,
+    pub(super) recorded: Option<Recorded>,
 }
 
 /// The bind commands one encode of a list made, from a binder with nothing bound.
@@ -117,20 +117,20 @@ const IMMEDIATE: u32 = u32::MAX;
 
 /// A bind target that forwards to `pass` and records what it is given.
 #[derive(Debug)]
-struct Recorder<'a, P> {
-    pass: &'a mut P,
-    recorded: Recorded,
+pub(super) struct Recorder<'a, P> {
+    pub(super) pass: &'a mut P,
+    pub(super) recorded: Recorded,
     index: HashMap<wgpu::BindGroup, u32>,
 }
 
 impl<'a, P: BindTarget> Recorder<'a, P> {
-    fn new(pass: &'a mut P, generation: u64, mask: u32) -> Self {
+    pub(super) fn new(pass: &'a mut P, generation: u64, mask: u32) -> Self {
         Self { pass, recorded: Recorded { generation, mask, ..Default::default() }, index: HashMap::new() }
     }
 
     /// Ends the current draw's commands.
     #[inline]
-    fn end_draw(&mut self, first: u32) {
+    pub(super) fn end_draw(&mut self, first: u32) {
         let end = self.recorded.cmds.len() as u32;
         self.recorded.draws.push((end, first));
     }
@@ -213,25 +213,6 @@ impl DrawList {
         self.recorded.as_ref().filter(|r| r.generation == generation && r.mask == mask)
     }
 
-    /// Records the bind commands of every draw for all groups, from nothing
-    /// bound and into no pass (building groups on a miss), unless the list
-    /// holds a recording at the context's generation. A scratch binder binds,
-    /// so nothing sent is counted. Cost: [`Binder::bind`] per draw without
-    /// the handle lookups, or a comparison when recorded.
-    pub(crate) fn record(&mut self, cx: &mut BindContext<'_>) -> Result<(), Error> {
-        if self.recorded(cx.parts.generation, ALL_GROUPS).is_none() {
-            let (mut scratch, mut none) = (Binder::new(), NoPass);
-            let mut recorder = Recorder::new(&mut none, cx.parts.generation, ALL_GROUPS);
-            for &(shader, index) in &self.draws {
-                let first =
-                    scratch.bind_resolved(cx.uncounted(), &mut recorder, shader, index, ALL_GROUPS)?;
-                recorder.end_draw(first);
-            }
-            self.recorded = Some(recorder.recorded);
-        }
-        Ok(())
-    }
-
     /// The resolved draws, in order.
     #[inline]
     pub(crate) fn draws(&self) -> &[(ShaderId, [u32; Frequency::COUNT])] {
@@ -254,48 +235,5 @@ impl DrawList {
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.draws.is_empty()
-    }
-}
-
-impl Binder {
-    /// [`Binder::bind_list_groups`] with the manager's state lent, for the
-    /// groups in `mask`.
-    pub(crate) fn bind_list_in<P: BindTarget>(
-        &mut self,
-        cx: &mut BindContext<'_>,
-        pass: &mut P,
-        list: &mut DrawList,
-        mask: u32,
-        mut draw: impl FnMut(&mut P, usize, u32),
-    ) -> Result<(), Error> {
-        list.check(cx)?;
-        // A replay leaves the recording's last state bound, which this
-        // binder does not hold; a new recording starts from nothing bound.
-        self.reset();
-        if let Some(recorded) = list.recorded(cx.parts.generation, mask) {
-            for i in 0..recorded.draws.len() {
-                let first = recorded.replay(pass, i);
-                draw(pass, i, first);
-            }
-            self.calls += recorded.calls();
-            cx.sent(recorded.counts());
-            return Ok(());
-        }
-        let mut recorder = Recorder::new(pass, cx.parts.generation, mask);
-        let mut result = Ok(());
-        for (i, &(shader, index)) in list.draws.iter().enumerate() {
-            match self.bind_resolved(cx.inputs(), &mut recorder, shader, index, mask) {
-                Ok(first) => {
-                    recorder.end_draw(first);
-                    draw(recorder.pass, i, first);
-                }
-                Err(e) => {
-                    result = Err(e);
-                    break;
-                }
-            }
-        }
-        // Counted as they were sent, on error too: those calls reached the pass.
-        result.map(|()| list.recorded = Some(recorder.recorded))
     }
 }

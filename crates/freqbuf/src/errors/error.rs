@@ -262,3 +262,9 @@ impl From<ReflectError> for Error {
 }
 
 debug_as_report!(Error, ReflectError, ParamError);
+
+/// Errors cross threads on every target alike, the web included.
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<Error>();
+};

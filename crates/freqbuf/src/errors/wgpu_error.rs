@@ -55,9 +55,3 @@ impl WgpuError {
         self.message.lines().map(str::trim).rfind(|l| !l.is_empty()).unwrap_or("")
     }
 }
-
-/// Errors cross threads on every target alike, the web included.
-const _: () = {
-    const fn send_sync<T: Send + Sync>() {}
-    send_sync::<super::Error>();
-};

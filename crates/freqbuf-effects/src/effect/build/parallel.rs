@@ -14,9 +14,6 @@ pub(in crate::effect) const PARALLEL_FROM: usize = 16;
 /// Permutations composed between two merges: bounds what waits in memory.
 const CHUNK: usize = 128;
 
-/// What one permutation registers, layouts only, or why it cannot.
-type Reflected = Result<Vec<ShaderReflection>, EffectError>;
-
 impl Effects {
     /// The workers, lent for one check (see [`Workers::lend`](crate::effect::library::Workers::lend)).
     pub(in crate::effect) fn workers(&mut self) -> Option<Vec<Effects>> {
@@ -26,8 +23,9 @@ impl Effects {
         lent
     }
 
-    /// What `bits` registers, layouts only, composed here and not kept.
-    fn reflect_once(&mut self, id: EffectId, bits: Bits) -> Reflected {
+    /// What `bits` registers, layouts only, or why it cannot; composed
+    /// here and not kept.
+    fn reflect_once(&mut self, id: EffectId, bits: Bits) -> Result<Vec<ShaderReflection>, EffectError> {
         let out = self.pass_reflections(FlagSet { effect: id, bits });
         self.permutations.drop_compositions(id.index, Some(bits));
         out.map(|v| v.into_iter().map(ShaderReflection::layout_only).collect())
@@ -47,7 +45,8 @@ impl Effects {
         let n = workers.len();
         let mut result = Ok(());
         for chunk in combos.chunks(CHUNK) {
-            let mut results: Vec<Option<Reflected>> = (0..chunk.len()).map(|_| None).collect();
+            let mut results: Vec<Option<Result<Vec<ShaderReflection>, EffectError>>> =
+                (0..chunk.len()).map(|_| None).collect();
             let done = std::thread::scope(|scope| {
                 let handles = workers
                     .iter_mut()

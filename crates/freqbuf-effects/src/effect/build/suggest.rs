@@ -5,35 +5,9 @@
 //! hand-written groups; this finds the ones a tree's failures call for.
 
 use crate::effect::library::{EXHAUSTIVE_COMBINATIONS, Effects};
+use crate::effect::reports::{SuggestedRule, Suggestions};
 use crate::effect::types::{Bits, EffectId, FlagSet};
 use crate::error::EffectError;
-
-/// A rule that excludes failing combinations and no combination that composes.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SuggestedRule {
-    /// As the effect file writes it: `at_most_one = [["A", "B"]]`, or
-    /// `implies.A = ["B"]`.
-    pub rule: String,
-    /// The failing combinations it excludes, each as its flags.
-    pub excludes: Vec<Vec<String>>,
-}
-
-/// What [`Effects::suggest_rules`] found.
-#[derive(Clone, Debug, Default)]
-pub struct Suggestions {
-    /// Combinations composed.
-    pub checked: usize,
-    /// Whether they were every one the rules allow (else the check's sample).
-    pub exhaustive: bool,
-    /// Each failing combination, as its flags, with its error on one line.
-    pub failures: Vec<(Vec<String>, String)>,
-    /// Rules that together exclude every failure they can, most first.
-    pub rules: Vec<SuggestedRule>,
-    /// Failures that no rule over one pair of flags excludes without also
-    /// excluding a combination that composes (every failure, when none
-    /// composes).
-    pub unexplained: Vec<Vec<String>>,
-}
 
 /// A candidate rule over two flags (bit indices).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

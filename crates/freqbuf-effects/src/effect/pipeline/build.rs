@@ -8,34 +8,9 @@
 use freqbuf::{Creator, Manager};
 
 use crate::effect::library::Effects;
-use crate::effect::pipeline::job::{Built, Job, JobKey};
-use crate::effect::pipeline::warm::WarmProgress;
+use crate::effect::pipeline::job::{Done, Job, Jobs};
+use crate::effect::reports::WarmProgress;
 use crate::error::EffectError;
-
-/// A job's result, with the job (it goes into the cache afterwards).
-type Done = (Job, Result<Built, freqbuf::Error>);
-
-/// Hands each job `produce` makes to the builders, once per pipeline.
-pub(in crate::effect) struct Jobs<'a> {
-    keys: Vec<JobKey>,
-    send: &'a mut dyn FnMut(Job),
-}
-
-impl<'a> Jobs<'a> {
-    fn new(send: &'a mut dyn FnMut(Job)) -> Self {
-        Self { keys: Vec::new(), send }
-    }
-
-    /// Queues `job` for building, unless a job of the same pipeline was
-    /// queued before (a log may name a pipeline twice).
-    pub(in crate::effect) fn push(&mut self, job: Job) {
-        let key = job.key();
-        if !self.keys.contains(&key) {
-            self.keys.push(key);
-            (self.send)(job);
-        }
-    }
-}
 
 impl Effects {
     /// Builds the jobs `produce` makes, on up to `threads` threads (0: one

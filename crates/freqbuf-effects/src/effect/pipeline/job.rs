@@ -121,3 +121,28 @@ impl Job {
         }
     }
 }
+
+/// Hands each job `produce` makes to the builders, once per pipeline.
+pub(in crate::effect) struct Jobs<'a> {
+    keys: Vec<JobKey>,
+    send: &'a mut dyn FnMut(Job),
+}
+
+impl<'a> Jobs<'a> {
+    pub(in crate::effect) fn new(send: &'a mut dyn FnMut(Job)) -> Self {
+        Self { keys: Vec::new(), send }
+    }
+
+    /// Queues `job` for building, unless a job of the same pipeline was
+    /// queued before (a log may name a pipeline twice).
+    pub(in crate::effect) fn push(&mut self, job: Job) {
+        let key = job.key();
+        if !self.keys.contains(&key) {
+            self.keys.push(key);
+            (self.send)(job);
+        }
+    }
+}
+
+/// A job's result, with the job (it goes into the cache afterwards).
+pub(in crate::effect) type Done = (Job, Result<Built, Error>);

@@ -79,7 +79,7 @@ impl Effects {
         text: &str,
         targets: impl Fn(&LoggedPipeline) -> Targets,
         threads: usize,
-        progress: &mut dyn FnMut(crate::effect::pipeline::warm::WarmProgress),
+        progress: &mut dyn FnMut(crate::effect::reports::WarmProgress),
     ) -> Result<ReplayReport, EffectError> {
         let log: LogFile = toml::from_str(text).map_err(|e| EffectError {
             file: file.to_owned(),

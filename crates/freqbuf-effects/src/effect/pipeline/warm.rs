@@ -4,22 +4,10 @@
 //! every pipeline is built with, so that the next start builds them faster.
 
 use crate::effect::library::{EXHAUSTIVE_COMBINATIONS, Effects};
+use crate::effect::reports::{WarmProgress, WarmReport};
 use crate::effect::types::{EffectId, FlagSet, PassId, Targets};
 use crate::error::EffectError;
 use freqbuf::Manager;
-
-/// What [`Effects::warm`] built.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct WarmReport {
-    /// Flag combinations warmed: every one the constraints allow, or the
-    /// whole-effect check's sample of them (`exhaustive` false).
-    pub permutations: usize,
-    /// Whether those are every allowed combination.
-    pub exhaustive: bool,
-    /// Pipelines in the cache for them afterwards (one per pass that exists
-    /// under a combination), built now or earlier.
-    pub pipelines: usize,
-}
 
 impl Effects {
     /// Builds every pipeline from now on with `cache` (`None`: without one),
@@ -93,13 +81,4 @@ impl Effects {
         })?;
         Ok(report)
     }
-}
-
-/// How far [`Effects::warm_with`] is: pipelines built of those it builds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct WarmProgress {
-    /// Pipelines built so far (failed ones included).
-    pub done: usize,
-    /// Pipelines to build: those the cache did not hold.
-    pub total: usize,
 }

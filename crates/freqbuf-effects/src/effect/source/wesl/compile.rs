@@ -27,44 +27,44 @@ pub(crate) struct Compiled {
     pub(crate) map: OutputMap,
 }
 
-impl Sources {
-    /// Compiles `part` (0 the source, `i` the `i`-th stage file) with the
-    /// flags `on` and the `[defs]` values `defs`. `flags` names the
-    /// permutation in errors; with `effect`, in the sites of its resources
-    /// (`lit[GLOSSY] materials/common.wesl`), so that a conflict between two
-    /// permutations of a linked pass names both.
-    pub(crate) fn compile(
-        self: &Arc<Self>,
-        part: u32,
-        defs: &[(String, ShaderDefValue)],
-        on: &[&str],
-        (effect, flags): (&str, &str),
-    ) -> Result<Compiled, EffectError> {
-        let part = part as usize;
-        let features = features(defs, on);
-        let constants = constants(defs);
-        let len = self.parts[part].modules.values().map(|&i| self.files[i].text.len()).sum();
-        let sources = self.clone();
-        let run = || compile(sources, part, &features, &constants, flags);
-        let (module, map) = freqbuf::__effects::on_deep_stack(len, run).map_err(|panic| {
-            let message = panic
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            let kind = EffectErrorKind::WeslCompiler {
-                flags: flags.to_owned(),
-                message: format!("panicked: {message}"),
-            };
-            EffectError { file: self.main_file(part), location: None, kind: Box::new(kind) }
-        })??;
-        let (module, mut sites) = map.unmangle(module);
-        for (file, _) in sites.values_mut() {
-            *file = format!("{effect}[{flags}] {file}");
-        }
-        Ok(Compiled { module, sites, map })
+/// Compiles `sources`' `part` (0 the source, `i` the `i`-th stage file) with the
+/// flags `on` and the `[defs]` values `defs`. `flags` names the
+/// permutation in errors; with `effect`, in the sites of its resources
+/// (`lit[GLOSSY] materials/common.wesl`), so that a conflict between two
+/// permutations of a linked pass names both.
+pub(crate) fn permutation(
+    sources: &Arc<Sources>,
+    part: u32,
+    defs: &[(String, ShaderDefValue)],
+    on: &[&str],
+    (effect, flags): (&str, &str),
+) -> Result<Compiled, EffectError> {
+    let part = part as usize;
+    let features = features(defs, on);
+    let constants = constants(defs);
+    let len = sources.parts[part].modules.values().map(|&i| sources.files[i].text.len()).sum();
+    let owned = sources.clone();
+    let run = || compile(owned, part, &features, &constants, flags);
+    let (module, map) = freqbuf::__effects::on_deep_stack(len, run).map_err(|panic| {
+        let message = panic
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        let kind = EffectErrorKind::WeslCompiler {
+            flags: flags.to_owned(),
+            message: format!("panicked: {message}"),
+        };
+        EffectError { file: sources.main_file(part), location: None, kind: Box::new(kind) }
+    })??;
+    let (module, mut sites) = map.unmangle(module);
+    for (file, _) in sites.values_mut() {
+        *file = format!("{effect}[{flags}] {file}");
     }
+    Ok(Compiled { module, sites, map })
+}
 
+impl Sources {
     pub(super) fn main_file(&self, part: usize) -> String {
         let p = &self.parts[part];
         p.modules.get(&p.main).map_or_else(String::new, |&i| self.files[i].name.clone())

@@ -20,12 +20,14 @@ mod map;
 mod public;
 
 #[cfg(feature = "wesl")]
+pub(crate) use compile::permutation;
+#[cfg(feature = "wesl")]
 pub(crate) use discover::{Library, Sources};
 
 #[cfg(not(feature = "wesl"))]
 mod stub;
 #[cfg(not(feature = "wesl"))]
-pub(crate) use stub::{Library, Sources};
+pub(crate) use stub::{Library, Sources, permutation};
 
 /// Whether a file name is WESL's.
 pub(in crate::effect) fn is_wesl(name: &str) -> bool {

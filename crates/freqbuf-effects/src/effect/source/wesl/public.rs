@@ -110,7 +110,8 @@ impl Effects {
         self.stats.module_files += reads;
         let defs = defs.iter().map(|&(n, v)| (n.to_owned(), v.to_naga_oil())).collect::<Vec<_>>();
         let described = if flags.is_empty() { "no flags".to_owned() } else { flags.join("+") };
-        let Compiled { module, map, .. } = Arc::new(sources).compile(0, &defs, flags, (&name, &described))?;
+        let Compiled { module, map, .. } =
+            super::permutation(&Arc::new(sources), 0, &defs, flags, (&name, &described))?;
         self.stats.compositions += 1;
         let shown = if flags.is_empty() { name } else { format!("{name}[{described}]") };
         ShaderReflection::from_module(shown, module).map_err(|e| map.reflect_error(e, &described))

@@ -37,14 +37,14 @@ impl Sources {
     pub(crate) fn tested_bits(&self, _: &[String]) -> Bits {
         match *self {}
     }
+}
 
-    pub(crate) fn compile(
-        self: &Arc<Self>,
-        _: u32,
-        _: &[(String, ShaderDefValue)],
-        _: &[&str],
-        _: (&str, &str),
-    ) -> Result<Compiled, EffectError> {
-        match **self {}
-    }
+pub(crate) fn permutation(
+    sources: &Arc<Sources>,
+    _: u32,
+    _: &[(String, ShaderDefValue)],
+    _: &[&str],
+    _: (&str, &str),
+) -> Result<Compiled, EffectError> {
+    match **sources {}
 }
