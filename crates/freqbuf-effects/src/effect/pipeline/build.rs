@@ -8,7 +8,9 @@
 use freqbuf::{Creator, Manager};
 
 use crate::effect::library::Effects;
-use crate::effect::pipeline::job::{Done, Job, Jobs};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::effect::pipeline::job::Job;
+use crate::effect::pipeline::job::{Done, Jobs};
 use crate::effect::reports::WarmProgress;
 use crate::error::EffectError;
 
