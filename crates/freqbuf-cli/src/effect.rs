@@ -101,19 +101,7 @@ pub(crate) fn effect(plan: &SlotPlan, wesl: &WeslArgs, args: &EffectArgs) -> Exi
         match only.and_then(|only| fx.merge(&mut registry, id, only)) {
             Ok(report) => loaded.push((id, report)),
             Err(e) => {
-                // Rules help only where a combination does not compose.
-                let composing = e.kind.is_composition();
-                // The error names one rule already: where it does, point at the others.
-                let named = matches!(*e.kind, EffectErrorKind::Excludable { .. });
-                eprintln!("error: {:#}", anyhow::Error::new(e));
-                if all && composing {
-                    crate::each::hint(fx.effect(id), file);
-                } else if named {
-                    let file = file.display();
-                    eprintln!(
-                        "hint: `freqbuf effect --suggest-rules {file}` lists a rule for every failing combination"
-                    );
-                }
+                refused(fx.effect(id), file, e, all);
                 return ExitCode::FAILURE;
             }
         }
@@ -140,6 +128,27 @@ pub(crate) fn effect(plan: &SlotPlan, wesl: &WeslArgs, args: &EffectArgs) -> Exi
     }
     print_table(&registry, verbose);
     ExitCode::SUCCESS
+}
+
+/// Prints why `effect` (from `file`) was refused, and where to go on: a
+/// failed composition under `--all-permutations` points at `--suggest-rules`.
+fn refused(
+    effect: &freqbuf_effects::Effect,
+    file: &std::path::Path,
+    e: freqbuf_effects::EffectError,
+    all: bool,
+) {
+    // Rules help only where a combination does not compose.
+    let composing = e.kind.is_composition();
+    // The error names one rule already: where it does, point at the others.
+    let named = matches!(*e.kind, EffectErrorKind::Excludable { .. });
+    eprintln!("error: {:#}", anyhow::Error::new(e));
+    if all && composing {
+        crate::each::hint(effect, file);
+    } else if named {
+        let file = file.display();
+        eprintln!("hint: `freqbuf effect --suggest-rules {file}` lists a rule for every failing combination");
+    }
 }
 
 /// The passes of `technique`, in order.

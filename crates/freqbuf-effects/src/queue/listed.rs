@@ -56,20 +56,17 @@ impl Listed {
     }
 }
 
-/// Encodes a settled bin through its draw list, making the list when the
-/// bin or its items' shaders changed or the manager refuses it. With a
-/// queue, as multi-draw-indirect runs where every item draws one instance
-/// and all or none are indexed; otherwise draw by draw.
-pub(super) fn encode_bin(
-    bin: &mut Bin,
-    items: &SlotMap<ItemKey, Entry>,
-    cx: &mut QueueContext<'_, '_>,
-    stats: &mut QueueStats,
-    indirect: Option<&wgpu::Queue>,
-) -> Result<(), MaterialError> {
-    let QueueContext { effects: fx, manager: fb, materials: mats, targets, pass, binder } = cx;
-    // Pipelines every encode (a material's flags may have changed since),
-    // compared with the list's without a clone.
+/// A bin's items in draw order, each with its shader.
+type Drawn<'i> = Vec<(ShaderId, &'i QueueItem)>;
+
+/// Each of `bin`'s items with its shader, its pipeline made or found (every
+/// encode: a material's flags may have changed since), and whether the
+/// bin's list was made for exactly these, compared without a clone.
+fn drawn<'i>(
+    bin: &Bin,
+    items: &'i SlotMap<ItemKey, Entry>,
+    (fx, fb, mats, targets): (&mut Effects, &mut Manager, &Materials, &Targets),
+) -> Result<(Drawn<'i>, bool), MaterialError> {
     let mut drawn = Vec::with_capacity(bin.sorted.len());
     let device = fb.device_serial();
     let mut same = bin.listed.as_ref().is_some_and(|l| l.version == bin.version && l.device == device);
@@ -85,6 +82,23 @@ pub(super) fn encode_bin(
         drawn.push((shader, item));
     }
     same = same && bin.listed.as_ref().is_some_and(|l| l.shaders.len() == drawn.len());
+    Ok((drawn, same))
+}
+
+/// Encodes a settled bin through its draw list, making the list when the
+/// bin or its items' shaders changed or the manager refuses it. With a
+/// queue, as multi-draw-indirect runs where every item draws one instance
+/// and all or none are indexed; otherwise draw by draw.
+pub(super) fn encode_bin(
+    bin: &mut Bin,
+    items: &SlotMap<ItemKey, Entry>,
+    cx: &mut QueueContext<'_, '_>,
+    stats: &mut QueueStats,
+    indirect: Option<&wgpu::Queue>,
+) -> Result<(), MaterialError> {
+    let QueueContext { effects: fx, manager: fb, materials: mats, targets, pass, binder } = cx;
+    let device = fb.device_serial();
+    let (drawn, same) = drawn(bin, items, (fx, fb, mats, targets))?;
     for attempt in 0..2 {
         if !same || attempt > 0 {
             bin.listed = Some(Listed::new(fx, fb, mats, targets, &drawn, (bin.version, device), indirect)?);

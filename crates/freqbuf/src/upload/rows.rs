@@ -6,6 +6,8 @@
 //! move failed (or that a re-lay made stale before the flush) become
 //! unwritten again, and the next write packs them from the caller's array.
 
+use std::ops::Range;
+
 use super::belt::LARGEST;
 use super::row_set::{RowSet, RowsToPack, Staged};
 use super::scatter::{ROW, ROW_WORDS, Scatter, Table};
@@ -84,16 +86,7 @@ impl Uploader {
         // uniform table names each row: whichever is smaller.
         let (table, form, entries) = match scatter {
             true => {
-                let pieces = self.row_runs[runs.clone()]
-                    .iter()
-                    .map(|&(_, n)| (n as u64 * row as u64).div_ceil(ROW_WORDS * 4))
-                    .sum::<u64>();
-                let (uniform, n) = (Table::Uniform { words: row / 4 }, rows.len() as u64);
-                let (form, entries) = if uniform.bytes(n) <= Table::Pairs.bytes(pieces) {
-                    (uniform, n)
-                } else {
-                    (Table::Pairs, pieces)
-                };
+                let (form, entries) = self.row_table_form(runs.clone(), rows.len() as u64, row);
                 (Some(data.next_multiple_of(align)), form, entries)
             }
             false => (None, Table::Pairs, 0),
@@ -128,26 +121,8 @@ impl Uploader {
             RowSet::Run { position, len, .. } => put(position, len),
         }
         if let Some(t) = table {
-            let words = &mut self.table_words;
-            words.clear();
-            let mut src = 0u64;
-            for &(first, n) in &self.row_runs[runs.clone()] {
-                let (dst, end) = (first as u64 * stride as u64, src + n as u64 * row as u64);
-                match form {
-                    Table::Uniform { .. } => (0..n as u64)
-                        .for_each(|j| form.push(words, dst + j * stride as u64, src + j * row as u64)),
-                    Table::Pairs => {
-                        let (mut s, mut d) = (src, dst);
-                        while s < end {
-                            form.push(words, d, s);
-                            let step = (end - s).min(ROW_WORDS * 4);
-                            (s, d) = (s + step, d + step);
-                        }
-                    }
-                }
-                src = end;
-            }
-            form.write(&mut out, t, (entries, 0, data), words);
+            row_table(&mut self.table_words, &self.row_runs[runs.clone()], form, (row, stride));
+            form.write(&mut out, t, (entries, 0, data), &self.table_words);
         }
         drop(view);
         self.staged.push(Staged {
@@ -163,6 +138,21 @@ impl Uploader {
             runs,
         });
         Ok(())
+    }
+
+    /// The smaller scatter table for the row runs `runs` (`n` rows of
+    /// `row` bytes): pairs cut each run into pieces of at most `ROW_WORDS`
+    /// words, a uniform table names each row. Returns the form and its entries.
+    fn row_table_form(&self, runs: Range<usize>, n: u64, row: u32) -> (Table, u64) {
+        let pieces = self.row_runs[runs]
+            .iter()
+            .map(|&(_, n)| (n as u64 * row as u64).div_ceil(ROW_WORDS * 4))
+            .sum::<u64>();
+        let uniform = Table::Uniform { words: row / 4 };
+        match uniform.bytes(n) <= Table::Pairs.bytes(pieces) {
+            true => (uniform, n),
+            false => (Table::Pairs, pieces),
+        }
     }
 
     /// Whether `ranges` ranges (or runs) go into a slot buffer of `size`
@@ -323,5 +313,30 @@ impl Uploader {
         let groups = st.entries.div_ceil(64) as u32;
         pass.dispatch_workgroups(groups.min(65535), groups.div_ceil(65535), 1);
         Ok(0)
+    }
+}
+
+/// Fills `words` with the `form` table of the row runs `runs` (first
+/// row, rows), packed one after another (`row` bytes each) for a slot of
+/// `stride`.
+fn row_table(words: &mut Vec<u32>, runs: &[(u32, u32)], form: Table, (row, stride): (u32, u32)) {
+    words.clear();
+    let mut src = 0u64;
+    for &(first, n) in runs {
+        let (dst, end) = (first as u64 * stride as u64, src + n as u64 * row as u64);
+        match form {
+            Table::Uniform { .. } => {
+                (0..n as u64).for_each(|j| form.push(words, dst + j * stride as u64, src + j * row as u64))
+            }
+            Table::Pairs => {
+                let (mut s, mut d) = (src, dst);
+                while s < end {
+                    form.push(words, d, s);
+                    let step = (end - s).min(ROW_WORDS * 4);
+                    (s, d) = (s + step, d + step);
+                }
+            }
+        }
+        src = end;
     }
 }

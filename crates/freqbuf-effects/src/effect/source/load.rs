@@ -175,30 +175,10 @@ impl Effects {
             stages: &stage_files,
             read,
         })?;
-        // A name the effect's own texts test is one of its flags or defs (a stage's own included).
-        let stage_defs = stage_files.iter().flat_map(|f| f.defs.iter().map(|(n, _)| n));
-        let known = flags
-            .iter()
-            .chain(defs.iter().map(|(n, _)| n))
-            .chain(stage_defs)
-            .map(String::as_str)
-            .collect::<Vec<_>>();
-        crate::effect::source::tested_names::check(&source_file, &source, &known)?;
-        for f in &stage_files {
-            crate::effect::source::tested_names::check(&f.file, &f.text, &known)?;
-        }
+        check_tested_names((&source_file, &source), &stage_files, &flags, &defs)?;
         let tested = match &wesl {
             Some(w) => passes.iter().fold(w.tested_bits(&flags), |m, p| m | p.deciding()),
-            None => {
-                // Modules of the searched directories that it imports, before its flags are read.
-                self.add_imported_modules(&source_file, &source)?;
-                for f in &stage_files {
-                    self.add_imported_modules(&f.file, &f.text)?;
-                }
-                let texts =
-                    std::iter::once(source.as_str()).chain(stage_files.iter().map(|f| f.text.as_str()));
-                self.tested_bits(texts, &flags, &passes)
-            }
+            None => self.naga_oil_tested((&source_file, &source), &stage_files, &flags, &passes)?,
         };
         let name = parsed.name.unwrap_or_else(|| stem.to_owned());
         let effect = Effect {
@@ -222,6 +202,48 @@ impl Effects {
         };
         Ok(self.catalog.push(effect))
     }
+}
+
+impl Effects {
+    /// The flags a naga_oil effect's texts (and what they import) test,
+    /// with those its passes require; the modules of the searched folders
+    /// that they import are added first.
+    fn naga_oil_tested(
+        &mut self,
+        (source_file, source): (&str, &str),
+        stage_files: &[crate::effect::types::StageSource],
+        flags: &[String],
+        passes: &[Pass],
+    ) -> Result<Bits, EffectError> {
+        self.add_imported_modules(source_file, source)?;
+        for f in stage_files {
+            self.add_imported_modules(&f.file, &f.text)?;
+        }
+        let texts = std::iter::once(source).chain(stage_files.iter().map(|f| f.text.as_str()));
+        Ok(self.tested_bits(texts, flags, passes))
+    }
+}
+
+/// A name the effect's own texts test is one of its flags or defs (a
+/// stage's own included): checked in the source and each stage file.
+fn check_tested_names(
+    (source_file, source): (&str, &str),
+    stage_files: &[crate::effect::types::StageSource],
+    flags: &[String],
+    defs: &[(String, naga_oil::compose::ShaderDefValue)],
+) -> Result<(), EffectError> {
+    let stage_defs = stage_files.iter().flat_map(|f| f.defs.iter().map(|(n, _)| n));
+    let known = flags
+        .iter()
+        .chain(defs.iter().map(|(n, _)| n))
+        .chain(stage_defs)
+        .map(String::as_str)
+        .collect::<Vec<_>>();
+    crate::effect::source::tested_names::check(source_file, source, &known)?;
+    for f in stage_files {
+        crate::effect::source::tested_names::check(&f.file, &f.text, &known)?;
+    }
+    Ok(())
 }
 
 fn parse(file: &str, text: &str) -> Result<EffectFile, EffectError> {

@@ -277,6 +277,64 @@ pub(in crate::effect) fn techniques(
     Ok((techniques, passes, stage_files))
 }
 
+/// Why a pass's stages cannot go together, if they cannot: a render pass
+/// has a vertex stage and maybe a fragment one, a compute pass only compute.
+fn mixed_stages(vertex: bool, fragment: bool, compute: bool) -> Option<&'static str> {
+    let render = vertex || fragment;
+    match (render, compute) {
+        (true, true) => Some("mixes a compute entry point with vertex or fragment ones"),
+        (false, false) => Some("names neither a vertex nor a compute entry point"),
+        _ if render && !vertex => Some("has a fragment but no vertex entry point"),
+        _ => None,
+    }
+}
+
+/// The flags a pass `requires` on, and those it requires off (`!FLAG`).
+fn requires(
+    name: &str,
+    requires: &[toml::Spanned<String>],
+    flags: &[String],
+    at: At<'_>,
+) -> Result<(Bits, Bits), EffectError> {
+    let (mut required, mut excluded): (Bits, Bits) = (0, 0);
+    for r in requires {
+        let (off, flag) = match r.get_ref().strip_prefix('!') {
+            Some(flag) => (true, flag.trim()),
+            None => (false, r.get_ref().as_str()),
+        };
+        let Some(i) = flags.iter().position(|f| f == flag) else {
+            let what = format!("requires `{flag}`, which is not one of the effect's flags");
+            return Err(at(r.span(), EffectErrorKind::BadFlags(format!("pass `{name}` {what}"))));
+        };
+        match off {
+            false => required |= 1 << i,
+            true => excluded |= 1 << i,
+        }
+    }
+    Ok((required, excluded))
+}
+
+/// The flags a stage of pass `name` is compiled `without`, as bits.
+fn without_bits(
+    name: &str,
+    without: &[String],
+    flags: &[String],
+    span: Range<usize>,
+    at: At<'_>,
+) -> Result<Bits, EffectError> {
+    let mut bits: Bits = 0;
+    for flag in without {
+        let Some(i) = flags.iter().position(|f| f == flag) else {
+            let what = format!(
+                "pass `{name}`'s stage is `without` `{flag}`, which is not one of the effect's flags"
+            );
+            return Err(at(span, EffectErrorKind::BadFlags(what)));
+        };
+        bits |= 1 << i;
+    }
+    Ok(bits)
+}
+
 /// One pass of `technique`: its entry points, the stage files it takes them
 /// from, and the flags it `requires`.
 fn pass(
@@ -305,16 +363,7 @@ fn pass(
             let what = "is a string; a stage's defs are booleans and integers (paste in the effect's [defs])";
             return Err(at(span, EffectErrorKind::BadDef { name, what: what.into() }));
         }
-        let mut without_bits: Bits = 0;
-        for flag in &without {
-            let Some(i) = flags.iter().position(|f| f == flag) else {
-                let what = format!(
-                    "pass `{name}`'s stage is `without` `{flag}`, which is not one of the effect's flags"
-                );
-                return Err(at(span, EffectErrorKind::BadFlags(what)));
-            };
-            without_bits |= 1 << i;
-        }
+        let without_bits = without_bits(&name, &without, flags, span.clone(), at)?;
         let from = match from {
             Some(from) => from,
             None if !defs.is_empty() || without_bits != 0 => source.0.to_owned(),
@@ -342,32 +391,10 @@ fn pass(
         files[i] = Some(from);
     }
     let [vertex, fragment, compute] = entries;
-    let render = vertex.is_some() || fragment.is_some();
-    match (render, &compute) {
-        (true, Some(_)) => {
-            return Err(bad("mixes a compute entry point with vertex or fragment ones"));
-        }
-        (false, None) => return Err(bad("names neither a vertex nor a compute entry point")),
-        _ if render && vertex.is_none() => {
-            return Err(bad("has a fragment but no vertex entry point"));
-        }
-        _ => {}
+    if let Some(what) = mixed_stages(vertex.is_some(), fragment.is_some(), compute.is_some()) {
+        return Err(bad(what));
     }
-    let (mut required, mut excluded): (Bits, Bits) = (0, 0);
-    for r in &p.requires {
-        let (off, flag) = match r.get_ref().strip_prefix('!') {
-            Some(flag) => (true, flag.trim()),
-            None => (false, r.get_ref().as_str()),
-        };
-        let Some(i) = flags.iter().position(|f| f == flag) else {
-            let what = format!("requires `{flag}`, which is not one of the effect's flags");
-            return Err(at(r.span(), EffectErrorKind::BadFlags(format!("pass `{name}` {what}"))));
-        };
-        match off {
-            false => required |= 1 << i,
-            true => excluded |= 1 << i,
-        }
-    }
+    let (required, excluded) = requires(&name, &p.requires, flags, at)?;
     if required & excluded != 0 {
         let what = format!("pass `{name}` requires a flag both on and off");
         return Err(at(p.name.span(), EffectErrorKind::BadFlags(what)));
