@@ -1,15 +1,16 @@
 //! The module graph of a crate, read from its sources, as rust-analyzer
 //! (and so `cargo-modules`) sees it: each file is a module (`a/b.rs` is
 //! `a::b`, `a/mod.rs` is `a`), and a module uses another where a line
-//! outside comments and tests names it by a `crate::`, `super::` or `self::`
-//! path, or a `use` line by a child module's name, grouped imports
-//! (`crate::slot::{plan::X, shadow::Y}`) included. A path names the deepest module it reaches; an
-//! item names the module that defines it, followed through `use`
-//! re-exports (`crate::Error` is `errors::error`, not the root). Methods
-//! count in their type's module: the signatures in a file's `impl T`, for a
-//! `T` defined elsewhere, are `T`'s module's uses, and so is the file itself
-//! where one names a type it defines; bodies stay the file's. For the rule that no module uses one that uses it back
-//! (design.md, "Modules and the direction data flows").
+//! outside comments and tests names it by a `crate::`, `super::` or
+//! `self::` path, or a `use` line by a child module's name, grouped
+//! imports (`crate::slot::{plan::X, shadow::Y}`) included. A path names
+//! the deepest module it reaches; an item names the module that defines
+//! it, followed through `use` re-exports (`crate::Error` is
+//! `errors::error`, not the root). Methods count in their type's module:
+//! the signatures in a file's `impl T`, for a `T` defined elsewhere, are
+//! `T`'s module's uses, and so is the file itself where one names a type it
+//! defines; bodies stay the file's. For the rule that no module uses one
+//! that uses it back (design.md, "Modules and the direction data flows").
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -118,18 +119,13 @@ impl Crate {
         let mut bound = BTreeMap::new();
         for (module, lines) in &krate.files {
             let names: &mut BTreeMap<String, Module> = bound.entry(module.clone()).or_default();
-            for line in lines.iter().map(|l| l.trim()).filter(|l| use_body(l).is_some()) {
-                for path in krate.paths(line, module) {
-                    let name = match path.last().map(String::as_str) {
-                        Some("self") => path[..path.len() - 1].last().cloned(),
-                        other => other.map(str::to_owned),
-                    };
-                    if let Some(name) = name {
-                        let path = if path.last().is_some_and(|l| l == "self") {
-                            path[..path.len() - 1].to_vec()
-                        } else {
-                            path
-                        };
+            for line in lines.iter().map(|l| l.trim()).filter(|l| is_use(l)) {
+                for mut path in krate.paths(line, module) {
+                    // `use a::{self, b}` binds `a` to the module itself.
+                    if path.last().is_some_and(|l| l == "self") {
+                        path.pop();
+                    }
+                    if let Some(name) = path.last().cloned() {
                         names.insert(name, path);
                     }
                 }
@@ -165,12 +161,10 @@ impl Crate {
         let heads = ["crate::", "super::", "self::"];
         // A child by its name: in `use` lines (imports, re-exports) only, as
         // rust-analyzer's graph has no edge for a call in a body.
-        let in_use = use_body(line).is_some();
         let children = self
             .files
             .keys()
-            .filter(|m| m.len() == module.len() + 1 && m.starts_with(module))
-            .filter(|_| in_use)
+            .filter(|m| is_use(line) && m.len() == module.len() + 1 && m.starts_with(module))
             .map(|m| format!("{}::", m[module.len()]))
             .collect::<Vec<_>>();
         let found =
@@ -223,14 +217,7 @@ impl Crate {
 
 /// The name a top-level line defines as a type, if it does.
 fn item_name(line: &str) -> Option<String> {
-    let mut rest = line;
-    if let Some(r) = rest.strip_prefix("pub") {
-        rest = r.trim_start();
-        if rest.starts_with('(') {
-            rest = &rest[rest.find(')')? + 1..];
-        }
-    }
-    let rest = rest.trim_start();
+    let rest = after_visibility(line)?;
     let rest = ["struct ", "enum ", "trait ", "union ", "type "].iter().find_map(|k| rest.strip_prefix(k))?;
     let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
     (end > 0).then(|| rest[..end].to_owned())
@@ -258,8 +245,13 @@ fn impl_self(line: &str) -> Option<(String, &str)> {
     Some((segments.last()?.clone(), rest))
 }
 
-/// The path of a `use` line (`use`, `pub use`, `pub(crate) use`, ...).
-fn use_body(line: &str) -> Option<&str> {
+/// Whether `line` is a `use` line (`use`, `pub use`, `pub(crate) use`, ...).
+fn is_use(line: &str) -> bool {
+    after_visibility(line).is_some_and(|rest| rest.starts_with("use "))
+}
+
+/// `line` without its leading visibility (`pub`, `pub(crate)`, ...).
+fn after_visibility(line: &str) -> Option<&str> {
     let mut rest = line;
     if let Some(r) = rest.strip_prefix("pub") {
         rest = r.trim_start();
@@ -267,7 +259,7 @@ fn use_body(line: &str) -> Option<&str> {
             rest = &rest[rest.find(')')? + 1..];
         }
     }
-    rest.trim_start().strip_prefix("use ")
+    Some(rest.trim_start())
 }
 
 /// Every `.rs` file under `src` by its module path.
