@@ -34,7 +34,12 @@ pub struct StorageInstancing {
 struct Scatter {
     pipeline: wgpu::ComputePipeline,
     src: wgpu::Buffer,
+    /// The count of elements, then each one's destination.
     idx: wgpu::Buffer,
+    /// Made once over the whole buffers: the count bounds the pass, as
+    /// freqbuf's tables do (a group made each frame cost this baseline 7%
+    /// of its frame at 100,000 objects).
+    group: wgpu::BindGroup,
 }
 
 /// `WORDS` (the words of one element) is prepended.
@@ -44,8 +49,8 @@ const SCATTER: &str = "
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
 @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) {
     let e = g.x / WORDS;
-    if e >= arrayLength(&idx) { return; }
-    dst[idx[e] * WORDS + g.x % WORDS] = src[g.x];
+    if e >= idx[0] { return; }
+    dst[idx[e + 1u] * WORDS + g.x % WORDS] = src[g.x];
 }";
 
 /// At most this many coalesced runs are copied one by one; more go through
@@ -176,11 +181,18 @@ impl StorageInstancing {
             compilation_options: Default::default(),
             cache: None,
         });
-        let scatter = Scatter {
-            pipeline,
-            src: buffer("scatter src", n * stride, storage),
-            idx: buffer("scatter idx", n * 4, storage),
-        };
+        let (src, idx) =
+            (buffer("scatter src", n * stride, storage), buffer("scatter idx", (n + 1) * 4, storage));
+        let scatter_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("scatter"),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &[
+                wgpu::BindGroupEntry { binding: 0, resource: src.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 1, resource: idx.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 2, resource: objects.as_entire_binding() },
+            ],
+        });
+        let scatter = Scatter { pipeline, src, idx, group: scatter_group };
         Self {
             inner,
             indirect: None,
@@ -242,15 +254,14 @@ impl StorageInstancing {
     /// for the scatter pass. Returns (bytes, copies).
     fn upload(
         &mut self,
-        gpu: &Headless,
         scene: &Scene,
         changes: &FrameChanges,
         enc: &mut wgpu::CommandEncoder,
     ) -> (u64, u64) {
         let (bytes, calls) = self.upload_materials(scene, changes, enc);
         let (more, more_calls) = match self.stride {
-            96 => self.upload_objects::<{ BINDLESS_OBJECT_STRIDE as usize }>(gpu, scene, changes, enc),
-            _ => self.upload_objects::<{ OBJECT_STRIDE as usize }>(gpu, scene, changes, enc),
+            96 => self.upload_objects::<{ BINDLESS_OBJECT_STRIDE as usize }>(scene, changes, enc),
+            _ => self.upload_objects::<{ OBJECT_STRIDE as usize }>(scene, changes, enc),
         };
         (bytes + more, calls + more_calls)
     }
@@ -282,7 +293,6 @@ impl StorageInstancing {
 
     fn upload_objects<const N: usize>(
         &mut self,
-        gpu: &Headless,
         scene: &Scene,
         changes: &FrameChanges,
         enc: &mut wgpu::CommandEncoder,
@@ -310,30 +320,14 @@ impl StorageInstancing {
             return ((changed.len() * N) as u64, calls);
         }
         let data = put(belt, enc, &self.scatter.src, 0, changed.iter().map(packed_at));
+        // The count, then each element's destination.
+        let word = |k: usize| if k == 0 { changed.len() as u32 } else { changed[k - 1].0 as u32 };
         let index_bytes =
-            put(belt, enc, &self.scatter.idx, 0, changed.iter().map(|&(o, _)| (o as u32).to_le_bytes()));
+            put(belt, enc, &self.scatter.idx, 0, (0..changed.len() + 1).map(|k| word(k).to_le_bytes()));
         let s = &self.scatter;
-        fn bytes(b: &wgpu::Buffer, n: usize) -> wgpu::BufferBinding<'_> {
-            wgpu::BufferBinding { buffer: b, offset: 0, size: wgpu::BufferSize::new(n as u64) }
-        }
-        let group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("scatter"),
-            layout: &s.pipeline.get_bind_group_layout(0),
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: wgpu::BindingResource::Buffer(bytes(&s.src, data)),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: wgpu::BindingResource::Buffer(bytes(&s.idx, index_bytes)),
-                },
-                wgpu::BindGroupEntry { binding: 2, resource: self.objects.as_entire_binding() },
-            ],
-        });
         let mut pass = enc.begin_compute_pass(&Default::default());
         pass.set_pipeline(&s.pipeline);
-        pass.set_bind_group(0, &group, &[]);
+        pass.set_bind_group(0, &s.group, &[]);
         pass.dispatch_workgroups((data as u32 / 4).div_ceil(64), 1, 1);
         ((data + index_bytes) as u64, 2)
     }
@@ -373,7 +367,7 @@ impl Method for StorageInstancing {
         // frame's encoder: one submit, the best form of the design.
         let mut enc = gpu.device.create_command_encoder(&Default::default());
         self.inner.m.flush_into(&gpu.queue, &mut enc).expect("flush");
-        let (bytes, calls) = self.upload(gpu, scene, changes, &mut enc);
+        let (bytes, calls) = self.upload(scene, changes, &mut enc);
         let binds = match &mut self.indirect {
             None => {
                 encode_own_objects(&mut self.inner, shared, scene, &mut target.pass(&mut enc), &self.group)
