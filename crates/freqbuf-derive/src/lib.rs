@@ -2,42 +2,12 @@
 //! `derive` feature): lays a struct's fields out by WGSL's alignment rules
 //! and writes each field's buffer form at its offset.
 //!
-//! ```
-//! use freqbuf::ShaderStruct;
-//!
-//! #[derive(ShaderStruct)]
-//! struct Material {
-//!     color: [f32; 4],    // vec4<f32> at 0
-//!     roughness: f32,     // f32 at 16
-//!     offset: [f32; 3],   // vec3<f32> at 32
-//! }
-//!
-//! let offsets: Vec<u32> = Material::MEMBERS.iter().map(|m| m.offset).collect();
-//! assert_eq!(offsets, [0, 16, 32]);
-//! assert_eq!(Material::SIZE, 48);
-//! ```
-//!
 //! Fields are any `freqbuf::Uniform` type (scalars, vectors and matrices as
 //! arrays, glam's and mint's), another `ShaderStruct` (a nested struct), or
-//! a fixed array of either; named fields only, no generics.
-//!
-//! ```
-//! use freqbuf::ShaderStruct;
-//!
-//! #[derive(ShaderStruct)]
-//! struct Light {
-//!     position: [f32; 3], // vec3<f32> at 0
-//!     range: f32,         // f32 at 12
-//! }
-//!
-//! #[derive(ShaderStruct)]
-//! struct View {
-//!     lights: [Light; 4],              // array<Light, 4> at 0, stride 16
-//!     #[shader(array)]
-//!     weights: [[f32; 4]; 2],          // array<vec4<f32>, 2> at 64, not a mat2x4
-//! }
-//! assert_eq!(View::SIZE, 96);
-//! ```
+//! a fixed array of either; named fields only, no generics. The examples
+//! are on [`freqbuf::ShaderStruct`](https://docs.rs/freqbuf/latest/freqbuf/trait.ShaderStruct.html),
+//! where freqbuf's doc tests run them: a dev-dependency on freqbuf here
+//! built wgpu a second time in every `cargo test`.
 //!
 //! A field may say:
 //! - `#[shader(offset = N)]`: its offset, where members the struct leaves
@@ -193,8 +163,3 @@ fn is_scalar_or_vector(ty: &syn::Type) -> bool {
         _ => false,
     }
 }
-
-/// The crate's README (what the registry shows), compiled as a doc test.
-#[cfg(doctest)]
-#[doc = include_str!("../README.md")]
-mod readme {}

@@ -55,3 +55,10 @@ pub fn says_what_failed(message: &str) -> bool {
         .flat_map(|outside| outside.split(|c: char| !c.is_ascii_alphabetic()))
         .any(|word| VERBS.contains(&word))
 }
+
+/// freqbuf-derive's README (what the registry shows), compiled as a doc
+/// test here: it needs freqbuf, and a dev-dependency of the proc-macro
+/// crate on freqbuf built wgpu a second time in every `cargo test`.
+#[cfg(doctest)]
+#[doc = include_str!("../../freqbuf-derive/README.md")]
+struct DeriveReadme;

@@ -102,7 +102,48 @@ impl FieldType {
     }
 }
 
-/// A Rust struct with a WGSL layout; derive it with `#[derive(ShaderStruct)]`.
+/// A Rust struct with a WGSL layout; derive it with `#[derive(ShaderStruct)]`
+/// (the `derive` feature).
+///
+/// ```
+/// # #[cfg(feature = "derive")] {
+/// use freqbuf::ShaderStruct;
+///
+/// #[derive(ShaderStruct)]
+/// struct Material {
+///     color: [f32; 4],    // vec4<f32> at 0
+///     roughness: f32,     // f32 at 16
+///     offset: [f32; 3],   // vec3<f32> at 32
+/// }
+///
+/// let offsets: Vec<u32> = Material::MEMBERS.iter().map(|m| m.offset).collect();
+/// assert_eq!(offsets, [0, 16, 32]);
+/// assert_eq!(Material::SIZE, 48);
+/// # }
+/// ```
+///
+/// Fields nest, and a `[T; N]` of scalars or vectors is a WGSL array where
+/// it says `#[shader(array)]`:
+///
+/// ```
+/// # #[cfg(feature = "derive")] {
+/// use freqbuf::ShaderStruct;
+///
+/// #[derive(ShaderStruct)]
+/// struct Light {
+///     position: [f32; 3], // vec3<f32> at 0
+///     range: f32,         // f32 at 12
+/// }
+///
+/// #[derive(ShaderStruct)]
+/// struct View {
+///     lights: [Light; 4],              // array<Light, 4> at 0, stride 16
+///     #[shader(array)]
+///     weights: [[f32; 4]; 2],          // array<vec4<f32>, 2> at 64, not a mat2x4
+/// }
+/// assert_eq!(View::SIZE, 96);
+/// # }
+/// ```
 pub trait ShaderStruct {
     /// The fields in declaration order, at their WGSL offsets.
     const MEMBERS: &'static [StructMember];
