@@ -27,7 +27,9 @@ command -v chromium >/dev/null || { echo "error: needs chromium: apt-get install
 # debug info. The page draws 33 small frames, so its speed is not what is
 # checked here, and its build took 94 s against 315 s in release on CI's
 # 2 cores (and its module is 48 MB against 430 with debug info).
-cargo build --profile web --target wasm32-unknown-unknown -p freqbuf-web --lib
+# WEB_FEATURES: more features for the page's build (CI builds the web's
+# every feature so, with warnings denied).
+cargo build --profile web --target wasm32-unknown-unknown -p freqbuf-web --lib ${WEB_FEATURES:+--features "$WEB_FEATURES"}
 rm -rf "$out" && mkdir -p "$out"
 wasm-bindgen --target web --no-typescript --out-dir "$out/pkg" "$target/wasm32-unknown-unknown/web/freqbuf_web.wasm"
 cp examples/web/index.html "$out/"
