@@ -161,10 +161,11 @@ impl Crate {
         let heads = ["crate::", "super::", "self::"];
         // A child by its name: in `use` lines (imports, re-exports) only, as
         // rust-analyzer's graph has no edge for a call in a body.
+        let in_use = is_use(line);
         let children = self
             .files
             .keys()
-            .filter(|m| is_use(line) && m.len() == module.len() + 1 && m.starts_with(module))
+            .filter(|m| in_use && m.len() == module.len() + 1 && m.starts_with(module))
             .map(|m| format!("{}::", m[module.len()]))
             .collect::<Vec<_>>();
         let found =

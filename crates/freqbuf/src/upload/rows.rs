@@ -146,7 +146,7 @@ impl Uploader {
     fn row_table_form(&self, runs: Range<usize>, n: u64, row: u32) -> (Table, u64) {
         let pieces = self.row_runs[runs]
             .iter()
-            .map(|&(_, n)| (n as u64 * row as u64).div_ceil(ROW_WORDS * 4))
+            .map(|&(_, rows)| (rows as u64 * row as u64).div_ceil(ROW_WORDS * 4))
             .sum::<u64>();
         let uniform = Table::Uniform { words: row / 4 };
         match uniform.bytes(n) <= Table::Pairs.bytes(pieces) {
