@@ -243,38 +243,51 @@ struct Changed {
 }
 
 /// (row, position) of each changed position of a list resolved to `indices`,
-/// into `pairs`; a run of rows and positions stepping together keeps only its ends.
+/// into `pairs`; while rows and positions step together from the first,
+/// only the run's ends are kept. Branch-light: a frame's changes are
+/// scattered, so a branch on each pair's neighbour would mispredict.
 #[inline]
 fn pair_changed(
     indices: &[u32],
     changed: impl IntoIterator<Item = usize>,
     pairs: &mut Vec<(u32, u32)>,
 ) -> Result<Changed, Error> {
-    let (mut ascending, mut runs, mut last) = (true, 0, None::<(u32, u32)>);
-    let mut run = None::<(u32, u32, u32)>;
-    for p in changed {
-        let Some(&i) = indices.get(p) else {
-            return Err(Error::ListPosition { position: p, len: indices.len() });
-        };
-        let p = p as u32;
-        match last {
-            Some((l, _)) if i <= l => ascending = false,
-            Some((l, _)) if i == l + 1 => {}
-            _ => runs += 1,
+    let mut changed = changed.into_iter();
+    let Some(p) = changed.next() else {
+        return Ok(Changed { ascending: true, runs: 0, run: None });
+    };
+    let row = |p: usize| match indices.get(p) {
+        Some(&i) => Ok(i),
+        None => Err(Error::ListPosition { position: p, len: indices.len() }),
+    };
+    let (first, p0) = (row(p)?, p as u32);
+    let (mut ascending, mut runs, mut last) = (true, 1usize, first);
+    // The leading run of rows and positions both stepping by one.
+    let mut lead = 1u32;
+    for p in changed.by_ref() {
+        let i = row(p)?;
+        if i != first.wrapping_add(lead) || p as u32 != p0.wrapping_add(lead) {
+            pairs.extend((0..lead).map(|k| (first + k, p0 + k)));
+            ascending &= i > last;
+            runs += usize::from(i != last.wrapping_add(1));
+            pairs.push((i, p as u32));
+            last = i;
+            break;
         }
-        match &mut run {
-            Some((_, _, n)) if last == Some((i.wrapping_sub(1), p.wrapping_sub(1))) => *n += 1,
-            None if last.is_none() => run = Some((i, p, 1)),
-            r => {
-                if let Some((i0, p0, n)) = r.take() {
-                    pairs.extend((0..n).map(|k| (i0 + k, p0 + k)));
-                }
-                pairs.push((i, p));
-            }
-        }
-        last = Some((i, p));
+        lead += 1;
+        last = i;
     }
-    Ok(Changed { ascending, runs, run })
+    if pairs.is_empty() {
+        return Ok(Changed { ascending, runs, run: Some((first, p0, lead)) });
+    }
+    for p in changed {
+        let i = row(p)?;
+        ascending &= i > last;
+        runs += usize::from(i != last.wrapping_add(1));
+        pairs.push((i, p as u32));
+        last = i;
+    }
+    Ok(Changed { ascending, runs, run: None })
 }
 
 /// The slot's unwritten rows that the list holds join `pairs`, to come from
@@ -304,4 +317,66 @@ fn sort_pairs(pairs: &mut Vec<(u32, u32)>) -> usize {
         same
     });
     1 + pairs.windows(2).filter(|w| w[1].0 != w[0].0 + 1).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        /// `pair_changed` against the plain reading: each position's row,
+        /// whether rows ascend, their runs, and a leading run kept as its
+        /// ends only when it is everything.
+        #[test]
+        fn pairs_are_each_positions_row(
+            gaps in proptest::collection::vec(1u32..3, 1..48),
+            lead in (0usize..48, 0usize..6),
+            picks in proptest::collection::vec(0usize..48, 0..40),
+            sorted in any::<bool>(),
+            swap in (0usize..48, 0usize..48),
+        ) {
+            // Rows ascending with positions, as a list of objects made in
+            // order with some freed, two of them swapped (rows stepping where
+            // positions do not); a leading stretch, then picks.
+            let mut indices = gaps.iter().scan(0, |at, g| { *at += g; Some(*at) }).collect::<Vec<u32>>();
+            let len = indices.len();
+            indices.swap(swap.0 % len, swap.1 % len);
+            let mut picks = picks.into_iter().map(|p| p % len).collect::<Vec<_>>();
+            if sorted {
+                picks.sort_unstable();
+            }
+            let changed = (lead.0..lead.0 + lead.1).map(|p| p % len).chain(picks).collect::<Vec<_>>();
+            let mut pairs = Vec::new();
+            let c = pair_changed(&indices, changed.iter().copied(), &mut pairs).unwrap();
+            let model = changed.iter().map(|&p| (indices[p], p as u32)).collect::<Vec<_>>();
+            let stepping = model.windows(2).all(|w| w[1].0 == w[0].0 + 1 && w[1].1 == w[0].1 + 1);
+            match c.run {
+                Some((i, p, n)) => {
+                    prop_assert!(stepping && pairs.is_empty());
+                    prop_assert_eq!((i, p, n as usize), (model[0].0, model[0].1, model.len()));
+                }
+                None => prop_assert_eq!(&pairs, &model),
+            }
+            prop_assert_eq!(c.ascending, model.windows(2).all(|w| w[1].0 > w[0].0));
+            if c.ascending {
+                let runs = model.chunk_by(|a, b| b.0 == a.0 + 1).count();
+                prop_assert_eq!(c.runs, runs);
+            }
+        }
+    }
+
+    #[test]
+    fn rows_that_step_where_positions_do_not_are_one_run_of_pairs() {
+        let mut pairs = Vec::new();
+        let c = pair_changed(&[0, 5, 1, 2], [0, 2, 3], &mut pairs).unwrap();
+        assert_eq!((c.ascending, c.runs, c.run, pairs), (true, 1, None, vec![(0, 0), (1, 2), (2, 3)]));
+    }
+
+    #[test]
+    fn a_position_past_the_list_is_refused() {
+        let e = pair_changed(&[0, 1, 2], [1, 3], &mut Vec::new()).err();
+        assert!(matches!(e, Some(Error::ListPosition { position: 3, len: 3 })), "{e:?}");
+    }
 }

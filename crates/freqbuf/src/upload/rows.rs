@@ -73,20 +73,31 @@ impl Uploader {
         (pack, ahead): (&mut impl FnMut(usize, usize, wgpu::WriteOnly<'_, [u8]>), &impl Fn(usize)),
     ) -> Result<(), Error> {
         let start = self.row_runs.len();
-        let runs = &mut self.row_runs;
-        rows.stretches(|index, _, n| match runs[start..].last_mut() {
-            Some((first, m)) if merge && *first + *m == index => *m += n,
-            _ if merge => runs.push((index, n)),
-            _ => runs.extend((index..index + n).map(|i| (i, 1))),
-        });
-        let runs = start..self.row_runs.len();
+        // Scattered rows whose uniform table is smaller whatever their runs:
+        // runs, rows and table in one pass over the pairs.
+        let one_pass = match rows {
+            RowSet::Pairs(pairs) => scatter && merge && uniform_anyway(pairs, row),
+            RowSet::Run { .. } => false,
+        };
+        if !one_pass {
+            let runs = &mut self.row_runs;
+            rows.stretches(|index, _, n| match runs[start..].last_mut() {
+                Some((first, m)) if merge && *first + *m == index => *m += n,
+                _ if merge => runs.push((index, n)),
+                _ => runs.extend((index..index + n).map(|i| (i, 1))),
+            });
+        }
         let data = rows.len() as u64 * row as u64;
         let align = self.limits.min_storage_buffer_offset_alignment as u64;
         // Pairs cut each run into pieces of at most ROW_WORDS words; a
         // uniform table names each row: whichever is smaller.
         let (table, form, entries) = match scatter {
+            true if one_pass => {
+                (Some(data.next_multiple_of(align)), Table::Uniform { words: row / 4 }, rows.len() as u64)
+            }
             true => {
-                let (form, entries) = self.row_table_form(runs.clone(), rows.len() as u64, row);
+                let runs = start..self.row_runs.len();
+                let (form, entries) = self.row_table_form(runs, rows.len() as u64, row);
                 (Some(data.next_multiple_of(align)), form, entries)
             }
             false => (None, Table::Pairs, 0),
@@ -103,10 +114,10 @@ impl Uploader {
         };
         let mut out = view.slice(..);
         let (mut data_out, _) = out.slice(..).split_at(data as usize);
-        let mut put = |position: u32, n: u32| {
-            let bytes = n as usize * row as usize;
-            pack(position as usize, n as usize, data_out.split_off(..bytes).expect("rows fit"));
-        };
+        let (runs, words) = (&mut self.row_runs, &mut self.table_words);
+        if one_pass {
+            words.clear();
+        }
         match rows {
             RowSet::Pairs(pairs) => {
                 let mut k = 0;
@@ -114,14 +125,25 @@ impl Uploader {
                     if let Some(&(_, p)) = pairs.get(k + PREFETCH_AHEAD) {
                         ahead(p as usize);
                     }
-                    put(same[0].1, same.len() as u32);
+                    let (first, n) = (same[0].0, same.len() as u32);
+                    put(pack, &mut data_out, row, same[0].1, n);
+                    if one_pass {
+                        match runs[start..].last_mut() {
+                            Some((f, m)) if *f + *m == first => *m += n,
+                            _ => runs.push((first, n)),
+                        }
+                        words.extend((first..first + n).map(|i| (i as u64 * stride as u64 / 4) as u32));
+                    }
                     k += same.len();
                 }
             }
-            RowSet::Run { position, len, .. } => put(position, len),
+            RowSet::Run { position, len, .. } => put(pack, &mut data_out, row, position, len),
         }
+        let runs = start..self.row_runs.len();
         if let Some(t) = table {
-            row_table(&mut self.table_words, &self.row_runs[runs.clone()], form, (row, stride));
+            if !one_pass {
+                row_table(&mut self.table_words, &self.row_runs[runs.clone()], form, (row, stride));
+            }
             form.write(&mut out, t, (entries, 0, data), &self.table_words);
         }
         drop(view);
@@ -316,6 +338,32 @@ impl Uploader {
     }
 }
 
+/// Packs `n` rows of `row` bytes from `position` on at the front of `out`.
+/// Always inlined: a call per row cost as much as the row's copy.
+#[inline(always)]
+fn put(
+    pack: &mut impl FnMut(usize, usize, wgpu::WriteOnly<'_, [u8]>),
+    out: &mut wgpu::WriteOnly<'_, [u8]>,
+    row: u32,
+    position: u32,
+    n: u32,
+) {
+    let bytes = n as usize * row as usize;
+    pack(position as usize, n as usize, out.split_off(..bytes).expect("rows fit"));
+}
+
+/// Whether the uniform table of `pairs` (rows of `row` bytes, ascending) is
+/// no larger than the pairs table, whatever their runs' lengths: a run is
+/// at least one piece, and a piece at most `ROW_WORDS` words. So the
+/// table's form is known before the rows' runs are.
+fn uniform_anyway(pairs: &[(u32, u32)], row: u32) -> bool {
+    let n = pairs.len() as u64;
+    let pieces = |runs: u64| runs.max((n * row as u64).div_ceil(ROW_WORDS * 4));
+    let uniform = |pieces: u64| Table::Uniform { words: row / 4 }.bytes(n) <= Table::Pairs.bytes(pieces);
+    uniform(pieces(1))
+        || uniform(pieces(1 + pairs.windows(2).filter(|w| w[1].0 != w[0].0 + 1).count() as u64))
+}
+
 /// Fills `words` with the `form` table of the row runs `runs` (first
 /// row, rows), packed one after another (`row` bytes each) for a slot of
 /// `stride`.
@@ -338,5 +386,45 @@ fn row_table(words: &mut Vec<u32>, runs: &[(u32, u32)], form: Table, (row, strid
             }
         }
         src = end;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        /// Where `uniform_anyway` says so, the table made from the rows'
+        /// runs (`row_table_form`'s rule) is uniform too.
+        #[test]
+        fn the_uniform_table_is_known_before_the_runs(
+            runs in proptest::collection::vec((1u32..4, 1u32..8), 1..40),
+            row in (1u32..100).prop_map(|w| 4 * w),
+        ) {
+            // Runs of rows (gap before, length), as a frame's changes cluster.
+            let mut at = 0;
+            let pairs = runs
+                .iter()
+                .flat_map(|&(gap, len)| {
+                    at += gap + len;
+                    (at - len..at).map(|i| (i, i))
+                })
+                .collect::<Vec<_>>();
+            let pieces = pairs
+                .chunk_by(|a, b| b.0 == a.0 + 1)
+                .map(|r| (r.len() as u64 * row as u64).div_ceil(ROW_WORDS * 4))
+                .sum::<u64>();
+            let n = pairs.len() as u64;
+            let uniform = Table::Uniform { words: row / 4 }.bytes(n) <= Table::Pairs.bytes(pieces);
+            if uniform_anyway(&pairs, row) {
+                prop_assert!(uniform);
+            }
+            // Rows that touch nowhere: one piece each, so the form is known.
+            if pairs.windows(2).all(|w| w[1].0 > w[0].0 + 1) && row <= 256 {
+                prop_assert!(uniform_anyway(&pairs, row));
+            }
+        }
     }
 }
