@@ -251,7 +251,10 @@ impl Uploader {
     /// Marks the rows of `st` at or past `from` unwritten; returns whether any was.
     fn unwrite(&self, st: &Staged, slots: &mut [Slot], from: u32) -> bool {
         let mut any = false;
-        for &(first, n) in &self.row_runs[st.runs.clone()] {
+        // Runs ascend: after a move, only the last can pass the buffer.
+        let runs = &self.row_runs[st.runs.clone()];
+        let past = runs.partition_point(|&(first, n)| first + n <= from);
+        for &(first, n) in &runs[past..] {
             for i in first.max(from)..first + n {
                 slots[st.slot].mark_unwritten(i);
                 any = true;
