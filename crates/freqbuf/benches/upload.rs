@@ -18,7 +18,11 @@
 //! - `caller`: a second manager whose object array is the application's
 //!   (`Manager::own_rows`): the moved rows of the application's packed
 //!   array (updated before the timing, as a renderer updates its scene) go
-//!   straight into staging with `Manager::write_rows`, no shadow.
+//!   straight into staging with `Manager::write_rows`, no shadow;
+//! - `peer`: the hand-written peer's upload of the same rows from the same
+//!   array (`storage_indirect`'s loop): each moved row by value into a
+//!   `StagingBelt` chunk, then its index table; the whole array in one copy
+//!   where half or more moved. The floor `caller` is measured against.
 //!
 //! The `flush` group times the flush that follows (`flush_into` an encoder
 //! that is then submitted, plus the wait for the GPU), so the GPU-side
@@ -39,6 +43,9 @@ struct Object { world: mat4x4<f32>, tint: vec4<f32> }
 "#;
 
 const OBJECTS: usize = 100_000;
+
+/// Bytes of one `Packed` row.
+const ROW: u64 = 80;
 
 #[derive(Clone, Copy, Debug, Default, ShaderStruct)]
 struct Object {
@@ -61,6 +68,54 @@ struct Owned {
     rows: Rows<Packed>,
     array: Vec<Packed>,
     moved: Vec<usize>,
+    peer: Peer,
+}
+
+/// The hand-written peer's staging belt, destination buffers, and the
+/// encoder its copies go into (made before the timing).
+struct Peer {
+    belt: wgpu::util::StagingBelt,
+    src: wgpu::Buffer,
+    idx: wgpu::Buffer,
+    encoder: Option<wgpu::CommandEncoder>,
+}
+
+impl Peer {
+    fn new(gpu: &Headless) -> Self {
+        let buffer = |size| {
+            gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("peer rows"),
+                size,
+                usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            })
+        };
+        let (src, idx) = (buffer(ROW * OBJECTS as u64), buffer(4 * OBJECTS as u64 + 4));
+        Self { belt: wgpu::util::StagingBelt::new(gpu.device.clone(), 1 << 20), src, idx, encoder: None }
+    }
+
+    /// The moved rows of `array` into belt memory, as `storage_indirect` does.
+    fn write(&mut self, array: &[Packed], moved: &[usize]) {
+        let (belt, enc) = (&mut self.belt, self.encoder.as_mut().expect("made before the timing"));
+        if moved.len() * 2 >= array.len() {
+            let bytes: &[u8] = bytemuck::cast_slice(array);
+            let size = wgpu::BufferSize::new(bytes.len() as u64).expect("rows");
+            belt.write_buffer(enc, &self.src, 0, size).slice(..).copy_from_slice(bytes);
+            return;
+        }
+        let Some(size) = wgpu::BufferSize::new(ROW * moved.len() as u64) else { return };
+        let rows = moved.iter().map(|&k| bytemuck::cast::<Packed, [u8; ROW as usize]>(array[k]));
+        belt.write_buffer(enc, &self.src, 0, size)
+            .slice(..)
+            .into_chunks::<{ ROW as usize }>()
+            .0
+            .write_iter(rows);
+        // The count, then each row's destination.
+        let word = |k: usize| if k == 0 { moved.len() as u32 } else { moved[k - 1] as u32 };
+        let size = wgpu::BufferSize::new(4 * moved.len() as u64 + 4).expect("a count");
+        let words = (0..=moved.len()).map(|k| word(k).to_le_bytes());
+        belt.write_buffer(enc, &self.idx, 0, size).slice(..).into_chunks::<4>().0.write_iter(words);
+    }
 }
 
 struct Setup {
@@ -83,6 +138,7 @@ enum Path {
     Row,
     Rows,
     Caller,
+    Peer,
 }
 
 impl Setup {
@@ -140,6 +196,10 @@ impl Setup {
                 let mut rows = self.manager.batch_struct(self.row).expect("typed");
                 rows.set_all(ids.map(|&o| (o, &row))).expect("live");
             }
+            Path::Peer => {
+                let o = &mut self.owned;
+                o.peer.write(&o.array, &o.moved);
+            }
             Path::Caller => {
                 let o = &mut self.owned;
                 o.manager.write_rows(&o.rows, &o.list, &o.array, o.moved.iter().copied()).expect("live");
@@ -156,6 +216,15 @@ impl Setup {
         for &k in &o.moved {
             o.array[k].world = [[self.tick; 4]; 4];
         }
+    }
+
+    /// Submits the peer's copies and waits for the GPU, as [`Setup::flush`] does.
+    fn flush_peer(&mut self) {
+        let peer = &mut self.owned.peer;
+        peer.belt.finish();
+        self.gpu.queue.submit(peer.encoder.take().map(wgpu::CommandEncoder::finish));
+        peer.belt.recall();
+        self.gpu.device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
     }
 
     /// Flushes the caller-owned manager as [`Setup::flush`] does.
@@ -185,7 +254,7 @@ impl Owned {
         let array = vec![Packed { world: [[0.0; 4]; 4], tint: [1.0; 4] }; OBJECTS];
         manager.write_rows(&rows, &list, &array, []).expect("every row, once");
         manager.flush(&gpu.queue).expect("flush");
-        Self { manager, list, rows, array, moved: Vec::new() }
+        Self { manager, list, rows, array, moved: Vec::new(), peer: Peer::new(gpu) }
     }
 }
 
@@ -200,21 +269,34 @@ fn bench(c: &mut Criterion) {
     for &pct in &shares {
         let moved = OBJECTS * pct / 100;
         g.throughput(Throughput::Elements(moved as u64));
-        for path in [Path::Member, Path::Batch, Path::Listed, Path::All, Path::Row, Path::Rows, Path::Caller]
-        {
+        for path in [
+            Path::Member,
+            Path::Batch,
+            Path::Listed,
+            Path::All,
+            Path::Row,
+            Path::Rows,
+            Path::Caller,
+            Path::Peer,
+        ] {
             g.bench_with_input(BenchmarkId::new(format!("{path:?}").to_lowercase(), pct), &moved, |b, &n| {
                 b.iter_custom(|iters| {
                     let mut total = Duration::ZERO;
                     for _ in 0..iters {
-                        if let Path::Caller = path {
+                        if let Path::Caller | Path::Peer = path {
                             s.tick += 1.0;
                             s.move_owned(n);
+                        }
+                        if let Path::Peer = path {
+                            let enc = s.gpu.device.create_command_encoder(&Default::default());
+                            s.owned.peer.encoder = Some(enc);
                         }
                         let start = Instant::now();
                         s.write(path, n);
                         total += start.elapsed();
                         match path {
                             Path::Caller => s.flush_owned(),
+                            Path::Peer => s.flush_peer(),
                             _ => s.flush(),
                         }
                     }
