@@ -132,7 +132,11 @@ impl Uploader {
                             Some((f, m)) if *f + *m == first => *m += n,
                             _ => runs.push((first, n)),
                         }
-                        words.extend((first..first + n).map(|i| (i as u64 * stride as u64 / 4) as u32));
+                        for j in 0..n as u64 {
+                            let (dst, src) =
+                                ((first as u64 + j) * stride as u64, (k as u64 + j) * row as u64);
+                            form.push(words, dst, src);
+                        }
                     }
                     k += same.len();
                 }
