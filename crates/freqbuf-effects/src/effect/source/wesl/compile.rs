@@ -129,6 +129,17 @@ struct PartResolver<'a> {
     constants: &'a str,
 }
 
+impl PartResolver<'_> {
+    /// A fresh copy of the syntax tree of `path`'s file, as parsed when the
+    /// effect was loaded; `None` for `constants`, a file that did not parse,
+    /// or one not found (the compiler's own load reports those).
+    fn parsed(&self, path: &ModulePath) -> Option<TranslationUnit> {
+        let path = canonical(path);
+        let bytes = self.sources.files[*self.part.modules.get(&path)?].unit.as_deref()?;
+        postcard::from_bytes(bytes).ok()
+    }
+}
+
 impl Resolver for PartResolver<'_> {
     fn resolve_source<'b>(&'b self, path: &ModulePath) -> Result<Cow<'b, str>, ResolveError> {
         let path = canonical(path);
@@ -217,7 +228,10 @@ impl CompilerDriver for Driver<'_> {
     }
 
     fn load_module(&mut self, path: &ModulePath) -> Result<TranslationUnit, wesl::Error> {
-        let mut unit = pass::load_module(path, self.resolver)?;
+        let mut unit = match self.resolver.parsed(path) {
+            Some(unit) => unit,
+            None => pass::load_module(path, self.resolver)?,
+        };
         let name = self.resolver.display_name(path);
         let at =
             |e: Diagnostic<wesl::Error>| wesl::Error::from(e.with_module_path(path.clone(), name.clone()));
@@ -246,5 +260,56 @@ impl CompilerDriver for Driver<'_> {
         pass::validate_wgsl(&out)?;
         *self.origins.borrow_mut() = origins;
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::super::discover::{Finder, Library};
+    use super::*;
+
+    const MAIN: &str = "import package::lib::{tint, Params};
+@group(0) @binding(0) var<uniform> p: Params;
+@fragment fn fs() -> @location(0) vec4<f32> {
+    @if(RED) { return tint(p.color) * 2.0; }
+    return tint(p.color);
+}
+";
+    const LIB: &str = "struct Params { color: vec4<f32> }
+fn tint(c: vec4<f32>) -> vec4<f32> { return c * 0.5; }
+";
+
+    fn texts(sources: &Arc<Sources>, flags: &[&[&str]]) -> Vec<String> {
+        let compile = |on: &[&str]| permutation(sources, 0, &[], on, ("e", &on.join(","))).unwrap();
+        flags.iter().map(|on| compile(on).map.text().to_owned()).collect()
+    }
+
+    /// Each permutation compiles a fresh copy of the trees parsed at load:
+    /// the compiler renames the imported module's names in place, so a
+    /// copy that shared them would be mangled again by the next
+    /// permutation. Alternating flags must give what parsing every time gives.
+    #[test]
+    fn permutations_compile_from_the_parsed_trees_as_from_the_text() {
+        let dir = std::env::temp_dir().join(format!("freqbuf-wesl-trees-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("lib.wesl"), LIB).unwrap();
+        let main = dir.join("main.wesl").display().to_string();
+        let load = || {
+            let mut library = Library::default();
+            Finder::new(BTreeMap::new(), &mut library, None).run(vec![(main.clone(), MAIN.into(), true)]).0
+        };
+        let (sources, mut parsing) = (load(), load());
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(sources.files.len(), 2);
+        assert!(sources.files.iter().all(|f| f.unit.is_some()), "both files parsed at load");
+        parsing.files.iter_mut().for_each(|f| f.unit = None);
+        let order: [&[&str]; 4] = [&[], &["RED"], &[], &["RED"]];
+        let (kept, parsed) = (texts(&Arc::new(sources), &order), texts(&Arc::new(parsing), &order));
+        assert_eq!(kept, parsed);
+        assert_eq!((&kept[0], &kept[1]), (&kept[2], &kept[3]));
+        assert_ne!(kept[0], kept[1], "RED changes the module");
+        assert!(kept[0].contains("tint"), "{}", kept[0]);
     }
 }

@@ -40,6 +40,10 @@ pub(super) struct File {
     /// Its path, as errors print it.
     pub(super) name: String,
     pub(super) text: Arc<str>,
+    /// Its syntax tree as parsed, serialized (`postcard`): what a
+    /// permutation compiles, without parsing again. `None` if it does not
+    /// parse (a permutation then reports the parse error).
+    pub(super) unit: Option<Box<[u8]>>,
 }
 
 /// One main module and the modules it can reach.
@@ -136,7 +140,7 @@ impl<'a, 'r> Finder<'a, 'r> {
     }
 
     fn add(&mut self, key: PathBuf, name: String, text: Arc<str>) -> usize {
-        self.files.push(File { name, text });
+        self.files.push(File { name, text, unit: None });
         self.keys.insert(key, self.files.len() - 1);
         self.files.len() - 1
     }
@@ -165,8 +169,11 @@ impl<'a, 'r> Finder<'a, 'r> {
         let mut queue = vec![(main.clone(), first)];
         while let Some((path, index)) = queue.pop() {
             let text = self.files[index].text.clone();
-            let refs = freqbuf::__effects::on_deep_stack(text.len(), || references(&text, &path))
+            let (refs, unit) = freqbuf::__effects::on_deep_stack(text.len(), || references(&text, &path))
                 .unwrap_or_default();
+            if self.files[index].unit.is_none() {
+                self.files[index].unit = unit;
+            }
             for module in refs.iter().map(canonical) {
                 if is_constants(&module) || modules.contains_key(&module) || missing.contains_key(&module) {
                     continue;
@@ -248,11 +255,13 @@ pub(super) fn is_constants(path: &ModulePath) -> bool {
 /// The modules that `text` (the module at `here`) refers to, as the
 /// compiler's usage analysis would find them under any flags: through every
 /// import statement (each alone, so that two `@if` branches importing one
-/// name both count) and every qualified or imported name.
-fn references(text: &str, here: &ModulePath) -> Vec<ModulePath> {
+/// name both count) and every qualified or imported name. With them, its
+/// syntax tree serialized.
+fn references(text: &str, here: &ModulePath) -> (Vec<ModulePath>, Option<Box<[u8]>>) {
     use wesl::pass::{Visit, flatten_imports};
     // A file that does not parse is reported when a permutation compiles it.
-    let Ok(unit) = text.parse::<TranslationUnit>() else { return Vec::new() };
+    let Ok(unit) = text.parse::<TranslationUnit>() else { return (Vec::new(), None) };
+    let serialized = postcard::to_allocvec(&unit).ok().map(Vec::into_boxed_slice);
     let mut imports: HashMap<String, Vec<(ModulePath, String)>> = HashMap::new();
     for statement in &unit.imports {
         for (ident, item) in flatten_imports(std::slice::from_ref(statement), here) {
@@ -277,7 +286,7 @@ fn references(text: &str, here: &ModulePath) -> Vec<ModulePath> {
             }
         }
     });
-    out
+    (out, serialized)
 }
 
 /// Where `text` names `module` outside comments: its path as written
