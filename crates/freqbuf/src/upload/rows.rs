@@ -53,7 +53,8 @@ impl Uploader {
             let per_row = row as u64 + if scatter { ROW * (row as u64).div_ceil(ROW_WORDS * 4) } else { 0 };
             let fixed = if scatter { 2 * ROW + align } else { 0 };
             let n = (((cap - fixed) / per_row).max(1) as usize).min(rows.len() - at);
-            let group = rows.sub(at, n);
+            // The write's runs are the group's where the group is the whole write.
+            let group = (rows.sub(at, n), (n == rows.len()).then_some(what.runs));
             let form = (row, stride, merge);
             if let Err(e) = self.stage_group(device, what.slot, form, group, scatter, (pack, ahead)) {
                 return Err((e, at));
@@ -68,7 +69,7 @@ impl Uploader {
         device: &wgpu::Device,
         slot: usize,
         (row, stride, merge): (u32, u32, bool),
-        rows: RowSet<'_>,
+        (rows, known_runs): (RowSet<'_>, Option<usize>),
         scatter: bool,
         (pack, ahead): (&mut impl FnMut(usize, usize, wgpu::WriteOnly<'_, [u8]>), &impl Fn(usize)),
     ) -> Result<(), Error> {
@@ -76,7 +77,7 @@ impl Uploader {
         // Scattered rows whose uniform table is smaller whatever their runs:
         // runs, rows and table in one pass over the pairs.
         let one_pass = match rows {
-            RowSet::Pairs(pairs) => scatter && merge && uniform_anyway(pairs, row),
+            RowSet::Pairs(pairs) => scatter && merge && uniform_anyway(pairs, row, known_runs),
             RowSet::Run { .. } => false,
         };
         if !one_pass {
@@ -174,9 +175,8 @@ impl Uploader {
             .iter()
             .map(|&(_, rows)| (rows as u64 * row as u64).div_ceil(ROW_WORDS * 4))
             .sum::<u64>();
-        let uniform = Table::Uniform { words: row / 4 };
-        match uniform.bytes(n) <= Table::Pairs.bytes(pieces) {
-            true => (uniform, n),
+        match uniform_smaller(n, row, pieces) {
+            true => (Table::Uniform { words: row / 4 }, n),
             false => (Table::Pairs, pieces),
         }
     }
@@ -359,16 +359,22 @@ fn put(
     pack(position as usize, n as usize, out.split_off(..bytes).expect("rows fit"));
 }
 
+/// The scatter tables' rule: a uniform table for `n` rows of `row` bytes
+/// unless the pairs table of `pieces` pieces is smaller.
+fn uniform_smaller(n: u64, row: u32, pieces: u64) -> bool {
+    Table::Uniform { words: row / 4 }.bytes(n) <= Table::Pairs.bytes(pieces)
+}
+
 /// Whether the uniform table of `pairs` (rows of `row` bytes, ascending) is
 /// no larger than the pairs table, whatever their runs' lengths: a run is
 /// at least one piece, and a piece at most `ROW_WORDS` words. So the
-/// table's form is known before the rows' runs are.
-fn uniform_anyway(pairs: &[(u32, u32)], row: u32) -> bool {
+/// table's form is known before the rows' runs are. `runs`, where known,
+/// saves counting them.
+fn uniform_anyway(pairs: &[(u32, u32)], row: u32, runs: Option<usize>) -> bool {
     let n = pairs.len() as u64;
     let pieces = |runs: u64| runs.max((n * row as u64).div_ceil(ROW_WORDS * 4));
-    let uniform = |pieces: u64| Table::Uniform { words: row / 4 }.bytes(n) <= Table::Pairs.bytes(pieces);
-    uniform(pieces(1))
-        || uniform(pieces(1 + pairs.windows(2).filter(|w| w[1].0 != w[0].0 + 1).count() as u64))
+    let count = || runs.unwrap_or_else(|| 1 + pairs.windows(2).filter(|w| w[1].0 != w[0].0 + 1).count());
+    uniform_smaller(n, row, pieces(1)) || uniform_smaller(n, row, pieces(count() as u64))
 }
 
 /// Fills `words` with the `form` table of the row runs `runs` (first
@@ -425,12 +431,15 @@ mod tests {
                 .sum::<u64>();
             let n = pairs.len() as u64;
             let uniform = Table::Uniform { words: row / 4 }.bytes(n) <= Table::Pairs.bytes(pieces);
-            if uniform_anyway(&pairs, row) {
+            if uniform_anyway(&pairs, row, None) {
                 prop_assert!(uniform);
             }
+            // The runs as the write counts them give the same answer.
+            let counted = pairs.chunk_by(|a, b| b.0 == a.0 + 1).count();
+            prop_assert_eq!(uniform_anyway(&pairs, row, Some(counted)), uniform_anyway(&pairs, row, None));
             // Rows that touch nowhere: one piece each, so the form is known.
             if pairs.windows(2).all(|w| w[1].0 > w[0].0 + 1) && row <= 256 {
-                prop_assert!(uniform_anyway(&pairs, row));
+                prop_assert!(uniform_anyway(&pairs, row, None));
             }
         }
     }
