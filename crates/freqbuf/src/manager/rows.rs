@@ -3,7 +3,7 @@
 
 use super::Manager;
 use crate::errors::{Error, RowsErrorKind};
-use crate::instance::list::InstanceList;
+use crate::instance::list::{Indices, InstanceList};
 use crate::slot::rows::Rows;
 use crate::slot::shadow::Slot;
 use crate::upload::{RowSet, RowsToPack};
@@ -248,7 +248,7 @@ struct Changed {
 /// scattered, so a branch on each pair's neighbour would mispredict.
 #[inline]
 fn pair_changed(
-    indices: &[u32],
+    indices: Indices<'_>,
     changed: impl IntoIterator<Item = usize>,
     pairs: &mut Vec<(u32, u32)>,
 ) -> Result<Changed, Error> {
@@ -256,10 +256,7 @@ fn pair_changed(
     let Some(p) = changed.next() else {
         return Ok(Changed { ascending: true, runs: 0, run: None });
     };
-    let row = |p: usize| match indices.get(p) {
-        Some(&i) => Ok(i),
-        None => Err(Error::ListPosition { position: p, len: indices.len() }),
-    };
+    let row = |p: usize| indices.at(p);
     let (first, p0) = (row(p)?, p as u32);
     let (mut ascending, mut runs, mut last) = (true, 1usize, first);
     // The leading run of rows and positions both stepping by one.
@@ -292,11 +289,9 @@ fn pair_changed(
 
 /// The slot's unwritten rows that the list holds join `pairs`, to come from
 /// the caller's array too; the others stay unwritten.
-fn pair_unwritten(slot: &mut Slot, indices: &[u32], pairs: &mut Vec<(u32, u32)>) {
+fn pair_unwritten(slot: &mut Slot, indices: Indices<'_>, pairs: &mut Vec<(u32, u32)>) {
     let mut at = vec![u32::MAX; slot.instances() as usize];
-    for (p, &i) in indices.iter().enumerate() {
-        at[i as usize] = p as u32;
-    }
+    indices.for_each(|p, i| at[i as usize] = p as u32);
     let mut keep = Vec::new();
     slot.take_unwritten(u32::MAX, |i| match at[i as usize] {
         u32::MAX => keep.push(i),
@@ -348,21 +343,29 @@ mod tests {
                 picks.sort_unstable();
             }
             let changed = (lead.0..lead.0 + lead.1).map(|p| p % len).chain(picks).collect::<Vec<_>>();
-            let mut pairs = Vec::new();
-            let c = pair_changed(&indices, changed.iter().copied(), &mut pairs).unwrap();
-            let model = changed.iter().map(|&p| (indices[p], p as u32)).collect::<Vec<_>>();
-            let stepping = model.windows(2).all(|w| w[1].0 == w[0].0 + 1 && w[1].1 == w[0].1 + 1);
-            match c.run {
-                Some((i, p, n)) => {
-                    prop_assert!(stepping && pairs.is_empty());
-                    prop_assert_eq!((i, p, n as usize), (model[0].0, model[0].1, model.len()));
+            // The list's table, and the rule of a list of consecutive instances.
+            let consecutive = (3..3 + len as u32).collect::<Vec<_>>();
+            let forms = [
+                (Indices::Table(&indices), &indices),
+                (Indices::Consecutive { first: 3, len }, &consecutive),
+            ];
+            for (form, indices) in forms {
+                let mut pairs = Vec::new();
+                let c = pair_changed(form, changed.iter().copied(), &mut pairs).unwrap();
+                let model = changed.iter().map(|&p| (indices[p], p as u32)).collect::<Vec<_>>();
+                let stepping = model.windows(2).all(|w| w[1].0 == w[0].0 + 1 && w[1].1 == w[0].1 + 1);
+                match c.run {
+                    Some((i, p, n)) => {
+                        prop_assert!(stepping && pairs.is_empty());
+                        prop_assert_eq!((i, p, n as usize), (model[0].0, model[0].1, model.len()));
+                    }
+                    None => prop_assert_eq!(&pairs, &model),
                 }
-                None => prop_assert_eq!(&pairs, &model),
-            }
-            prop_assert_eq!(c.ascending, model.windows(2).all(|w| w[1].0 > w[0].0));
-            if c.ascending {
-                let runs = model.chunk_by(|a, b| b.0 == a.0 + 1).count();
-                prop_assert_eq!(c.runs, runs);
+                prop_assert_eq!(c.ascending, model.windows(2).all(|w| w[1].0 > w[0].0));
+                if c.ascending {
+                    let runs = model.chunk_by(|a, b| b.0 == a.0 + 1).count();
+                    prop_assert_eq!(c.runs, runs);
+                }
             }
         }
     }
@@ -370,13 +373,15 @@ mod tests {
     #[test]
     fn rows_that_step_where_positions_do_not_are_one_run_of_pairs() {
         let mut pairs = Vec::new();
-        let c = pair_changed(&[0, 5, 1, 2], [0, 2, 3], &mut pairs).unwrap();
+        let c = pair_changed(Indices::Table(&[0, 5, 1, 2]), [0, 2, 3], &mut pairs).unwrap();
         assert_eq!((c.ascending, c.runs, c.run, pairs), (true, 1, None, vec![(0, 0), (1, 2), (2, 3)]));
     }
 
     #[test]
     fn a_position_past_the_list_is_refused() {
-        let e = pair_changed(&[0, 1, 2], [1, 3], &mut Vec::new()).err();
-        assert!(matches!(e, Some(Error::ListPosition { position: 3, len: 3 })), "{e:?}");
+        for indices in [Indices::Table(&[0, 1, 2]), Indices::Consecutive { first: 0, len: 3 }] {
+            let e = pair_changed(indices, [1, 3], &mut Vec::new()).err();
+            assert!(matches!(e, Some(Error::ListPosition { position: 3, len: 3 })), "{e:?}");
+        }
     }
 }
