@@ -120,25 +120,29 @@ impl Uploader {
             words.clear();
         }
         match rows {
+            // Scattered rows, each its own table entry: one row at a time,
+            // with no search for stretches.
+            RowSet::Pairs(pairs) if one_pass => {
+                words.reserve(pairs.len());
+                for (k, &(index, position)) in pairs.iter().enumerate() {
+                    if let Some(&(_, p)) = pairs.get(k + PREFETCH_AHEAD) {
+                        ahead(p as usize);
+                    }
+                    put(pack, &mut data_out, row, position, 1);
+                    match runs[start..].last_mut() {
+                        Some((f, m)) if *f + *m == index => *m += 1,
+                        _ => runs.push((index, 1)),
+                    }
+                    form.push(words, index as u64 * stride as u64, k as u64 * row as u64);
+                }
+            }
             RowSet::Pairs(pairs) => {
                 let mut k = 0;
                 for same in pairs.chunk_by(|a, b| b.0 == a.0 + 1 && b.1 == a.1 + 1) {
                     if let Some(&(_, p)) = pairs.get(k + PREFETCH_AHEAD) {
                         ahead(p as usize);
                     }
-                    let (first, n) = (same[0].0, same.len() as u32);
-                    put(pack, &mut data_out, row, same[0].1, n);
-                    if one_pass {
-                        match runs[start..].last_mut() {
-                            Some((f, m)) if *f + *m == first => *m += n,
-                            _ => runs.push((first, n)),
-                        }
-                        for j in 0..n as u64 {
-                            let (dst, src) =
-                                ((first as u64 + j) * stride as u64, (k as u64 + j) * row as u64);
-                            form.push(words, dst, src);
-                        }
-                    }
+                    put(pack, &mut data_out, row, same[0].1, same.len() as u32);
                     k += same.len();
                 }
             }
