@@ -63,6 +63,17 @@ impl Indices<'_> {
         }
     }
 
+    /// Fetches the index at `position` into the cache, where it is read
+    /// from the table; nothing where it is past the end, or computed.
+    #[inline]
+    pub(crate) fn prefetch(self, position: usize) {
+        if let Indices::Table(t) = self {
+            if let Some(i) = t.get(position) {
+                crate::write::behind::prefetch(bytemuck::bytes_of(i));
+            }
+        }
+    }
+
     /// Calls `f(position, index)` for every position.
     pub(crate) fn for_each(self, mut f: impl FnMut(usize, u32)) {
         match self {

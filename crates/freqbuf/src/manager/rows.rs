@@ -156,7 +156,20 @@ impl Manager {
         let indices = list.resolved(&self.instances)?;
         let mut pairs = std::mem::take(&mut self.uploader.row_pairs);
         pairs.clear();
-        let Changed { mut ascending, mut runs, mut run } = match pair_changed(indices, changed, &mut pairs) {
+        let paired = match indices {
+            // The table's reads miss the cache for a scattered subset at
+            // 100,000 objects: every one is fetched before the first is read.
+            Indices::Table(_) => {
+                let mut positions = std::mem::take(&mut self.uploader.row_positions);
+                positions.clear();
+                positions.extend(changed.into_iter().inspect(|&p| indices.prefetch(p)));
+                let paired = pair_changed(indices, positions.iter().copied(), &mut pairs);
+                self.uploader.row_positions = positions;
+                paired
+            }
+            Indices::Consecutive { .. } => pair_changed(indices, changed, &mut pairs),
+        };
+        let Changed { mut ascending, mut runs, mut run } = match paired {
             Ok(c) => c,
             Err(e) => {
                 self.uploader.row_pairs = pairs;

@@ -102,6 +102,8 @@ pub(crate) struct Uploader {
     row_runs: Vec<(u32, u32)>,
     /// A write's (row, position) pairs, kept to reuse their allocation.
     pub(crate) row_pairs: Vec<(u32, u32)>,
+    /// A write's changed positions, gathered first where the list is a table.
+    pub(crate) row_positions: Vec<usize>,
 }
 
 impl Uploader {
@@ -122,6 +124,7 @@ impl Uploader {
             staged: Vec::new(),
             row_runs: Vec::new(),
             row_pairs: Vec::new(),
+            row_positions: Vec::new(),
         }
     }
 
