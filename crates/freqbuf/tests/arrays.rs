@@ -73,6 +73,34 @@ impl<'h> Scene<'h> {
 
     /// Draws every object; returns the bind calls and each pixel's color.
     fn draw(&mut self) -> Result<(u64, Vec<[f32; 4]>), Error> {
+        let objects = self.objects.clone();
+        self.draw_these(&objects)
+    }
+
+    /// Every other object drawn alone, by handle and through a draw list,
+    /// shows `full` (every object drawn, checked against the model) with
+    /// the others' pixels clear. Each element holds its own pixel, so with
+    /// every object drawn, a draw that read another object's element would
+    /// leave the picture as it was; drawn alone, it lights the wrong pixel.
+    fn check_alone(&mut self, full: &[[f32; 4]], what: &str) {
+        let evens = self.objects.iter().step_by(2).copied().collect::<Vec<_>>();
+        let n = self.objects.len();
+        let want = full
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| if i < n && i % 2 == 1 { [0.0, 0.0, 0.0, 1.0] } else { p })
+            .collect::<Vec<_>>();
+        let (_, by_handle) = self.draw_these(&evens).unwrap();
+        assert!(by_handle == want, "{what}: every other object drawn by handle");
+        let draws = evens.iter().map(|&o| Draw::new(self.shader).object(o)).collect::<Vec<_>>();
+        let mut list = self.fb.draw_list(&draws).unwrap();
+        assert!(
+            self.draw_listed(&mut list).unwrap() == want,
+            "{what}: every other object drawn through a list"
+        );
+    }
+
+    fn draw_these(&mut self, objects: &[ObjectId]) -> Result<(u64, Vec<[f32; 4]>), Error> {
         self.fb.take_stats();
         let view = self.target.create_view(&Default::default());
         let mut enc = self.h.device.create_command_encoder(&Default::default());
@@ -80,7 +108,7 @@ impl<'h> Scene<'h> {
             let mut pass = gpu::color_pass(&mut enc, &view);
             pass.set_pipeline(&self.pipeline);
             let mut binder = Binder::new();
-            for &o in &self.objects {
+            for &o in objects {
                 let first = binder.bind(&mut self.fb, &mut pass, &Draw::new(self.shader).object(o))?;
                 pass.draw(0..1, first..first + 1);
             }
@@ -203,6 +231,7 @@ fn objects_read_their_elements(h: &Headless, batches: u64, addressing: Addressin
         };
         assert_eq!(px[i as usize], color(i, frame), "object {i}");
     }
+    s.check_alone(&px, "grown");
 
     // A freed element is reused by the next object, which reads zero until set.
     s.fb.free_object(s.objects[3]).unwrap();
@@ -214,6 +243,9 @@ fn objects_read_their_elements(h: &Headless, batches: u64, addressing: Addressin
     let (_, px) = s.draw().unwrap();
     assert_eq!(px[3], [0.0; 4]);
     assert_eq!(px[4], color(4, 0));
+    // The last object moved into the freed element.
+    assert_eq!(px[1799], color(1799, 2));
+    s.check_alone(&px, "reused");
 }
 
 #[test]
