@@ -158,6 +158,16 @@ impl<'h> Scene<'h> {
         for (i, px) in px.iter().enumerate().take(self.objects.len()) {
             assert_eq!(*px, self.expected(i), "object {i}, material {}", self.uses[i]);
         }
+        // Each object's element holds its own pixel and tint: with every
+        // object drawn, a draw that read another object's element would
+        // leave the picture as it was. Every other one drawn alone shows it.
+        let evens = self.draws().into_iter().step_by(2).collect::<Vec<_>>();
+        let mut alone = self.fb.draw_list(&evens).unwrap();
+        let (_, px) = self.draw(&mut alone).unwrap();
+        for (i, px) in px.iter().enumerate().take(self.objects.len()) {
+            let want = if i % 2 == 0 { self.expected(i) } else { [0.0, 0.0, 0.0, 1.0] };
+            assert_eq!(*px, want, "object {i} with every other object drawn alone");
+        }
     }
 }
 
