@@ -77,6 +77,15 @@ fn slab_materials_place_their_textures_in_one_table_and_reuse_freed_elements() {
             let got = px[i].map(|c| (c * 255.0).round() as u32);
             assert_eq!(got, model[i % 30], "object {i}, material {}", i % 30);
         }
+        // Each object's element holds its own pixel, so every other draw
+        // alone shows a draw that read another object's element.
+        let evens = draws.iter().step_by(2).cloned().collect::<Vec<_>>();
+        let px = draw_points(h, fb, &pipeline, &target, &evens);
+        for i in 0..90 {
+            let got = px[i].map(|c| (c * 255.0).round() as u32);
+            let want = if i % 2 == 0 { model[i % 30] } else { [0, 0, 0, 255] };
+            assert_eq!(got, want, "object {i} with every other object drawn alone");
+        }
     };
     frame(&mut fb, &materials, &model);
     // A new texture on one member replaces its element in place; a freed material's elements go to the next one made.
